@@ -1,0 +1,90 @@
+#include "report.hpp"
+
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+namespace divbench {
+
+void Progress::note(const std::string& line) const {
+  if (!quiet_) std::fprintf(stderr, "[divbench] %s\n", line.c_str());
+}
+
+void Progress::point(std::size_t done, std::size_t total, const std::string& name, const PointResult& r) const {
+  if (quiet_) return;
+  if (r.timed)
+    std::fprintf(stderr, "[divbench] (%zu/%zu) %s: median %.0f cycles, cv %.2e, %.0f MHz%s\n", done, total,
+                 name.c_str(), r.point.cycles.median, r.point.cycles.cv, r.point.clock_mhz,
+                 r.point.throttled ? "  [THROTTLED]" : "");
+  else
+    std::fprintf(stderr, "[divbench] (%zu/%zu) %s: done\n", done, total, name.c_str());
+}
+
+void print_experiment_list(std::ostream& os) {
+  for (const char* kind : {"sweep", "probe"}) {
+    os << kind << "s:\n";
+    for (const auto& e : experiment_registry())
+      if (e.kind == kind) {
+        std::string names = e.name;
+        for (const auto& a : e.aliases) names += ", " + a;
+        os << "  " << std::left << std::setw(20) << names << e.help << "\n";
+      }
+  }
+}
+
+std::string points_csv(const ResultRecord& rec) {
+  std::ostringstream os;
+  os << std::setprecision(10);
+  os << "experiment,device,k,median_cycles,min_cycles,max_cycles,cv,launches,throttled,clock_mhz\n";
+  for (const auto& p : rec.points)
+    os << rec.experiment << ',' << '"' << rec.device.name << '"' << ',' << p.k << ',' << p.cycles.median << ','
+       << p.cycles.min << ',' << p.cycles.max << ',' << p.cycles.cv << ',' << p.launches << ','
+       << (p.throttled ? "true" : "false") << ',' << p.clock_mhz << '\n';
+  return os.str();
+}
+
+void report_result(std::ostream& os, const RunOptions& opts, const ResultRecord& rec, const json& doc) {
+  if (opts.format == "json") {
+    os << doc.dump(2) << "\n";
+    return;
+  }
+  if (opts.format == "csv") {
+    os << points_csv(rec);
+    return;
+  }
+  if (opts.quiet) return;
+  os << "\n== " << rec.experiment << " on " << rec.device.name << " (cc " << rec.device.cc << ", "
+     << rec.device.sm_count << " SMs)\n";
+  if (!rec.points.empty()) {
+    os << std::right << std::setw(6) << "k" << std::setw(16) << "median cyc" << std::setw(16) << "min cyc"
+       << std::setw(16) << "max cyc" << std::setw(11) << "cv" << std::setw(8) << "n" << std::setw(9) << "MHz";
+    if (rec.has_fit) os << std::setw(12) << "resid %";
+    os << "\n";
+    for (std::size_t i = 0; i < rec.points.size(); ++i) {
+      const auto& p = rec.points[i];
+      os << std::setw(6) << p.k << std::fixed << std::setprecision(0) << std::setw(16) << p.cycles.median
+         << std::setw(16) << p.cycles.min << std::setw(16) << p.cycles.max << std::scientific << std::setprecision(2)
+         << std::setw(11) << p.cycles.cv << std::setw(8) << p.launches << std::fixed << std::setprecision(0)
+         << std::setw(9) << p.clock_mhz;
+      if (rec.has_fit && i < rec.fit.residuals.size())
+        os << std::setw(12) << std::setprecision(4) << 100.0 * rec.fit.residuals[i] / p.cycles.median;
+      if (p.throttled) os << "  THROTTLED";
+      os << "\n";
+    }
+    os << std::defaultfloat;
+  }
+  if (rec.has_fit) {
+    const auto& f = rec.fit;
+    os << std::setprecision(6) << "fit T(k) = s*k + c: s = " << f.s << " cycles/path, c = " << f.c
+       << ", R^2 = " << std::setprecision(8) << f.r2 << ", max |residual| = " << std::setprecision(3)
+       << 100.0 * f.max_rel_residual << "%\n";
+    os << "k^2 term: q = " << f.quadratic.q << " (t = " << f.quadratic.t_stat << ", p = " << f.quadratic.p_value
+       << ", share at max k " << 100.0 * f.quadratic.rel_effect << "%) -> "
+       << (f.quadratic.superlinear ? "SUPER-LINEAR" : "no super-linear cost") << "\n";
+  }
+  if (!rec.summary.empty()) os << "summary: " << rec.summary.dump() << "\n";
+  for (const auto& raw : rec.points_extra) os << "point: " << raw.dump() << "\n";
+}
+
+}  // namespace divbench

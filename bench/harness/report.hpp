@@ -1,0 +1,30 @@
+// What the harness prints: progress on stderr, results on stdout (console table, JSON or CSV).
+#pragma once
+#include <ostream>
+#include <string>
+
+#include "divbench/core/result.hpp"
+#include "experiment.hpp"
+#include "options.hpp"
+
+namespace divbench {
+
+class Progress {
+ public:
+  explicit Progress(bool quiet) : quiet_(quiet) {}
+  void note(const std::string& line) const;
+  void point(std::size_t done, std::size_t total, const std::string& name, const PointResult& r) const;
+
+ private:
+  bool quiet_;
+};
+
+void print_experiment_list(std::ostream& os);
+
+// Console: a table of points and the fit; json: the document; csv: one row per point.
+void report_result(std::ostream& os, const RunOptions& opts, const ResultRecord& rec, const json& doc);
+
+// The CSV form of a result's points (header + rows); shared with tests.
+std::string points_csv(const ResultRecord& rec);
+
+}  // namespace divbench

@@ -1,0 +1,113 @@
+// divbench: what does warp divergence cost on this GPU, and what does the compiler emit for it?
+//
+//   divbench --sweep k [--k 1-32] [--reps 201] [--out results/]     dynamic experiments (GPU)
+//   divbench --probe lock | --all | --list
+//   divbench sass FILE... | study | flip ... | compare ...           static and utility commands
+//
+// Google Benchmark flags (--benchmark_filter, --benchmark_list_tests, --benchmark_out, ...) pass
+// through to the harness underneath.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/command.hpp"
+#include "divbench/core/errors.hpp"
+#include "harness/options.hpp"
+#include "harness/runner.hpp"
+
+namespace {
+
+std::string join_args(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) {
+    if (i) s += ' ';
+    s += argv[i];
+  }
+  return s;
+}
+
+int fail(int code, const std::string& msg) {
+  std::fprintf(stderr, "divbench: error: %s\n", msg.c_str());
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace divbench;
+  // Google Benchmark's own flags go to the harness; everything else to CLI11.
+  std::vector<std::string> gb_args{argv[0]};
+  std::vector<std::string> cli_args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    (a.rfind("--benchmark_", 0) == 0 ? gb_args : cli_args).push_back(a);
+  }
+
+  RunOptions opts;
+  opts.command_line = join_args(argc, argv);
+  CLI::App app{"divbench: the cost of warp divergence on this GPU, and what the compiler emits for it"};
+  app.set_version_flag("--version", std::string("divbench ") + "0.1.0");
+  app.footer(
+      "Google Benchmark flags (--benchmark_filter=REGEX, --benchmark_list_tests, --benchmark_out=FILE, ...)\n"
+      "are passed to the harness. Exit codes: 0 ok, 1 run failed, 2 bad input, 3 no CUDA GPU.");
+  std::string k_spec;
+  auto* sweep = app.add_option("--sweep", opts.sweep, "Run a sweep experiment (see --list), e.g. k");
+  auto* probe = app.add_option("--probe", opts.probe, "Run a probe experiment (see --list), e.g. lock");
+  auto* all = app.add_flag("--all", opts.all, "Run every dynamic experiment (the whole reproduction)");
+  auto* list = app.add_flag("--list", opts.list, "List the experiments and exit");
+  sweep->excludes(probe)->excludes(all)->excludes(list);
+  probe->excludes(all)->excludes(list);
+  all->excludes(list);
+  app.add_option("--k", k_spec, "Values of k: a range 1-32 or a list 1,2,4,8,16,32 (default 1-32)");
+  app.add_option("--reps", opts.reps, "Timed launches per point (median of these)")->check(CLI::Range(1, 1000000));
+  app.add_option("--warmup", opts.warmup, "Warm-up launches per point, not timed")->check(CLI::Range(0, 100000));
+  app.add_option("--iters", opts.iters, "Work per path: loop iterations of the work body")->check(CLI::Range(1, 100000000));
+  app.add_option("--map", opts.map, "Lane-to-path map: modulo|contiguous|permuted|unbalanced");
+  app.add_option("--body", opts.body, "Work body: fma_chain|fma_indep|int_alu|sfu|mem_divergent");
+  app.add_option("--device", opts.device, "GPU index, or 'all' for one result per GPU of the host");
+  app.add_option("--out", opts.out, "Write results: a FILE (one experiment) or an existing DIR");
+  app.add_option("--format", opts.format, "Console output: console|json|csv")
+      ->check(CLI::IsMember({"console", "json", "csv"}));
+  app.add_flag("--quiet", opts.quiet, "No progress or tables; errors only");
+  app.add_flag("--metrics", opts.metrics, "Also read the efficiency counters through CUPTI (one extra launch per point)");
+  app.add_option("--seed", opts.seed, "Seed of the random lane permutation map");
+
+  std::vector<std::pair<CLI::App*, std::function<std::function<int()>(CLI::App&)>>> subs;
+  for (auto& c : cli::command_registry()) subs.emplace_back(app.add_subcommand(c.name, c.help), c.setup);
+  std::vector<std::function<int()>> runners(subs.size());
+  for (std::size_t i = 0; i < subs.size(); ++i) runners[i] = subs[i].second(*subs[i].first);
+  app.require_subcommand(0, 1);
+
+  try {
+    std::vector<std::string> rev(cli_args.rbegin(), cli_args.rend());
+    app.parse(rev);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(kExitUsage, e.what());
+  }
+
+  try {
+    for (std::size_t i = 0; i < subs.size(); ++i)
+      if (subs[i].first->parsed()) return runners[i]();
+    if (!k_spec.empty()) opts.ks = parse_k_list(k_spec);
+    if (!opts.list && opts.sweep.empty() && opts.probe.empty() && !opts.all) {
+      std::cerr << app.help();
+      return fail(kExitUsage, "nothing to do: give --sweep NAME, --probe NAME, --all, --list or a command");
+    }
+    return run_dynamic(opts, gb_args);
+  } catch (const UsageError& e) {
+    return fail(kExitUsage, e.what());
+  } catch (const NoDeviceError& e) {
+    return fail(kExitNoDevice, e.what());
+  } catch (const std::exception& e) {
+    return fail(kExitFailure, e.what());
+  }
+}

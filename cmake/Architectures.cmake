@@ -1,0 +1,65 @@
+# Choose CMAKE_CUDA_ARCHITECTURES before project() enables CUDA.
+#
+# Order of precedence:
+#   1. -DCMAKE_CUDA_ARCHITECTURES=... given by the user (or a preset),
+#   2. the CUDAARCHS environment variable (CMake's own convention),
+#   3. "native" when a GPU is visible (nvidia-smi -L lists one),
+#   4. every real architecture the found nvcc can target (DIVBENCH_ALL_CUDA_ARCHS).
+# The kernels stay Pascal-clean: anything needing sm_70+ is guarded by __CUDA_ARCH__.
+include_guard(GLOBAL)
+
+function(divbench_nvcc_major out)
+  set(nvcc "${CMAKE_CUDA_COMPILER}")
+  if(NOT nvcc)
+    find_program(nvcc nvcc HINTS ENV CUDACXX ENV CUDA_HOME ENV CUDA_PATH PATH_SUFFIXES bin
+                 PATHS /usr/local/cuda/bin)
+  endif()
+  set(major "")
+  if(nvcc)
+    execute_process(COMMAND "${nvcc}" --version OUTPUT_VARIABLE v ERROR_QUIET)
+    if(v MATCHES "release ([0-9]+)\\.")
+      set(major "${CMAKE_MATCH_1}")
+    endif()
+  endif()
+  set(${out} "${major}" PARENT_SCOPE)
+endfunction()
+
+function(divbench_all_archs_for_major major out)
+  if(major GREATER_EQUAL 13)
+    set(list 75 80 86 89 90 100 103 110 120 121)
+  elseif(major EQUAL 12)
+    set(list 60 61 70 75 80 86 89 90 100 120)
+  else()
+    set(list 60 61 70 75 80 86)
+  endif()
+  set(${out} "${list}" PARENT_SCOPE)
+endfunction()
+
+set(DIVBENCH_ARCH_SOURCE "")
+if(DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT CMAKE_CUDA_ARCHITECTURES STREQUAL "")
+  set(DIVBENCH_ARCH_SOURCE "user")
+elseif(DEFINED ENV{CUDAARCHS} AND NOT "$ENV{CUDAARCHS}" STREQUAL "")
+  set(CMAKE_CUDA_ARCHITECTURES "$ENV{CUDAARCHS}")
+  set(DIVBENCH_ARCH_SOURCE "CUDAARCHS")
+else()
+  find_program(DIVBENCH_NVIDIA_SMI nvidia-smi)
+  set(gpu_visible FALSE)
+  if(DIVBENCH_NVIDIA_SMI)
+    execute_process(COMMAND "${DIVBENCH_NVIDIA_SMI}" -L RESULT_VARIABLE rc OUTPUT_VARIABLE smi ERROR_QUIET)
+    if(rc EQUAL 0 AND smi MATCHES "GPU [0-9]+:")
+      set(gpu_visible TRUE)
+    endif()
+  endif()
+  if(gpu_visible)
+    set(CMAKE_CUDA_ARCHITECTURES native)
+    set(DIVBENCH_ARCH_SOURCE "native (GPU visible)")
+  else()
+    divbench_nvcc_major(_major)
+    if(_major STREQUAL "")
+      set(_major 13)
+    endif()
+    divbench_all_archs_for_major(${_major} CMAKE_CUDA_ARCHITECTURES)
+    set(DIVBENCH_ARCH_SOURCE "all architectures of nvcc ${_major} (no GPU visible)")
+  endif()
+endif()
+message(STATUS "divbench: CUDA architectures ${CMAKE_CUDA_ARCHITECTURES} [${DIVBENCH_ARCH_SOURCE}]")

@@ -1,0 +1,26 @@
+# Record the git commit (and whether the tree was dirty) for result provenance.
+include_guard(GLOBAL)
+set(DIVBENCH_GIT "unknown")
+find_package(Git QUIET)
+if(GIT_FOUND)
+  execute_process(COMMAND "${GIT_EXECUTABLE}" -C "${PROJECT_SOURCE_DIR}" rev-parse HEAD
+                  OUTPUT_VARIABLE _sha OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _rc)
+  if(_rc EQUAL 0 AND NOT _sha STREQUAL "")
+    set(DIVBENCH_GIT "${_sha}")
+    execute_process(COMMAND "${GIT_EXECUTABLE}" -C "${PROJECT_SOURCE_DIR}" status --porcelain --untracked-files=no
+                    OUTPUT_VARIABLE _dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    if(NOT _dirty STREQUAL "")
+      set(DIVBENCH_GIT "${DIVBENCH_GIT}-dirty")
+    endif()
+  endif()
+endif()
+# Re-run configure when HEAD moves so the recorded commit stays true.
+if(EXISTS "${PROJECT_SOURCE_DIR}/.git/HEAD")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/.git/HEAD")
+  file(READ "${PROJECT_SOURCE_DIR}/.git/HEAD" _head)
+  if(_head MATCHES "^ref: ([^\n]+)")
+    if(EXISTS "${PROJECT_SOURCE_DIR}/.git/${CMAKE_MATCH_1}")
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/.git/${CMAKE_MATCH_1}")
+    endif()
+  endif()
+endif()

@@ -1,0 +1,24 @@
+// The one JSON writer: atomic (temp file + fsync + rename), and a strict reader.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace divbench {
+
+using json = nlohmann::ordered_json;
+
+// Write `doc` (pretty, 2-space indent, trailing newline) to `path` atomically: the file either keeps
+// its old content or holds the complete new one. Throws UsageError if the directory is missing or
+// not writable.
+void write_json_atomic(const std::string& path, const json& doc);
+
+// Write any text atomically (CSV, markdown); same guarantees as write_json_atomic.
+void write_text_atomic(const std::string& path, const std::string& text);
+
+// Read and parse a JSON file. Throws UsageError with the path and the parser's message on failure.
+json read_json_file(const std::string& path);
+
+// True when `path` could be created or replaced (its directory exists and is writable).
+bool path_is_writable(const std::string& path, std::string* why = nullptr);
+
+}  // namespace divbench

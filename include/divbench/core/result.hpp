@@ -1,0 +1,82 @@
+// Result records: the one record type every dynamic experiment fills ("divbench.result/1").
+#pragma once
+#include <string>
+#include <vector>
+
+#include "divbench/core/fit.hpp"
+#include "divbench/core/json_io.hpp"
+#include "divbench/core/stats.hpp"
+
+namespace divbench {
+
+inline constexpr const char* kResultSchema = "divbench.result/1";
+
+// Filled by the one device-info source (src/cuda/device_info.cpp); plain data here so host-only
+// code and tests never need the CUDA runtime.
+struct DeviceRecord {
+  int index = 0;
+  std::string name;
+  std::string cc;               // "9.0"
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int sm_clock_khz = 0;         // the device's rated maximum SM clock
+  int mem_clock_khz = 0;
+  int max_threads_per_sm = 0;
+  int max_blocks_per_sm = 0;
+  int warp_size = 32;
+  std::string driver;           // CUDA driver API version the driver supports, "13.0"
+  std::string runtime;          // CUDA runtime linked in, "13.0"
+  std::string pci_bus_id;
+  std::string uuid;
+  double measured_sm_clock_mhz = 0;  // clock64 vs %globaltimer over a calibration launch
+};
+
+// Static provenance of this build and run.
+struct Provenance {
+  std::string toolkit;   // nvcc version the kernels were compiled with
+  std::string git;       // commit of the source tree (suffix -dirty if modified)
+  std::string created;   // UTC, ISO 8601
+  std::string host;      // hostname
+  std::string command;   // the command line
+};
+
+// One timed point of a sweep (k is the swept variable, named by `axis` in config).
+struct TimedPoint {
+  double k = 0;
+  Summary cycles;            // per-launch region cycles
+  std::size_t launches = 0;  // timed launches (warm-up excluded)
+  bool throttled = false;    // the SM clock moved during the point
+  double clock_mhz = 0;      // effective SM clock over the point (cycles / globaltimer ns)
+  double clock_spread = 0;   // (max-min)/median of the per-launch clock
+  double wall_ms = 0;        // host wall time of the point's launches, warm-up included
+  double region_ms = 0;      // summed region time: sum(cycles) / clock
+  json extra = json::object();  // experiment-specific fields of the point
+};
+
+struct ResultRecord {
+  std::string experiment;
+  DeviceRecord device;
+  Provenance provenance;
+  json config = json::object();
+  std::vector<TimedPoint> points;
+  json points_extra = json::array();  // for probes whose points are not TimedPoints
+  bool has_fit = false;
+  LinearFit fit;
+  json summary = json::object();
+  json timing = json::object();       // wall vs region accounting for the whole run
+};
+
+json to_json(const DeviceRecord& d);
+json to_json(const TimedPoint& p);
+json to_json(const LinearFit& f);
+json to_json(const ResultRecord& r);
+
+DeviceRecord device_from_json(const json& j);
+
+// Current UTC time, ISO 8601 with seconds ("2026-11-29T20:15:03Z").
+std::string utc_now_iso8601();
+
+// Provenance of this build (toolkit, git) plus now, hostname and the given command line.
+Provenance make_provenance(const std::string& command_line);
+
+}  // namespace divbench

@@ -1,0 +1,95 @@
+#include "divbench/core/json_io.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "divbench/core/errors.hpp"
+
+namespace divbench {
+namespace fs = std::filesystem;
+
+namespace {
+std::string dir_of(const std::string& path) {
+  fs::path p(path);
+  return p.has_parent_path() ? p.parent_path().string() : std::string(".");
+}
+}  // namespace
+
+bool path_is_writable(const std::string& path, std::string* why) {
+  const std::string dir = dir_of(path);
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    if (why) *why = "directory '" + dir + "' does not exist";
+    return false;
+  }
+  if (fs::is_directory(path, ec)) {
+    if (why) *why = "'" + path + "' is a directory";
+    return false;
+  }
+  if (::access(dir.c_str(), W_OK) != 0) {
+    if (why) *why = "directory '" + dir + "' is not writable";
+    return false;
+  }
+  if (fs::exists(path, ec) && ::access(path.c_str(), W_OK) != 0) {
+    if (why) *why = "'" + path + "' is not writable";
+    return false;
+  }
+  return true;
+}
+
+void write_text_atomic(const std::string& path, const std::string& text) {
+  std::string why;
+  if (!path_is_writable(path, &why)) throw UsageError("cannot write " + path + ": " + why);
+  std::string tmpl = (fs::path(dir_of(path)) / ("." + fs::path(path).filename().string() + ".XXXXXX")).string();
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  const int fd = ::mkstemp(buf.data());
+  if (fd < 0) throw UsageError("cannot write " + path + ": " + std::strerror(errno));
+  const std::string tmp(buf.data());
+  std::size_t off = 0;
+  while (off < text.size()) {
+    const ssize_t w = ::write(fd, text.data() + off, text.size() - off);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      const std::string err = std::strerror(errno);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw std::runtime_error("writing " + tmp + ": " + err);
+    }
+    off += static_cast<std::size_t>(w);
+  }
+  ::fchmod(fd, 0644);
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    ::unlink(tmp.c_str());
+    throw std::runtime_error("flushing " + tmp + ": " + std::strerror(errno));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string err = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    throw std::runtime_error("renaming " + tmp + " to " + path + ": " + err);
+  }
+}
+
+void write_json_atomic(const std::string& path, const json& doc) {
+  write_text_atomic(path, doc.dump(2) + "\n");
+}
+
+json read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("cannot read " + path + ": " + std::strerror(errno));
+  try {
+    return json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw UsageError(path + ": not valid JSON (" + std::string(e.what()) + ")");
+  }
+}
+
+}  // namespace divbench

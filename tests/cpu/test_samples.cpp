@@ -1,0 +1,52 @@
+// Reduction of raw region samples: statistics over launches, effective clock, throttling flag.
+#include <gtest/gtest.h>
+
+#include "divbench/core/samples.hpp"
+
+using namespace divbench;
+
+namespace {
+std::vector<RegionSample> steady(int reps, std::uint64_t cycles, double mhz) {
+  std::vector<RegionSample> v;
+  for (int i = 0; i < reps; ++i)
+    v.push_back({cycles, static_cast<std::uint64_t>(cycles / mhz * 1000.0), 0, 0});
+  return v;
+}
+}  // namespace
+
+TEST(Samples, SteadyClockIsNotThrottled) {
+  const auto p = to_timed_point(steady(201, 290332, 1980), 201, 1, 1, 12.5);
+  EXPECT_EQ(p.launches, 201u);
+  EXPECT_EQ(p.cycles.median, 290332);
+  EXPECT_EQ(p.cycles.cv, 0);
+  EXPECT_NEAR(p.clock_mhz, 1980, 1);
+  EXPECT_FALSE(p.throttled);
+  EXPECT_NEAR(p.region_ms, 201 * 290332 / 1980e3, 1e-3);
+}
+
+TEST(Samples, ClockDropMidPointIsThrottled) {
+  auto v = steady(201, 290332, 1980);
+  for (int i = 100; i < 201; ++i) v[i].ns = static_cast<std::uint64_t>(290332 / 1500.0 * 1000.0);  // 1500 MHz
+  EXPECT_TRUE(to_timed_point(v, 201, 1, 1, 0).throttled);
+}
+
+TEST(Samples, TimerGranularityAloneIsNotThrottling) {
+  // A short region (10 us) whose ns readings jitter by one 1-us tick: 10% spread, explained by the timer.
+  auto v = steady(21, 19800, 1980);
+  v[3].ns += 1000;
+  EXPECT_FALSE(to_timed_point(v, 21, 1, 1, 0).throttled);
+}
+
+TEST(Samples, PerLaunchMedianOverWarps) {
+  // 3 warps per launch; the launch's value is the median warp.
+  std::vector<RegionSample> v{{100, 50, 0, 0}, {300, 150, 1, 1}, {200, 100, 2, 2},
+                              {110, 55, 0, 0}, {310, 155, 1, 1}, {210, 105, 2, 2}};
+  const auto p = to_timed_point(v, 2, 3, 4, 0);
+  EXPECT_DOUBLE_EQ(p.cycles.min, 200);
+  EXPECT_DOUBLE_EQ(p.cycles.max, 210);
+  EXPECT_DOUBLE_EQ(p.k, 4);
+}
+
+TEST(Samples, CountMismatchThrows) {
+  EXPECT_THROW(to_timed_point(steady(3, 1, 1), 4, 1, 1, 0), std::invalid_argument);
+}
