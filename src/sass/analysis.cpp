@@ -32,13 +32,6 @@ CubinAnalysis analyze(const Cubin& c) {
   return a;
 }
 
-namespace {
-std::string hex(std::uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
-}  // namespace
 
 json to_json(const PlacementCounts& c) {
   json j = json::object();
