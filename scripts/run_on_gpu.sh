@@ -30,11 +30,11 @@ for stage in scripts/gpu/[0-9][0-9]-*.sh; do
   name=$(basename "$stage" .sh)
   echo "$name" | grep -Eq "$pattern" || continue
   echo "== stage $name" | tee -a "$log"
-  t0=$(date +%s.%N)
+  t0=$(date +%s%N)
   bash "$stage" >>"$log" 2>&1
   rc=$?
-  t1=$(date +%s.%N)
-  printf '%-28s rc=%-3s %6.1fs\n' "$name" "$rc" "$(echo "$t1 - $t0" | bc)" | tee -a "$RESULTS/stages.txt"
+  t1=$(date +%s%N)
+  printf '%-28s rc=%-3s %6d ms\n' "$name" "$rc" "$(( (t1 - t0) / 1000000 ))" | tee -a "$RESULTS/stages.txt"
 done
 tar -C "$OUT" -czf "$OUT/results.tar.gz" results
 echo "== stages"; cat "$RESULTS/stages.txt"
