@@ -63,7 +63,7 @@ void report_result(std::ostream& os, const RunOptions& opts, const ResultRecord&
     os << "\n";
     for (std::size_t i = 0; i < rec.points.size(); ++i) {
       const auto& p = rec.points[i];
-      os << std::setw(6) << p.k << std::fixed << std::setprecision(0) << std::setw(16) << p.cycles.median
+      os << std::defaultfloat << std::setw(6) << p.k << std::fixed << std::setprecision(0) << std::setw(16) << p.cycles.median
          << std::setw(16) << p.cycles.min << std::setw(16) << p.cycles.max << std::scientific << std::setprecision(2)
          << std::setw(11) << p.cycles.cv << std::setw(8) << p.launches << std::fixed << std::setprecision(0)
          << std::setw(9) << p.clock_mhz;
