@@ -16,12 +16,25 @@ std::string executable_dir() {
   return ec ? std::string() : exe.parent_path().string();
 }
 
+// CUPTI opens libnvperf_host.so by its bare name. Loading the copy that sits beside the libcupti we
+// loaded first (best effort) makes that resolve to it even when its folder is not on the search path.
+void preload_nvperf_beside(void* cupti_symbol) {
+  Dl_info info{};
+  if (!dladdr(cupti_symbol, &info) || !info.dli_fname) return;
+  const auto nvperf = std::filesystem::path(info.dli_fname).parent_path() / "libnvperf_host.so";
+  std::error_code ec;
+  if (std::filesystem::exists(nvperf, ec)) dlopen(nvperf.c_str(), RTLD_NOW | RTLD_GLOBAL);
+}
+
 }  // namespace
 
 std::vector<std::string> library_candidates() {
   if (const char* env = std::getenv("DIVBENCH_CUPTI_LIB"); env && *env) return {env};
   std::vector<std::string> c{kSoname};
-  if (const std::string d = executable_dir(); !d.empty()) c.push_back(d + "/lib/" + kSoname);
+  if (const std::string d = executable_dir(); !d.empty()) {
+    c.push_back(d + "/lib/" + kSoname);     // build tree with a lib/ beside the binary
+    c.push_back(d + "/../lib/" + kSoname);  // bin/ + lib/ bundle (scripts/gpu/prepare.sh)
+  }
 #ifdef DIVBENCH_CUDA_LIB_DIR
   c.push_back(std::string(DIVBENCH_CUDA_LIB_DIR) + "/" + kSoname);
 #endif
@@ -56,6 +69,7 @@ std::unique_ptr<Api> open_api(const std::vector<std::string>& candidates, std::s
   }
   DIVBENCH_CUPTI_FUNCTIONS(DIVBENCH_CUPTI_RESOLVE)
 #undef DIVBENCH_CUPTI_RESOLVE
+  preload_nvperf_beside(reinterpret_cast<void*>(api->cuptiGetResultString));
   return api;
 }
 

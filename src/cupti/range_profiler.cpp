@@ -37,6 +37,7 @@ T params(std::size_t size) {
   p.structSize = size;
   return p;
 }
+#define DIVBENCH_CUPTI_PARAMS(T) params<T>(T##_STRUCT_SIZE)
 
 // Runs `f` on scope exit.
 template <class F>
@@ -69,10 +70,10 @@ RangeProfiler::RangeProfiler(const Api& api, const std::vector<std::string>& met
     throw Unavailable("no usable CUDA device");
   ctx_ = current_context();
 
-  auto init = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+  auto init = DIVBENCH_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
   check(api_.cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
 
-  auto sup = params<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
+  auto sup = DIVBENCH_CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params);
   sup.cuDevice = device_;
   sup.api = CUPTI_PROFILER_RANGE_PROFILING;
   check(api_.cuptiProfilerDeviceSupported(&sup), "cuptiProfilerDeviceSupported");
@@ -81,42 +82,42 @@ RangeProfiler::RangeProfiler(const Api& api, const std::vector<std::string>& met
                       level_name(sup.architecture) + ", vGPU " + level_name(sup.vGpu) + ", confidential compute " +
                       level_name(sup.confidentialCompute) + ", WSL " + level_name(sup.wsl) + ")");
 
-  auto chip = params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+  auto chip = DIVBENCH_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
   chip.deviceIndex = static_cast<std::size_t>(device_);
   check(api_.cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName");
   chip_ = chip.pChipName ? chip.pChipName : "";
 
-  auto avail = params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+  auto avail = DIVBENCH_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
   avail.ctx = ctx_;
   check(api_.cuptiProfilerGetCounterAvailability(&avail), "cuptiProfilerGetCounterAvailability");
   availability_.resize(avail.counterAvailabilityImageSize);
   avail.pCounterAvailabilityImage = availability_.data();
   check(api_.cuptiProfilerGetCounterAvailability(&avail), "cuptiProfilerGetCounterAvailability");
 
-  auto host = params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+  auto host = DIVBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params);
   host.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
   host.pChipName = chip_.c_str();
   host.pCounterAvailabilityImage = availability_.data();
   check(api_.cuptiProfilerHostInitialize(&host), "cuptiProfilerHostInitialize");
   host_ = host.pHostObject;
 
-  auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+  auto add = DIVBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
   add.pHostObject = host_;
   add.ppMetricNames = cnames_.data();
   add.numMetrics = cnames_.size();
   check(api_.cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics (unknown metric name?)");
 
-  auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+  auto size = DIVBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
   size.pHostObject = host_;
   check(api_.cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
   config_.resize(size.configImageSize);
-  auto img = params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+  auto img = DIVBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
   img.pHostObject = host_;
   img.configImageSize = config_.size();
   img.pConfigImage = config_.data();
   check(api_.cuptiProfilerHostGetConfigImage(&img), "cuptiProfilerHostGetConfigImage");
 
-  auto np = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+  auto np = DIVBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
   np.configImageSize = config_.size();
   np.pConfigImage = config_.data();
   check(api_.cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses");
@@ -125,7 +126,7 @@ RangeProfiler::RangeProfiler(const Api& api, const std::vector<std::string>& met
 
 RangeProfiler::~RangeProfiler() {
   if (host_) {
-    auto d = params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+    auto d = DIVBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
     d.pHostObject = host_;
     api_.cuptiProfilerHostDeinitialize(&d);
   }
@@ -137,17 +138,17 @@ Measurement RangeProfiler::profile(const std::function<void()>& launch_once, boo
   // Room for a few ranges, so a launch_once that launches more than one kernel is detected, not truncated.
   constexpr std::size_t kMaxRanges = 4;
 
-  auto en = params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+  auto en = DIVBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
   en.ctx = ctx_;
   check(api_.cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable");
   CUpti_RangeProfiler_Object* obj = en.pRangeProfilerObject;
   Finally disable{[&] {
-    auto d = params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+    auto d = DIVBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
     d.pRangeProfilerObject = obj;
     api_.cuptiRangeProfilerDisable(&d);
   }};
 
-  auto cds = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+  auto cds = DIVBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
   cds.pRangeProfilerObject = obj;
   cds.pMetricNames = cnames_.data();
   cds.numMetrics = cnames_.size();
@@ -155,13 +156,13 @@ Measurement RangeProfiler::profile(const std::function<void()>& launch_once, boo
   cds.maxNumRangeTreeNodes = kMaxRanges;
   check(api_.cuptiRangeProfilerGetCounterDataSize(&cds), "cuptiRangeProfilerGetCounterDataSize");
   std::vector<std::uint8_t> data(cds.counterDataSize);
-  auto ci = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+  auto ci = DIVBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
   ci.pRangeProfilerObject = obj;
   ci.counterDataSize = data.size();
   ci.pCounterData = data.data();
   check(api_.cuptiRangeProfilerCounterDataImageInitialize(&ci), "cuptiRangeProfilerCounterDataImageInitialize");
 
-  auto sc = params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+  auto sc = DIVBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
   sc.pRangeProfilerObject = obj;
   sc.configSize = config_.size();
   sc.pConfig = config_.data();
@@ -176,23 +177,23 @@ Measurement RangeProfiler::profile(const std::function<void()>& launch_once, boo
   sc.targetNestingLevel = 1;
   check(api_.cuptiRangeProfilerSetConfig(&sc), "cuptiRangeProfilerSetConfig");
 
-  auto st = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+  auto st = DIVBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
   st.pRangeProfilerObject = obj;
   check(api_.cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
   *launched = true;
   launch_once();  // CUDA errors propagate: they are failures of the run, not of the profiler
-  auto sp = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+  auto sp = DIVBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
   sp.pRangeProfilerObject = obj;
   check(api_.cuptiRangeProfilerStop(&sp), "cuptiRangeProfilerStop");
   if (!sp.isAllPassSubmitted) throw Unavailable("kernel replay did not submit every pass of the metrics");
 
-  auto dd = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+  auto dd = DIVBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
   dd.pRangeProfilerObject = obj;
   check(api_.cuptiRangeProfilerDecodeData(&dd), "cuptiRangeProfilerDecodeData");
   if (dd.numOfRangeDropped != 0)
     throw Unavailable(std::to_string(dd.numOfRangeDropped) + " profiled range(s) dropped: more than one kernel launched");
 
-  auto info = params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+  auto info = DIVBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
   info.pCounterDataImage = data.data();
   info.counterDataImageSize = data.size();
   check(api_.cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
@@ -200,7 +201,7 @@ Measurement RangeProfiler::profile(const std::function<void()>& launch_once, boo
     throw Unavailable("expected exactly one profiled kernel launch, saw " + std::to_string(info.numTotalRanges));
 
   std::vector<double> values(cnames_.size(), 0.0);
-  auto ev = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+  auto ev = DIVBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
   ev.pHostObject = host_;
   ev.pCounterDataImage = data.data();
   ev.counterDataImageSize = data.size();
