@@ -197,3 +197,16 @@ TEST(SassParse, MalformedJsonIsAUsageError) {
   EXPECT_THROW(parse_nvdisasm_json_text("[1,2,3]"), divbench::UsageError);
   EXPECT_THROW(parse_nvdisasm_json_text(R"([{}, [{"start": 0}]])"), divbench::UsageError);
 }
+
+TEST(SassSelfCheckPredicates, OnFixtures) {
+  auto diamond = load("diamond");
+  auto loop = load("loop_break");
+  auto uniform = load("uniform");
+  auto deferred = load("deferred");
+  EXPECT_EQ(guarded_divergent_branches(diamond->a), 1);
+  EXPECT_EQ(guarded_divergent_branches_in_loops(diamond->a), 0);  // straight-line if/else
+  EXPECT_EQ(guarded_divergent_branches_in_loops(loop->a), 1);     // the break test inside the loop
+  EXPECT_FALSE(has_guarded_divergent_branch(uniform->a));          // its one divergent branch is unguarded
+  EXPECT_TRUE(branches_no_more_than(diamond->a, deferred->a));
+  EXPECT_FALSE(branches_no_more_than(deferred->a, diamond->a));    // 2 divergent branches vs 1
+}
