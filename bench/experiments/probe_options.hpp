@@ -1,0 +1,29 @@
+// What the forward-progress probes share: which options they accept and how many launches they run.
+#pragma once
+#include <algorithm>
+#include <string>
+
+#include "divbench/core/errors.hpp"
+#include "divbench/kernels/progress.hpp"
+#include "harness/options.hpp"
+
+namespace divbench {
+
+// Probes run a few launches, not the sweeps' 201: each launch is a yes/no observation of progress
+// (every launch is checked), and some run for up to 0.15 s (10^7 iterations of work).
+inline int probe_launches(const RunOptions& o, int most) { return std::max(1, std::min(o.reps, most)); }
+
+// The probes take no --k, --body or --map (one warp, fixed shapes); with --all those options are
+// meant for the sweeps and are ignored here.
+inline void reject_sweep_options(const RunOptions& o, const std::string& probe) {
+  if (o.all) return;
+  if (!o.ks.empty()) throw UsageError("--probe " + probe + ": --k does not apply (one warp, fixed shape)");
+  if (o.body != "fma_chain") throw UsageError("--probe " + probe + ": --body does not apply");
+  if (o.map != "modulo") throw UsageError("--probe " + probe + ": --map does not apply");
+}
+
+inline json caps_json(const ProbeCaps& c) {
+  return json{{"max_spins_per_wait", c.max_spins}, {"max_ns_per_launch", c.max_ns}};
+}
+
+}  // namespace divbench
