@@ -3,6 +3,7 @@
 // deadlocks under a SIMT stack (spin loop, then critical section and release after it). Every spin
 // is capped; mutual exclusion and the critical sections' results are checked on the host.
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <set>
 
@@ -76,6 +77,7 @@ Experiment lock_experiment() {
     std::vector<PointSpec> pts;
     for (LockForm f : {LockForm::release_in_branch, LockForm::release_after_loop}) {
       pts.push_back({lock_form_name(f), [f, launches] {
+                       const auto t0 = std::chrono::steady_clock::now();
                        PointResult r;
                        r.timed = false;
                        json runs = json::array();
@@ -94,6 +96,7 @@ Experiment lock_experiment() {
                                     {"cap_reached", capped},
                                     {"runs", runs}};
                        r.counters["lanes_served"] = min_served;
+                       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                        return r;
                      },
                      nullptr});

@@ -2,6 +2,7 @@
 // hand a token back and forth; a machine that runs one arm to its end before the other would wait
 // forever, so every wait is capped and such a machine reports "cap reached" instead of hanging.
 #include <algorithm>
+#include <chrono>
 
 #include "divbench/kernels/kway.hpp"
 #include "harness/experiment.hpp"
@@ -60,6 +61,7 @@ Experiment peer_wait_experiment() {
     const int launches = probe_launches(ctx.opts, kLaunches);
     std::vector<PointSpec> pts;
     pts.push_back({"rounds:" + std::to_string(kRounds), [launches] {
+                     const auto t0 = std::chrono::steady_clock::now();
                      PointResult r;
                      r.timed = false;
                      json runs = json::array();
@@ -77,6 +79,7 @@ Experiment peer_wait_experiment() {
                                   {"cap_reached", capped},
                                   {"max_spins_one_wait", max_spins},
                                   {"runs", runs}};
+                     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                      return r;
                    },
                    nullptr});
