@@ -80,22 +80,17 @@ Experiment lock_experiment() {
                        const auto t0 = std::chrono::steady_clock::now();
                        PointResult r;
                        r.timed = false;
-                       json runs = json::array();
-                       std::uint32_t min_served = kWarpLanes;
-                       bool capped = false;
-                       for (int i = 0; i < launches; ++i) {
-                         const json one = check_launch_result(run_lock_probe(f, kCsIters, ProbeCaps{}), f);
-                         min_served = std::min(min_served, one["lanes_served"].get<std::uint32_t>());
-                         capped = capped || one["cap_reached"].get<bool>();
-                         runs.push_back(one);
-                       }
+                       const json runs = repeat_launches(
+                           launches, [f] { return check_launch_result(run_lock_probe(f, kCsIters, ProbeCaps{}), f); });
+                       const std::uint64_t served = min_run(runs, "lanes_served");
+                       const bool capped = any_run(runs, "cap_reached");
                        r.raw = json{{"form", lock_form_name(f)},
                                     {"launches", launches},
-                                    {"completed", !capped && min_served == kWarpLanes},
-                                    {"lanes_served", min_served},
+                                    {"completed", !capped && served == kWarpLanes},
+                                    {"lanes_served", served},
                                     {"cap_reached", capped},
                                     {"runs", runs}};
-                       r.counters["lanes_served"] = min_served;
+                       r.counters["lanes_served"] = static_cast<double>(served);
                        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                        return r;
                      },

@@ -12,6 +12,7 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/cuda/check.hpp"
 #include "harness/experiment.hpp"
+#include "harness/quality.hpp"
 #include "harness/kway_point.hpp"
 
 namespace divbench {
@@ -150,7 +151,6 @@ Experiment occupancy_experiment() {
   e.finalize = [](const RunContext&, ResultRecord& r) {
     json pairs = json::array();
     double pmin = INFINITY, pmax = 0, kmin = INFINITY, kmax = 0;
-    bool throttled = false;
     for (const auto& lo : r.points) {
       if (lo.k != 1) continue;
       const json& rl = lo.extra["residency"];
@@ -163,7 +163,6 @@ Experiment occupancy_experiment() {
         pmax = std::max(pmax, region);
         kmin = std::min(kmin, kernel);
         kmax = std::max(kmax, kernel);
-        throttled = throttled || lo.throttled || hi.throttled;
         pairs.push_back(json{{"series", rl["series"]},
                              {"target", rl["target"]},
                              {"total_warps", rl["total_warps"]},
@@ -179,7 +178,7 @@ Experiment occupancy_experiment() {
     r.summary["penalty_max"] = pmax;
     r.summary["kernel_penalty_min"] = kmin;
     r.summary["kernel_penalty_max"] = kmax;
-    r.summary["any_throttled"] = throttled;
+    add_quality_summary(r);
     r.summary["pairs"] = pairs;
   };
   return e;

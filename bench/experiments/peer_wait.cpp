@@ -64,20 +64,14 @@ Experiment peer_wait_experiment() {
                      const auto t0 = std::chrono::steady_clock::now();
                      PointResult r;
                      r.timed = false;
-                     json runs = json::array();
-                     bool capped = false;
-                     std::uint32_t max_spins = 0;
-                     for (int i = 0; i < launches; ++i) {
-                       const json one = check_run(run_peer_wait_probe(kRounds, ProbeCaps{}));
-                       capped = capped || one["cap_reached"].get<bool>();
-                       max_spins = std::max(max_spins, one["max_spins_one_wait"].get<std::uint32_t>());
-                       runs.push_back(one);
-                     }
+                     const json runs =
+                         repeat_launches(launches, [] { return check_run(run_peer_wait_probe(kRounds, ProbeCaps{})); });
+                     const bool capped = any_run(runs, "cap_reached");
                      r.raw = json{{"rounds", kRounds},
                                   {"launches", launches},
                                   {"completed", !capped},
                                   {"cap_reached", capped},
-                                  {"max_spins_one_wait", max_spins},
+                                  {"max_spins_one_wait", max_run(runs, "max_spins_one_wait")},
                                   {"runs", runs}};
                      r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                      return r;

@@ -13,6 +13,7 @@
 #include "divbench/kernels/kway.hpp"
 #include "divbench/kernels/predication.hpp"
 #include "harness/experiment.hpp"
+#include "harness/quality.hpp"
 
 namespace divbench {
 namespace {
@@ -116,14 +117,7 @@ Experiment predication_experiment() {
       if (p.extra.value("variant", "") == "predicated")
         per_arms[std::to_string(p.extra.value("arms", 0))] = p.cycles.median / t1;
     r.summary["predicated_over_single_by_arms"] = per_arms;
-    bool throttled = false;
-    double max_cv = 0;
-    for (const auto& p : r.points) {
-      throttled = throttled || p.throttled;
-      max_cv = std::max(max_cv, p.cycles.cv);
-    }
-    r.summary["max_cv"] = max_cv;
-    r.summary["any_throttled"] = throttled;
+    add_quality_summary(r);
   };
   return e;
 }

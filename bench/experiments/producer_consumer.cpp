@@ -123,18 +123,13 @@ Experiment producer_consumer_experiment() {
                          const auto t0 = std::chrono::steady_clock::now();
                          PointResult r;
                          r.timed = false;
-                         json runs = json::array();
-                         bool capped = false, entered_first = true;
-                         std::uint32_t max_spins = 0;
-                         for (int i = 0; i < launches; ++i) {
-                           const json one =
-                               check_run(run_producer_consumer_probe(in_then, kProducerLane, w, pc_caps()), in_then, w,
-                                         want);
-                           capped = capped || one["cap_reached"].get<bool>();
-                           entered_first = entered_first && one["producer_entered_first"].get<bool>();
-                           max_spins = std::max(max_spins, one["max_consumer_spins"].get<std::uint32_t>());
-                           runs.push_back(one);
-                         }
+                         const json runs = repeat_launches(launches, [in_then, w, want] {
+                           return check_run(run_producer_consumer_probe(in_then, kProducerLane, w, pc_caps()), in_then,
+                                            w, want);
+                         });
+                         const bool capped = any_run(runs, "cap_reached");
+                         const bool entered_first = all_runs(runs, "producer_entered_first");
+                         const std::uint64_t max_spins = max_run(runs, "max_consumer_spins");
                          json laid_out = nullptr;
                          if (then_first) laid_out = (*then_first == in_then);
                          r.raw = json{{"producer_in_then", in_then},
@@ -147,7 +142,7 @@ Experiment producer_consumer_experiment() {
                                       {"max_consumer_spins", max_spins},
                                       {"producer_entered_first", entered_first},
                                       {"runs", runs}};
-                         r.counters["max_consumer_spins"] = max_spins;
+                         r.counters["max_consumer_spins"] = static_cast<double>(max_spins);
                          r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                          return r;
                        },

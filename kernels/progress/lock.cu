@@ -23,41 +23,36 @@ __device__ __forceinline__ void critical_section(std::uint32_t* words, std::uint
   atomicExch(words, 0u);
 }
 
-__global__ void lock_in_branch_kernel(std::uint32_t* words, std::uint32_t cs_iters, std::uint32_t max_spins,
-                                      std::uint64_t max_ns, LockLane* out, RegionSample* sample) {
+// Form::release_in_branch: while (!done) { if (CAS == 0) { critical; release; done = true; } }
+// Form::release_after_loop: while (CAS != 0) spin; critical; release.
+template <LockForm Form>
+__global__ void lock_kernel(std::uint32_t* words, std::uint32_t cs_iters, std::uint32_t max_spins,
+                            std::uint64_t max_ns, LockLane* out, RegionSample* sample) {
   const int lane = static_cast<int>(threadIdx.x & 31u);
   const Cap cap{max_spins, dev::globaltimer() + max_ns};
   LockLane r{0u, ~0u, 0u, 0u, 0.0f, 0u, 0ull};
   dev::RegionTimer timer;
   timer.start();
-  bool done = false;
-  while (!done) {
-    if (atomicCAS(words, 0u, 1u) == 0u) {
-      critical_section(words, cs_iters, lane, r);
-      done = true;
-    } else if (cap.reached(++r.spins)) {
-      r.capped = 1;
-      done = true;
+  if constexpr (Form == LockForm::release_in_branch) {
+    bool done = false;
+    while (!done) {
+      if (atomicCAS(words, 0u, 1u) == 0u) {
+        critical_section(words, cs_iters, lane, r);
+        done = true;
+      } else if (cap.reached(++r.spins)) {
+        r.capped = 1;
+        done = true;
+      }
     }
-  }
-  timer.stop(sample, 0);
-  out[lane] = r;
-}
-
-__global__ void lock_after_loop_kernel(std::uint32_t* words, std::uint32_t cs_iters, std::uint32_t max_spins,
-                                       std::uint64_t max_ns, LockLane* out, RegionSample* sample) {
-  const int lane = static_cast<int>(threadIdx.x & 31u);
-  const Cap cap{max_spins, dev::globaltimer() + max_ns};
-  LockLane r{0u, ~0u, 0u, 0u, 0.0f, 0u, 0ull};
-  dev::RegionTimer timer;
-  timer.start();
-  while (atomicCAS(words, 0u, 1u) != 0u) {
-    if (cap.reached(++r.spins)) {
-      r.capped = 1;
-      break;
+  } else {
+    while (atomicCAS(words, 0u, 1u) != 0u) {
+      if (cap.reached(++r.spins)) {
+        r.capped = 1;
+        break;
+      }
     }
+    if (!r.capped) critical_section(words, cs_iters, lane, r);
   }
-  if (!r.capped) critical_section(words, cs_iters, lane, r);
   timer.stop(sample, 0);
   out[lane] = r;
 }
@@ -72,11 +67,11 @@ LockRun run_lock_probe(LockForm form, std::uint32_t cs_iters, const ProbeCaps& c
   progress::ProbeMemory mem(2, kWarpLanes * sizeof(LockLane));
   auto* out = static_cast<LockLane*>(mem.records);
   if (form == LockForm::release_in_branch)
-    progress::lock_in_branch_kernel<<<1, kWarpLanes>>>(mem.words, cs_iters, caps.max_spins, caps.max_ns, out,
-                                                       mem.sample);
+    progress::lock_kernel<LockForm::release_in_branch>
+        <<<1, kWarpLanes>>>(mem.words, cs_iters, caps.max_spins, caps.max_ns, out, mem.sample);
   else
-    progress::lock_after_loop_kernel<<<1, kWarpLanes>>>(mem.words, cs_iters, caps.max_spins, caps.max_ns, out,
-                                                        mem.sample);
+    progress::lock_kernel<LockForm::release_after_loop>
+        <<<1, kWarpLanes>>>(mem.words, cs_iters, caps.max_spins, caps.max_ns, out, mem.sample);
   check_launch("lock_kernel");
   LockRun run;
   std::vector<std::uint32_t> w(2);
