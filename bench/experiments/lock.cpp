@@ -94,7 +94,7 @@ Experiment lock_experiment() {
                        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                        return r;
                      },
-                     nullptr});
+                     nullptr, nullptr});
     }
     return pts;
   };

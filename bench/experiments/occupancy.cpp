@@ -143,7 +143,7 @@ Experiment occupancy_experiment() {
                                   pr.point.extra["residency"] = residency_json(r, dev, pr.point.extra["sm_warps"]);
                                   return pr;
                                 },
-                                kway_launch_once(s)});
+                                kway_launch_once(s), kway_launch_twin(s)});
       }
     }
     return pts;

@@ -76,7 +76,7 @@ Experiment peer_wait_experiment() {
                      r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                      return r;
                    },
-                   nullptr});
+                   nullptr, nullptr});
     return pts;
   };
   e.finalize = [](const RunContext&, ResultRecord& r) {

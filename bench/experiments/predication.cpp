@@ -97,11 +97,11 @@ Experiment predication_experiment() {
   e.plan = [](const RunContext& ctx) {
     const RunOptions o = ctx.opts;  // copied into each point
     std::vector<PointSpec> pts;
-    pts.push_back({"single", [o] { return run_point(PredVariant::single, 1, o); }, nullptr});
-    pts.push_back({"branchy", [o] { return run_point(PredVariant::branchy, 2, o); }, nullptr});
+    pts.push_back({"single", [o] { return run_point(PredVariant::single, 1, o); }, nullptr, nullptr});
+    pts.push_back({"branchy", [o] { return run_point(PredVariant::branchy, 2, o); }, nullptr, nullptr});
     for (int a : arms_of(o))
       pts.push_back({"predicated/arms:" + std::to_string(a), [o, a] { return run_point(PredVariant::predicated, a, o); },
-                     nullptr});
+                     nullptr, nullptr});
     return pts;
   };
   e.finalize = [](const RunContext&, ResultRecord& r) {

@@ -146,7 +146,7 @@ Experiment producer_consumer_experiment() {
                          r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                          return r;
                        },
-                       nullptr});
+                       nullptr, nullptr});
       }
     }
     return pts;

@@ -22,7 +22,7 @@ constexpr BodyEntry kBodies[] = {
     {Body::sfu, "sfu"},               {Body::mem_divergent, "mem_divergent"},
 };
 
-// Calls f.template operator()<BodyType>() for the body's type: the one place that maps the enum to types.
+// Calls f(BodyType{}) for the body's type: the one place that maps the Body enum to body types.
 template <class F>
 decltype(auto) with_body(Body body, F&& f) {
   switch (body) {
@@ -111,11 +111,10 @@ std::vector<float> kway_body_table(Body body) {
 float kway_reference(Body body, const KwayParams& p, int lane, const std::vector<float>& table) {
   if (body == Body::mem_divergent && table.empty())
     throw std::invalid_argument("kway_reference: the mem_divergent body needs its table");
-  const auto seq = std::make_integer_sequence<int, kWarpLanes>{};
   const float x0 = kway::lane_seed(lane);
   const int path = p.path_of_lane[lane];
   return with_body(body, [&](auto b) {
-    return kway::reference<decltype(b)>(path, x0, p, table.data(), seq);
+    return kway::reference<decltype(b)>(path, x0, p, table.data());
   });
 }
 

@@ -1,82 +1,95 @@
-// Predication versus divergence: a single path, a real two-way divergent branch, and a branch-free
-// form that computes every arm and selects (the SASS test checks the branchy kernel branches and the
-// predicated ones do not).
+// Predication versus divergence: one path, a real two-way divergent branch (one kernel, arms = 1 or
+// 2), and a branch-free form that computes every arm and selects (the SASS test checks the branchy
+// kernel branches and the predicated ones do not).
 #include <stdexcept>
-#include <utility>
 
 #include "../bodies/fma_chain.cuh"
 #include "divbench/cuda/check.hpp"
 #include "divbench/cuda/timing.cuh"
+#include "../kway/kway.cuh"
 #include "divbench/kernels/kway.hpp"
 #include "divbench/kernels/predication.hpp"
-#include "../kway/kway.cuh"
 
 namespace divbench {
 namespace pred {
 
 using bodies::FmaChain;
 
-__global__ void pred_single_kernel(std::uint32_t iters, RegionSample* samples, float* out) {
-  const int lane = static_cast<int>(threadIdx.x & 31u);
-  float x = kway::lane_seed(lane);
-  dev::RegionTimer timer;
-  timer.start();
-  x = FmaChain::run<0>(x, iters, nullptr, 0);
-  timer.stop(samples, 0);
-  out[threadIdx.x] = x;
-}
+// Each arm's FMA-chain constants as data, so every arm runs the same instructions at the same
+// addresses (separately compiled copies of a loop can differ by code layout; the k-way kernel saw
+// 27 vs. 29 cycles per iteration between copies on the H200).
+struct PredArms {
+  float a[kWarpLanes];
+  float b[kWarpLanes];
+  std::uint32_t mask[kWarpLanes];  // lanes of each arm (lane % arms)
+  std::int32_t arms;
+  std::uint32_t iters;
+};
 
-// Two arms, each a long loop closed by its own __syncwarp: the compiler cannot if-convert loops, so
-// this is a real divergent branch (BSSY/BSYNC on sm_70+).
-__global__ void pred_branchy_kernel(std::uint32_t iters, RegionSample* samples, float* out) {
+// Arms run in turn: `if (lane % arms == q) { chain(a[q], b[q]); __syncwarp(mask[q]); }` for
+// q = 0..arms-1, the loop over q warp-uniform and not unrolled. arms = 1 is the single path, arms = 2
+// the two-way divergent branch (BSSY/BSYNC around the guarded body on sm_70+).
+__global__ void pred_branchy_kernel(PredArms p, RegionSample* samples, float* out) {
   const int lane = static_cast<int>(threadIdx.x & 31u);
+  const int arm = lane % p.arms;
   float x = kway::lane_seed(lane);
   dev::RegionTimer timer;
   timer.start();
-  if ((lane & 1) == 0) {
-    x = FmaChain::run<0>(x, iters, nullptr, 0);
-    __syncwarp(0x55555555u);
-  } else {
-    x = FmaChain::run<1>(x, iters, nullptr, 0);
-    __syncwarp(0xAAAAAAAAu);
+#pragma unroll 1
+  for (int q = 0; q < p.arms; ++q) {
+    if (arm == q) {
+      x = FmaChain::chain(x, p.a[q], p.b[q], p.iters);
+      __syncwarp(p.mask[q]);
+    }
   }
   timer.stop(samples, 0);
   out[threadIdx.x] = x;
 }
 
-// Arm A of FmaChain's constants (the same expressions FmaChain::run<A> folds).
-template <int A>
-struct Arm {
-  static constexpr float a = 0.9990f - 1.0e-5f * static_cast<float>(A);
-  static constexpr float b = 1.0e-3f * static_cast<float>(A + 1);
-};
-
-template <int... A>
-__device__ __forceinline__ void step_all(float (&x)[sizeof...(A)], std::integer_sequence<int, A...>) {
-  ((x[A] = fmaf(x[A], Arm<A>::a, Arm<A>::b), x[A] = fmaf(x[A], Arm<A>::a, Arm<A>::b),
-    x[A] = fmaf(x[A], Arm<A>::a, Arm<A>::b), x[A] = fmaf(x[A], Arm<A>::a, Arm<A>::b)),
-   ...);
-}
-
-// Every lane runs all K arms in one loop (K independent FMA chains) and selects its own: no branch
-// depends on the lane.
+// Every lane runs all K arms in one loop (K independent FMA chains) and selects its own with FSEL:
+// no branch depends on the lane. K = 1 is the branch-free single path (the SASS baseline).
 template <int K>
-__global__ void pred_select_kernel(std::uint32_t iters, RegionSample* samples, float* out) {
+__global__ void pred_select_kernel(PredArms p, RegionSample* samples, float* out) {
   const int lane = static_cast<int>(threadIdx.x & 31u);
   const int arm = lane % K;
   const float x0 = kway::lane_seed(lane);
-  float x[K];
+  float x[K], a[K], b[K];
 #pragma unroll
-  for (int a = 0; a < K; ++a) x[a] = x0;
+  for (int q = 0; q < K; ++q) {
+    x[q] = x0;
+    a[q] = p.a[q];
+    b[q] = p.b[q];
+  }
   dev::RegionTimer timer;
   timer.start();
 #pragma unroll 1
-  for (std::uint32_t i = 0; i < iters; ++i) step_all(x, std::make_integer_sequence<int, K>{});
+  for (std::uint32_t i = 0; i < p.iters; ++i) {
+#pragma unroll
+    for (int q = 0; q < K; ++q) {
+      x[q] = fmaf(x[q], a[q], b[q]);
+      x[q] = fmaf(x[q], a[q], b[q]);
+      x[q] = fmaf(x[q], a[q], b[q]);
+      x[q] = fmaf(x[q], a[q], b[q]);
+    }
+  }
   float r = x[0];
 #pragma unroll
-  for (int a = 1; a < K; ++a) r = (arm == a) ? x[a] : r;
+  for (int q = 1; q < K; ++q) r = (arm == q) ? x[q] : r;
   timer.stop(samples, 0);
   out[threadIdx.x] = r;
+}
+
+PredArms make_arms(int arms, std::uint32_t iters) {
+  if (arms < 1 || arms > kWarpLanes) throw std::invalid_argument("predication: arms outside 1..32");
+  PredArms p{};
+  p.arms = arms;
+  p.iters = iters;
+  for (int q = 0; q < arms; ++q) {
+    p.a[q] = FmaChain::a_of(q);
+    p.b[q] = FmaChain::b_of(q);
+  }
+  for (int lane = 0; lane < kWarpLanes; ++lane) p.mask[lane % arms] |= 1u << lane;
+  return p;
 }
 
 }  // namespace pred
@@ -105,17 +118,18 @@ int pred_arms(PredVariant v, int arms) {
 }
 
 void launch_predication(PredVariant v, int arms, std::uint32_t iters, RegionSample* samples, float* out) {
+  const pred::PredArms p = pred::make_arms(pred_arms(v, arms), iters);
   switch (v) {
-    case PredVariant::single: pred::pred_single_kernel<<<1, 32>>>(iters, samples, out); break;
-    case PredVariant::branchy: pred::pred_branchy_kernel<<<1, 32>>>(iters, samples, out); break;
+    case PredVariant::single:
+    case PredVariant::branchy: pred::pred_branchy_kernel<<<1, kWarpLanes>>>(p, samples, out); break;
     case PredVariant::predicated:
       switch (arms) {
-        case 1: pred::pred_select_kernel<1><<<1, 32>>>(iters, samples, out); break;
-        case 2: pred::pred_select_kernel<2><<<1, 32>>>(iters, samples, out); break;
-        case 4: pred::pred_select_kernel<4><<<1, 32>>>(iters, samples, out); break;
-        case 8: pred::pred_select_kernel<8><<<1, 32>>>(iters, samples, out); break;
-        case 16: pred::pred_select_kernel<16><<<1, 32>>>(iters, samples, out); break;
-        case 32: pred::pred_select_kernel<32><<<1, 32>>>(iters, samples, out); break;
+        case 1: pred::pred_select_kernel<1><<<1, kWarpLanes>>>(p, samples, out); break;
+        case 2: pred::pred_select_kernel<2><<<1, kWarpLanes>>>(p, samples, out); break;
+        case 4: pred::pred_select_kernel<4><<<1, kWarpLanes>>>(p, samples, out); break;
+        case 8: pred::pred_select_kernel<8><<<1, kWarpLanes>>>(p, samples, out); break;
+        case 16: pred::pred_select_kernel<16><<<1, kWarpLanes>>>(p, samples, out); break;
+        case 32: pred::pred_select_kernel<32><<<1, kWarpLanes>>>(p, samples, out); break;
         default: throw std::invalid_argument("launch_predication: arms must be 1, 2, 4, 8, 16 or 32");
       }
       break;
@@ -124,15 +138,9 @@ void launch_predication(PredVariant v, int arms, std::uint32_t iters, RegionSamp
 }
 
 float predication_reference(PredVariant v, int arms, std::uint32_t iters, int lane) {
-  const int n = pred_arms(v, arms);
-  KwayParams p;
-  p.k = n;
-  for (int l = 0; l < kWarpLanes; ++l) {
-    p.path_of_lane[l] = static_cast<std::uint8_t>(l % n);
-    p.iters_of_path[l] = l < n ? iters : 0;
-  }
-  finish_kway_params(p);
-  return kway_reference(Body::fma_chain, p, lane, {});
+  const pred::PredArms p = pred::make_arms(pred_arms(v, arms), iters);
+  const int q = lane % p.arms;
+  return bodies::FmaChain::chain(kway::lane_seed(lane), p.a[q], p.b[q], iters);
 }
 
 }  // namespace divbench

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Stage: the dynamic suite (issue 4). Runs on the GPU machine with the contract of run_on_gpu.sh
-# (DIVBENCH, BUILD, RESULTS). Writes under $RESULTS/h200/:
+# (DIVBENCH, BIN, RESULTS). Writes under $RESULTS/h200/:
 #   predication.json occupancy.json lock.json peer_wait.json producer_consumer.json  (from --all)
 #   all/                    the whole `divbench --all` output (its wall and region time in summary)
 #   kway_<body>.json        k = 1,2,4,8,16,32 for every work body
 #   kway_<map>.json         the same for the contiguous, permuted and unbalanced lane maps
 #   dynamic_sass.{json,txt} structural SASS checks of this binary (predication, probe arm layout)
 #   sanitizer_<tool>.log    compute-sanitizer memcheck/racecheck/synccheck over every kernel
-#   gpu_tests.log           the GPU GoogleTest suite
+# (the GPU GoogleTest suite, tests/gpu/test_dynamic_kernels.cpp included, runs in 05-tests.sh)
 # and appends one-line summaries to $RESULTS/summary.txt. Every spin in every kernel is capped
 # (<= 2 s per launch), so no step needs a host-side timeout; `timeout` below is only a backstop.
 set -uo pipefail
@@ -22,11 +22,12 @@ step() {  # step NAME CMD...: run, log, remember failures
   "$@" || { rc=$?; echo "!! $name failed (rc=$rc)" >&2; note "dynamic: $name FAILED rc=$rc"; fail=1; }
 }
 
-# 1. The SASS evidence of this very binary (which producer/consumer arm is laid out first, etc.).
+# 1. The SASS evidence of this very binary (which producer/consumer arm is laid out first, etc.);
+# sass_layout.json next to divbench is what --probe producer-consumer reads to name the orders.
 step sass python3 scripts/sass_dynamic_check.py "$DIVBENCH" --check --json "$H/dynamic_sass.json" \
-  >"$H/dynamic_sass.txt" 2>&1
+  --layout-json "$BIN/sass_layout.json" >"$H/dynamic_sass.txt" 2>&1
 note "dynamic sass: $(head -1 "$H/dynamic_sass.txt" 2>/dev/null)"
-[ -f "$BUILD/sass_layout.json" ] && cp "$BUILD/sass_layout.json" "$H/sass_layout.json"
+[ -f "$BIN/sass_layout.json" ] && cp "$BIN/sass_layout.json" "$H/sass_layout.json"
 
 # 2. The whole reproduction in one command: its wall time is part of the result.
 t0=$(date +%s.%N)
@@ -48,13 +49,7 @@ for m in contiguous permuted unbalanced; do
   step "kway_$m" timeout 300 "$DIVBENCH" --sweep k --map "$m" --k "$KS" --quiet --out "$H/kway_$m.json"
 done
 
-# 4. The GPU test suite.
-if [ -x "$BUILD/tests/gpu/divbench_gpu_tests" ]; then
-  step gpu_tests timeout 300 "$BUILD/tests/gpu/divbench_gpu_tests" >"$H/gpu_tests.log" 2>&1
-  note "dynamic gpu tests: $(grep -E '^\[  (PASSED|FAILED)' "$H/gpu_tests.log" | tr '\n' ' ')"
-fi
-
-# 5. compute-sanitizer over every kernel: small runs (2 launches, short work), each tool.
+# 4. compute-sanitizer over every kernel: small runs (2 launches, short work), each tool.
 if command -v compute-sanitizer >/dev/null 2>&1; then
   for tool in memcheck racecheck synccheck; do
     log="$H/sanitizer_$tool.log"
@@ -71,7 +66,7 @@ else
   note "dynamic sanitizer: compute-sanitizer not found"
 fi
 
-# 6. One-line summaries.
+# 5. One-line summaries.
 python3 - "$H" "$t0" "$t1" >>"$RESULTS/summary.txt" <<'PY'
 import json, os, re, sys
 h, t0, t1 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])

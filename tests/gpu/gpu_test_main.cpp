@@ -1,4 +1,4 @@
-// GoogleTest main for GPU suites: exit 77 (CTest skip) with a message when no CUDA device is usable.
+// Entry point of the GPU test binary: skip (exit 77, CTest SKIP_RETURN_CODE) when no device.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -8,9 +8,9 @@ int main(int argc, char** argv) {
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess || n == 0) {
-    std::printf("SKIP: no CUDA GPU (%s): the GPU tests need one\n", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+    std::printf("SKIP: no CUDA GPU (%s); GPU tests not run\n", e == cudaSuccess ? "0 devices" : cudaGetErrorString(e));
     return 77;
   }
-  testing::InitGoogleTest(&argc, argv);
+  ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }

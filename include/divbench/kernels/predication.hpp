@@ -1,12 +1,13 @@
 // Host launch wrappers of the predication kernels (kernels/predication/predication.cu).
 //
-// One warp, FmaChain work of `iters` iterations per arm:
-//   single      every lane runs arm 0 (one path, the baseline);
-//   branchy     lane & 1 picks arm 0 or arm 1 inside a real divergent if/else (two serialized paths);
+// One warp, FMA-chain work of `iters` iterations per arm; arm q uses FmaChain's constants of salt q,
+// passed as data so every arm runs the same instructions:
+//   single      the arm loop with one arm: every lane runs arm 0 (one path, the baseline);
+//   branchy     the same kernel with two arms: lane % 2 picks arm 0 or 1 inside a real divergent
+//               branch (two serialized paths);
 //   predicated  every lane runs all `arms` arms interleaved in one branch-free loop and selects
 //               arm lane % arms at the end (full SIMD efficiency; cost grows with the arms' issue).
-// Lane l's result equals kway_reference(Body::fma_chain, ...) with path lane % arms (arms = 1, 2 and
-// `arms` for the three variants), so one host reference checks all of them.
+// Lane l's result is FmaChain::chain(seed(l), a[l % n], b[l % n], iters) with n the variant's arms.
 #pragma once
 #include <cstdint>
 #include <string>
