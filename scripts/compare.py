@@ -47,7 +47,7 @@ def fmt(v, kind="g") -> str:
     if kind == "cycles":
         return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
     if kind == "r2":
-        return f"{v:.6f}"
+        return dd.fmt_r2(v)
     if kind == "ratio":
         return f"{v:.3f}"
     return f"{v:.4g}"

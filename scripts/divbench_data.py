@@ -257,6 +257,11 @@ def efficiency_series(r: Result) -> dict[str, list[tuple[float, float]]]:
     return out
 
 
+def fmt_r2(r2: float) -> str:
+    """R² readable near 1: 0.9999999999 -> "1-6.6e-11"."""
+    return f"1-{1 - r2:.1e}" if 0.999999 < r2 < 1.0 else f"{r2:.6f}"
+
+
 def env_path(name: str, default: Path) -> Path:
     v = os.environ.get(name)
     return Path(v) if v else default

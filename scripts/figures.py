@@ -91,7 +91,7 @@ def fig1(ctx) -> tuple[list[Path], list[Path]]:
         fit = r.data.get("fit") or {}
         extra = ""
         if "s" in fit and "r2" in fit:
-            extra = f": s={fit['s'] / 1e3:.1f}k c={fit.get('c', 0):.0f} R²={fit['r2']:.6f}"
+            extra = f": s={fit['s'] / 1e3:.1f}k c={fit.get('c', 0):.0f} R²={dd.fmt_r2(fit['r2'])}"
         ax.plot(ks, ts, "o-", color=color, ms=3.5, lw=1.5, label=f"{gpu_label(g)}{extra}")
         t1 = ts[0] / ks[0]
         ax.plot([ks[0], ks[-1]], [t1 * ks[0], t1 * ks[-1]], "--", color=color, lw=0.8, alpha=0.7,
