@@ -61,13 +61,17 @@ def make_results(root: Path, with_static=True, with_occupancy=True):
                for i, w in enumerate((256, 512, 1024, 2048, 4096))]
         write(root / "gpu_a", "occupancy.json", record("occupancy", a, {}, pts, {"penalty_min": 30.0, "penalty_max": 31.0}))
     if with_static:
-        write(root / "static", "figure4.json", {"schema": "synthetic", "architectures": {
-            "sm_80": {"before": 0, "at": 8, "after": 3, "unguarded": 1},
-            "sm_90": {"before": 0, "at": 10, "after": 1, "unguarded": 1},
-            "sm_100": {"before": 2, "at": 9, "after": 0, "unguarded": 1}}})
-        write(root / "static", "table2.json", {"schema": "synthetic", "toolkit": "synthetic", "architectures": [
-            {"arch": "sm_80", "ipdom_exact_rate": 0.75, "deferred": 3, "barrier_modifiers": False, "bra_u": 0},
-            {"arch": "sm_100", "ipdom_exact_rate": 0.9, "deferred": 0, "barrier_modifiers": True, "bra_u": 5}]})
+        # the shapes scripts/study/study_lib.py writes (divbench.study.figure4/1, divbench.study.table2/1)
+        common = {"corpus": {"kernels": 3, "sha256": "synthetic"}, "toolkits": {"sm_80": "synthetic nvcc", "sm_90": "synthetic nvcc",
+                  "sm_100": "synthetic nvcc"}, "run": {"date": "2000-01-01T00:00:00Z", "generator": "conftest.py"}}
+        write(root / "static", "figure4.json", {"schema": "divbench.study.figure4/1", **common, "architectures": {
+            "sm_80": {"before": 0, "at": 8, "after": 3, "unguarded": 1, "ipdom_exact_rate": 0.7273},
+            "sm_90": {"before": 0, "at": 10, "after": 1, "unguarded": 1, "ipdom_exact_rate": 0.9091},
+            "sm_100": {"before": 2, "at": 9, "after": 0, "unguarded": 1, "ipdom_exact_rate": 0.8182}}})
+        write(root / "static", "table2.json", {"schema": "divbench.study.table2/1", **common, "architectures": {
+            "sm_80": {"ipdom_exact_rate": 0.75, "deferred": 3, "modifiers": False, "modifier_counts": {}, "bra_u": 0},
+            "sm_100": {"ipdom_exact_rate": 0.9, "deferred": 0, "modifiers": True,
+                       "modifier_counts": {"BSSY.RECONVERGENT": 4}, "bra_u": 5}}})
     write(root / "reference", "paper-2607.23402.json", json.loads(REFERENCE.read_text()))
     return root
 

@@ -29,6 +29,8 @@ def test_every_figure_renders(results, capsys):
     table = (out / "table2.md").read_text()
     assert "| Feature | sm_80 | sm_100 |" in table
     assert "75.0%" in table and "Paper reference" in table and "83.2%" in table
+    assert "| Modifier forms (count) | – | BSSY.RECONVERGENT: 4 |" in table
+    assert "synthetic nvcc (sm_80, sm_90, sm_100)" in table
     index = (out / "index.md").read_text()
     assert "gpu_a/kway.json" in index and "Not generated" not in index
     assert "skip" not in capsys.readouterr().err
