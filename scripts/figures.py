@@ -61,6 +61,17 @@ def save(plt, fig, out: Path, stem: str) -> list[Path]:
     return paths
 
 
+def finish(ctx, fig, ax, stem: str, xlabel: str | None, ylabel: str, title: str, **title_kw) -> list[Path]:
+    """Labels, title, the legend outside on the right, then PNG + SVG."""
+    if xlabel is not None:
+        ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, **title_kw)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    fig.tight_layout()
+    return save(ctx.plt, fig, ctx.out, stem)
+
+
 def log2_axis(ax, values):
     ticks = [v for v in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)
              if min(values) <= v <= max(values)]
@@ -109,12 +120,8 @@ def fig1(ctx) -> tuple[list[Path], list[Path]]:
         allk += kk
     log2_axis(ax, allk)
     ax.set_yscale("log")
-    ax.set_xlabel("paths k")
-    ax.set_ylabel("region cycles (median over launches)")
-    ax.set_title("Figure 1: divergence cost T(k) is linear in the number of paths")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    fig.tight_layout()
-    return save(plt, fig, ctx.out, "figure1_kway"), [r.path for _, r in runs]
+    return finish(ctx, fig, ax, "figure1_kway", "paths k", "region cycles (median over launches)",
+                  "Figure 1: divergence cost T(k) is linear in the number of paths"), [r.path for _, r in runs]
 
 
 def fig2(ctx):
@@ -153,12 +160,8 @@ def fig2(ctx):
     ax.set_yscale("log", base=2)
     ax.set_yticks([1, 2, 4, 8, 16, 32])
     ax.set_yticklabels(["1", "2", "4", "8", "16", "32"])
-    ax.set_xlabel("paths k")
-    ax.set_ylabel("active threads per issued warp instruction")
-    ax.set_title("Figure 2: warp execution efficiency falls as 32/k")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    fig.tight_layout()
-    return save(plt, fig, ctx.out, "figure2_efficiency"), [r.path for _, r, _ in runs]
+    return finish(ctx, fig, ax, "figure2_efficiency", "paths k", "active threads per issued warp instruction",
+                  "Figure 2: warp execution efficiency falls as 32/k"), [r.path for _, r, _ in runs]
 
 
 def fig3(ctx):
@@ -188,20 +191,22 @@ def fig3(ctx):
     ax.axhline(32, color="black", lw=0.8, alpha=0.6, label="ideal 32×")
     log2_axis(ax, allx)
     ax.set_ylim(0, 36)
-    ax.set_xlabel(" / ".join(sorted(xkeys)).replace("_", " "))
-    ax.set_ylabel("32-way penalty T(32)/T(1)")
-    ax.set_title("Figure 3: the divergence penalty is occupancy-invariant")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    fig.tight_layout()
-    return save(plt, fig, ctx.out, "figure3_occupancy"), [r.path for _, r in runs]
+    return finish(ctx, fig, ax, "figure3_occupancy", " / ".join(sorted(xkeys)).replace("_", " "),
+                  "32-way penalty T(32)/T(1)", "Figure 3: the divergence penalty is occupancy-invariant"), \
+        [r.path for _, r in runs]
 
 
-def fig4(ctx):
-    path = ctx.results / "static" / "figure4.json"
+def static_input(ctx, name: str):
+    """(path, document, per-architecture entries) of a study file, or Skip when it is not there."""
+    path = ctx.results / "static" / name
     if not path.exists():
         raise Skip(f"{path} not found (written by the static study)")
     data = dd.load_json(path)
-    arches = dd.per_arch(data, path)
+    return path, data, dd.per_arch(data, path)
+
+
+def fig4(ctx):
+    path, data, arches = static_input(ctx, "figure4.json")
     counts = {a: dd.placement_counts(e, a, path) for a, e in arches.items()}
     classes = [c for c in dd.PLACEMENT_CLASSES if any(c in v for v in counts.values())]
     plt = ctx.plt
@@ -225,12 +230,9 @@ def fig4(ctx):
         ax.text(0.01, 0.99, text, transform=ax.transAxes, ha="left", va="top", fontsize=7,
                 bbox={"boxstyle": "round", "fc": "white", "ec": "#999999", "alpha": 0.9})
     ax.set_ylim(0, max(bottom) * 1.18 if max(bottom) > 0 else 1)
-    ax.set_ylabel("divergent branches")
-    ax.set_title("Figure 4: reconvergence placement vs the IPDom (deferred count on top)", fontsize=10)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
-    fig.tight_layout()
-    return save(plt, fig, ctx.out, "figure4_placement"), [path]
+    return finish(ctx, fig, ax, "figure4_placement", None, "divergent branches",
+                  "Figure 4: reconvergence placement vs the IPDom (deferred count on top)", fontsize=10), [path]
 
 
 TABLE2_LABELS = {
@@ -277,11 +279,7 @@ def md_table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def table2(ctx):
-    path = ctx.results / "static" / "table2.json"
-    if not path.exists():
-        raise Skip(f"{path} not found (written by the static study)")
-    data = dd.load_json(path)
-    arches = dd.per_arch(data, path)
+    path, data, arches = static_input(ctx, "table2.json")
     keys: list[str] = []
     for entry in arches.values():
         for k, v in entry.items():
