@@ -89,7 +89,7 @@ def fig1(ctx) -> tuple[list[Path], list[Path]]:
     runs = [(g, g.find("kway", ctx.body, ctx.map)) for g in ctx.gpus]
     runs = [(g, r) for g, r in runs if r is not None]
     if not runs:
-        raise Skip(f"no k-way result (experiment 'kway', body {ctx.body}, map {ctx.map}) under {ctx.results}")
+        raise Skip(f"no k-way result (experiment 'kway', body {ctx.body}, map {ctx.map}) under {rel(ctx.results)}")
     plt = ctx.plt
     fig, ax = plt.subplots(figsize=(10.5, 5))
     allk = []
@@ -134,7 +134,7 @@ def fig2(ctx):
         if ser["kernel"] or ser["region"]:
             runs.append((g, r, ser))
     if not runs:
-        raise Skip(f"no k-way result with counter metrics ({dd.RATIO_METRIC}) under {ctx.results}; "
+        raise Skip(f"no k-way result with counter metrics ({dd.RATIO_METRIC}) under {rel(ctx.results)}; "
                    "run divbench --sweep k --metrics")
     plt = ctx.plt
     fig, ax = plt.subplots(figsize=(10.5, 5))
@@ -168,7 +168,7 @@ def fig3(ctx):
     runs = [(g, g.find("occupancy")) for g in ctx.gpus]
     runs = [(g, r) for g, r in runs if r is not None]
     if not runs:
-        raise Skip(f"no occupancy result (experiment 'occupancy') under {ctx.results}")
+        raise Skip(f"no occupancy result (experiment 'occupancy') under {rel(ctx.results)}")
     plt = ctx.plt
     fig, ax = plt.subplots(figsize=(10.5, 4.5))
     allx, xkeys = [], set()
@@ -200,7 +200,7 @@ def static_input(ctx, name: str):
     """(path, document, per-architecture entries) of a study file, or Skip when it is not there."""
     path = ctx.results / "static" / name
     if not path.exists():
-        raise Skip(f"{path} not found (written by the static study)")
+        raise Skip(f"{rel(path)} not found (written by the static study)")
     data = dd.load_json(path)
     return path, data, dd.per_arch(data, path)
 
