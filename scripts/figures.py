@@ -388,7 +388,7 @@ def write_index(ctx, made, skipped):
              "\"paper\" come from results/reference/paper-2607.23402.json (the paper's printed numbers).", ""]
     for name, outs, inputs in made:
         lines.append(f"## {name}")
-        lines += [f"- output: `{rel(o)}`" for o in outs]
+        lines += [f"- output: `{o.name}`" for o in outs]
         lines += [f"- input: {provenance_line(i)}" for i in inputs]
         lines.append("")
     if skipped:
