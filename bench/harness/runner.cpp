@@ -154,7 +154,7 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
           st.SetIterationTime(r.seconds);
         }
         if (opts.metrics && j->points[i].launch_once) {
-          const json m = collect_metrics(j->points[i].launch_once);
+          const json m = collect_point_metrics(j->points[i].launch_once, j->points[i].launch_twin);
           (r.timed ? r.point.extra : r.raw)["metrics"] = m;
         }
         for (const auto& [k, v] : r.counters) st.counters[k] = v;
