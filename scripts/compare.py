@@ -94,6 +94,10 @@ def measured_row(g: dd.Gpu, kway: dd.Result | None, per_iter: bool) -> dict:
         if "penalty_min" in sm and "penalty_max" in sm:
             row["occ_penalty"] = fmt_range(dd.number(sm["penalty_min"], "summary.penalty_min", occ.path),
                                            dd.number(sm["penalty_max"], "summary.penalty_max", occ.path))
+            if "kernel_penalty_min" in sm and "kernel_penalty_max" in sm:
+                row["occ_penalty"] += " (kernel time " + fmt_range(
+                    dd.number(sm["kernel_penalty_min"], "summary.kernel_penalty_min", occ.path),
+                    dd.number(sm["kernel_penalty_max"], "summary.kernel_penalty_max", occ.path)) + ")"
     return row
 
 

@@ -267,23 +267,33 @@ def env_path(name: str, default: Path) -> Path:
     return Path(v) if v else default
 
 
-OCCUPANCY_X_KEYS = ("resident_warps", "warps_resident", "total_warps", "warps", "warps_per_sm")
+OCCUPANCY_X_KEYS = ("total_warps", "resident_warps", "warps_resident", "warps", "warps_per_sm")
+
+
+def _is_penalty(key: str, v) -> bool:
+    return (key.startswith("penalty") or key.endswith("_penalty")) and isinstance(v, (int, float)) \
+        and not isinstance(v, bool)
 
 
 def occupancy_series(r: Result) -> tuple[str, dict[str, list[tuple[float, float]]]]:
-    """(x key, {penalty key: [(x, penalty)]}) of an occupancy sweep: x is the first of OCCUPANCY_X_KEYS
-    the points carry, each numeric point key starting with "penalty" is one series."""
-    pts = [p for p in r.points if isinstance(p, dict)]
-    xkey = next((k for k in OCCUPANCY_X_KEYS if pts and all(k in p for p in pts)), None)
+    """(x key, {series name: [(x, penalty)]}) of an occupancy sweep. Read from summary.pairs
+    ([{series, total_warps, region_penalty, kernel_penalty, ...}], one series per residency series and
+    penalty kind) when present, else from the points (x: the first of OCCUPANCY_X_KEYS they carry, one
+    series per numeric "penalty*"/"*_penalty" key)."""
+    pairs = r.summary.get("pairs")
+    rows = pairs if isinstance(pairs, list) and pairs else [p for p in r.points if isinstance(p, dict)]
+    where = "summary.pairs" if rows is pairs else "points"
+    xkey = next((k for k in OCCUPANCY_X_KEYS if rows and all(isinstance(p, dict) and k in p for p in rows)), None)
     if xkey is None:
-        raise InputError(f"{r.path}: occupancy points need one of {', '.join(OCCUPANCY_X_KEYS)}")
+        raise InputError(f"{r.path}: occupancy {where} need one of {', '.join(OCCUPANCY_X_KEYS)}")
     series: dict[str, list[tuple[float, float]]] = {}
-    for p in pts:
+    for p in rows:
+        group = f"{p['series']}: " if "series" in p else ""
         for key, v in p.items():
-            if key.startswith("penalty") and isinstance(v, (int, float)) and not isinstance(v, bool):
-                series.setdefault(key, []).append((float(p[xkey]), float(v)))
+            if _is_penalty(key, v):
+                series.setdefault(group + key, []).append((number(p[xkey], f"{where}.{xkey}", r.path), float(v)))
     if not series:
-        raise InputError(f"{r.path}: occupancy points carry no 'penalty*' value")
+        raise InputError(f"{r.path}: occupancy {where} carry no penalty value")
     for v in series.values():
         v.sort()
     return xkey, series

@@ -57,9 +57,14 @@ def make_results(root: Path, with_static=True, with_occupancy=True):
     write(root / "gpu_a", "predication.json", record("predication", a, {"iters": 100}, [],
           {"ratio_branchy_over_single": 1.99, "ratio_predicated_over_single": 1.01}))
     if with_occupancy:
-        pts = [{"resident_warps": w, "penalty_region": 31.0 - i * 0.1, "penalty_kernel": 30.0 + i * 0.1}
-               for i, w in enumerate((256, 512, 1024, 2048, 4096))]
-        write(root / "gpu_a", "occupancy.json", record("occupancy", a, {}, pts, {"penalty_min": 30.0, "penalty_max": 31.0}))
+        # the shape bench/experiments/occupancy.cpp writes: penalties per residency in summary.pairs
+        pairs = [{"series": "device", "target": w, "total_warps": w, "k": 32, "region_penalty": 31.0 - i * 0.1,
+                  "kernel_penalty": 30.0 + i * 0.1} for i, w in enumerate((256, 512, 1024, 2048, 4096))]
+        pairs += [{"series": "per_sm", "target": n, "total_warps": 4 * n, "k": 32, "region_penalty": 30.5,
+                   "kernel_penalty": 29.0 + n} for n in (1, 2, 4)]
+        write(root / "gpu_a", "occupancy.json", record("occupancy", a, {"axis": "residency"}, [],
+              {"penalty_min": 30.0, "penalty_max": 31.0, "kernel_penalty_min": 30.0, "kernel_penalty_max": 33.0,
+               "pairs": pairs}))
     if with_static:
         # the shapes scripts/study/study_lib.py writes (divbench.study.figure4/1, divbench.study.table2/1)
         common = {"corpus": {"kernels": 3, "sha256": "synthetic"}, "toolkits": {"sm_80": "synthetic nvcc", "sm_90": "synthetic nvcc",

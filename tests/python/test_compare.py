@@ -35,7 +35,7 @@ def test_rows_and_values(results, capsys):
     assert float(a["ratio32"]) == pytest.approx((32 * 1000 + 10) / 1010)
     assert float(a["eff32"]) == pytest.approx(1.1) and float(a["eff32_region"]) == pytest.approx(1.0)
     assert float(a["pred_branchy"]) == 1.99 and float(a["pred_predicated"]) == 1.01
-    assert a["occ_penalty"] == "30–31"
+    assert a["occ_penalty"] == "30–31 (kernel time 30–33)"
     hopper = next(r for r in paper if "Hopper" in r["gpu"])
     assert float(hopper["s"]) == 58100 and hopper["occ_penalty"] == "28–31" and float(hopper["eff32"]) == 1.21
     pascal = next(r for r in paper if "Pascal" in r["gpu"])

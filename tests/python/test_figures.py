@@ -124,6 +124,23 @@ def test_bad_static_shape(results, capsys):
     assert "sm_80 has none of the counts" in capsys.readouterr().err
 
 
+def test_occupancy_series_from_pairs_and_points(results):
+    import divbench_data as dd
+    r = dd.load_result(results / "gpu_a" / "occupancy.json")
+    xkey, series = dd.occupancy_series(r)
+    assert xkey == "total_warps"
+    assert sorted(series) == ["device: kernel_penalty", "device: region_penalty", "per_sm: kernel_penalty",
+                              "per_sm: region_penalty"]
+    assert series["device: region_penalty"][0] == (256.0, 31.0)
+    # points that carry the penalties themselves (no summary.pairs)
+    r.data["summary"] = {}
+    r.data["points"] = [{"resident_warps": 256, "penalty": 30.0}, {"resident_warps": 512, "penalty": 31.0}]
+    assert dd.occupancy_series(r) == ("resident_warps", {"penalty": [(256.0, 30.0), (512.0, 31.0)]})
+    r.data["points"] = [{"k": 1, "median_cycles": 5}]
+    with pytest.raises(dd.InputError, match="need one of total_warps"):
+        dd.occupancy_series(r)
+
+
 def test_unknown_figure_is_a_usage_error(results):
     with pytest.raises(SystemExit) as e:
         run(["--results", results, "--only", "fig9"])
