@@ -112,11 +112,18 @@ Experiment predication_experiment() {
     const double t1 = single->cycles.median;
     if (branchy) r.summary["ratio_branchy_over_single"] = branchy->cycles.median / t1;
     if (pred2) r.summary["ratio_predicated_over_single"] = pred2->cycles.median / t1;
-    json per_arms = json::object();
+    // Each predicated form over the single path, and over the one-arm predicated form (same loop
+    // shape, so code layout cancels: predication's own cost per added arm).
+    const TimedPoint* pred1 = find_point(r, "predicated", 1);
+    json per_arms = json::object(), per_arms_own = json::object();
     for (const auto& p : r.points)
-      if (p.extra.value("variant", "") == "predicated")
-        per_arms[std::to_string(p.extra.value("arms", 0))] = p.cycles.median / t1;
+      if (p.extra.value("variant", "") == "predicated") {
+        const std::string a = std::to_string(p.extra.value("arms", 0));
+        per_arms[a] = p.cycles.median / t1;
+        if (pred1) per_arms_own[a] = p.cycles.median / pred1->cycles.median;
+      }
     r.summary["predicated_over_single_by_arms"] = per_arms;
+    if (pred1) r.summary["predicated_over_predicated1_by_arms"] = per_arms_own;
     add_quality_summary(r);
   };
   return e;
