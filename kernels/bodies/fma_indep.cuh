@@ -5,13 +5,16 @@
 #include <cmath>
 #include <cstdint>
 
+#include "fma_chain.cuh"
+
 namespace divbench::bodies {
 
 struct FmaIndep {
   template <int P>
   __host__ __device__ __forceinline__ static float run(float x, std::uint32_t iters, const float*, std::uint32_t) {
-    const float a = 0.9990f - 1.0e-5f * static_cast<float>(P);
-    const float b = 1.0e-3f * static_cast<float>(P + 1);
+    // FmaChain's constants: no attracting fixed point, so the result depends on the iteration count.
+    const float a = FmaChain::a_of(P);
+    const float b = FmaChain::b_of(P);
     float y0 = x, y1 = x + 0.125f, y2 = x + 0.25f, y3 = x + 0.375f;
     float y4 = x + 0.5f, y5 = x + 0.625f, y6 = x + 0.75f, y7 = x + 0.875f;
 #pragma unroll 1

@@ -109,8 +109,10 @@ std::vector<float> kway_body_table(Body body) {
 }
 
 float kway_reference(Body body, const KwayParams& p, int lane, const std::vector<float>& table) {
-  if (body == Body::mem_divergent && table.empty())
-    throw std::invalid_argument("kway_reference: the mem_divergent body needs its table");
+  if (body == Body::mem_divergent &&
+      (table.empty() || table.size() != p.table_words || (p.table_words & (p.table_words - 1)) != 0))
+    throw std::invalid_argument("kway_reference: the mem_divergent body needs its table (a power of two words, "
+                                "table_words matching)");
   const float x0 = kway::lane_seed(lane);
   const int path = p.path_of_lane[lane];
   return with_body(body, [&](auto b) {

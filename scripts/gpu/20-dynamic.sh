@@ -49,28 +49,7 @@ for m in contiguous permuted unbalanced; do
   step "kway_$m" timeout 300 "$DIVBENCH" --sweep k --map "$m" --k "$KS" --quiet --out "$H/kway_$m.json"
 done
 
-# 4. compute-sanitizer over every kernel: small runs (2 launches, short work), each tool. A probe
-# that reaches its cap under a tool still exits 0 (and says so in its JSON); the tools' verdicts are
-# the "ERROR SUMMARY" lines.
-if command -v compute-sanitizer >/dev/null 2>&1; then
-  for tool in memcheck racecheck synccheck; do
-    log="$H/sanitizer_$tool.log"
-    : >"$log"
-    step "sanitizer_$tool/all" timeout 580 compute-sanitizer --tool "$tool" "$DIVBENCH" --all --reps 2 --warmup 1 \
-      --iters 200 --quiet --out "$(mktemp -d)/" >>"$log" 2>&1
-    # The other bodies differ only in the body's arithmetic and loads (no shared memory, no extra
-    # synchronization): memcheck covers them; racecheck and synccheck see their kernel shape in --all.
-    [ "$tool" = memcheck ] && for b in fma_indep int_alu sfu mem_divergent; do
-      step "sanitizer_$tool/$b" timeout 300 compute-sanitizer --tool "$tool" "$DIVBENCH" --sweep k --body "$b" \
-        --k 1,2,32 --reps 2 --warmup 1 --iters 50 --quiet >>"$log" 2>&1
-    done
-    note "dynamic sanitizer $tool: $(grep -h 'ERROR SUMMARY' "$log" | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
-  done
-else
-  note "dynamic sanitizer: compute-sanitizer not found"
-fi
-
-# 5. One-line summaries.
+# 4. One-line summaries (compute-sanitizer runs in its own stage, 60-sanitizer.sh).
 python3 - "$H" "$t0" "$t1" >>"$RESULTS/summary.txt" <<'PY'
 import json, os, re, sys
 h, t0, t1 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])

@@ -2,6 +2,8 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -50,6 +52,8 @@ TEST(KwayBodies, BodiesDiffer) {
   EXPECT_NE(a, b);
   EXPECT_NE(a, c);
   EXPECT_TRUE(std::isfinite(kway_reference(Body::sfu, p, 3, {})));
+  EXPECT_THROW(kway_reference(Body::mem_divergent, p, 3, table), std::invalid_argument);  // table_words unset
+  p.table_words = static_cast<std::uint32_t>(table.size());
   EXPECT_TRUE(std::isfinite(kway_reference(Body::mem_divergent, p, 3, table)));
 }
 
