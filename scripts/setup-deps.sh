@@ -23,7 +23,8 @@ PY=${PYTHON:-python3}
 pip_pkgs=$(list "$here/deps/pip.txt")
 if [ -n "$pip_pkgs" ]; then
   echo "[setup] pip install $(echo $pip_pkgs)" >&2
-  $PY -m pip install -q --disable-pip-version-check $pip_pkgs 2>&1 | grep -v "Running pip as the 'root' user" || true
+  export PIP_ROOT_USER_ACTION=ignore
+  $PY -m pip install -q --disable-pip-version-check $pip_pkgs || { echo "[setup] pip install failed" >&2; exit 1; }
 fi
 command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] || { echo "[setup] nvcc not found: install the CUDA toolkit" >&2; exit 1; }
 echo "[setup] done" >&2
