@@ -149,6 +149,9 @@ json run_flip_experiment(const ExperimentConfig& cfg, const std::string& command
       const Comparison c = compare(baseline, t, input);
       json run = to_json(t);
       run.erase("device");
+      // Keep the raw buffers only where they differ from the baseline (diagnosis, smaller files).
+      if (c.output_equal) run.erase("out");
+      if (t.exch == baseline.exch) run.erase("exch");
       r["run"] = run;
       r["comparison"] = c.to_json();
       const bool cycles_disabled = !t.cycles_warp0.empty() && t.cycles_warp0.back() == kCyclesSentinel;

@@ -218,6 +218,7 @@ TEST(CubinRunner, WholeExperimentWithTheFakeDriver) {
   cfg.driver = &api;
   cfg.quiet = true;
   const json doc = run_flip_experiment(cfg, "test");
+  if (const char* dump = std::getenv("DIVBENCH_TEST_DUMP")) write_json_atomic(dump, doc);  // for checking scripts
   EXPECT_EQ(doc["schema"], "divbench.bitflip/1");
   EXPECT_EQ(doc["device"]["name"], "Fake GPU");
   const json& s = doc["summary"];
