@@ -50,7 +50,9 @@ std::uint64_t parse_number(const std::string& opt, const std::string& s) {
   try {
     std::size_t used = 0;
     if (s.empty() || s[0] == '-' || s[0] == '+') throw std::invalid_argument(s);
-    const auto v = std::stoull(s, &used, 0);
+    const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    const auto v = std::stoull(hex ? s.substr(2) : s, &used, hex ? 16 : 10);
+    if (hex) used += 2;
     if (used != s.size()) throw std::invalid_argument(s);
     return v;
   } catch (const std::exception&) {

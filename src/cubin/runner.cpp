@@ -254,8 +254,17 @@ TrialResult run_trial_isolated(const std::vector<std::uint8_t>& cubin, const Run
     text.append(buf, static_cast<std::size_t>(got));
   }
   ::close(fds[0]);
+  // The child has answered (or was killed); its exit (driver teardown) is bounded too.
   int st = 0;
-  ::waitpid(pid, &st, 0);
+  const auto exit_deadline = Clock::now() + std::chrono::duration<double>(cfg.startup_s);
+  while (::waitpid(pid, &st, WNOHANG) == 0) {
+    if (Clock::now() > exit_deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &st, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   TrialResult r;
   if (killed) {
     r.status = "timeout";
