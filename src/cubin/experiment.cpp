@@ -106,29 +106,16 @@ json run_flip_experiment(const ExperimentConfig& cfg, const std::string& command
                    {"spin_cap", cfg.run.spin_cap}, {"timeout_s", cfg.run.timeout_s}, {"device", cfg.run.device}};
 
   const std::vector<int> input = flip_test_input(cfg.run.threads);
-  TrialResult baseline;
-  if (cfg.execute) {
-    if (!cfg.quiet) std::cerr << "[flip] baseline: " << cfg.cubin << " " << cfg.function << std::endl;
-    baseline = run_trial_isolated(original.bytes(), cfg.run, cfg.driver);
-    const Comparison self = compare(baseline, baseline, input);
-    json b = to_json(baseline);
-    b["comparison"] = self.to_json();
-    doc["device"] = divbench::to_json(baseline.device);
-    doc["baseline"] = b;
-    if (!baseline.completed())
-      throw std::runtime_error("the unpatched kernel did not complete (" + baseline.status + ": " + baseline.error + ")");
-    if (!self.matches_model)
-      throw VerificationError("the unpatched kernel's output does not match the host model: runner or kernel is broken");
-  }
 
+  // Phase 1: patch and verify every variant (no GPU).
   json results = json::array();
-  std::size_t n_controls = 0, controls_changed = 0, n_flips = 0, flips_equal = 0, flips_completed = 0,
-              verified_ok = 0, text_changed = 0;
+  std::vector<std::vector<std::uint8_t>> images{original.bytes()};  // baseline first
+  std::size_t verified_ok = 0, text_changed = 0;
   for (std::size_t i = 0; i < variants.size(); ++i) {
     const Variant& v = variants[i];
     CubinFile patched = original;
     patched.set_name(original.name() + " (patched)");
-    const auto applied = apply_patches(patched, v.patches);
+    apply_patches(patched, v.patches);
     json r;
     r["kind"] = v.kind;
     r["label"] = v.label;
@@ -143,9 +130,46 @@ json run_flip_experiment(const ExperimentConfig& cfg, const std::string& command
       write_file_bytes_atomic(path, patched.bytes());
       r["cubin"] = path;
     }
-    std::string outcome = vr.ok ? "verified" : "VERIFY FAILED: " + vr.error;
-    if (cfg.execute) {
-      const TrialResult t = run_trial_isolated(patched.bytes(), cfg.run, cfg.driver);
+    if (!cfg.quiet)
+      std::cerr << "[flip] patch " << (i + 1) << "/" << variants.size() << " " << v.label << ": "
+                << (vr.ok ? "verified" : "VERIFY FAILED: " + vr.error) << std::endl;
+    results.push_back(r);
+    images.push_back(patched.bytes());
+  }
+  json summary = {{"variants", variants.size()},
+                  {"verified", verified_ok},
+                  {"variants_with_text_change", text_changed},
+                  {"flipped_instructions", flipped.size()},
+                  {"control_stores", stores.size()}};
+
+  // Phase 2: run baseline, every variant, baseline again (drift), in isolated child processes.
+  if (cfg.execute) {
+    images.push_back(original.bytes());
+    TrialResult baseline;
+    std::size_t n_controls = 0, controls_changed = 0, n_flips = 0, flips_equal = 0, flips_completed = 0;
+    auto on_result = [&](std::size_t idx, const TrialResult& t) {
+      if (idx == 0) {
+        baseline = t;
+        const Comparison self = compare(baseline, baseline, input);
+        json b = to_json(baseline);
+        b["comparison"] = self.to_json();
+        doc["device"] = divbench::to_json(baseline.device);
+        doc["baseline"] = b;
+        if (!cfg.quiet)
+          std::cerr << "[flip] baseline: " << t.status << ", cycles " << self.cycles_median
+                    << (self.matches_model ? ", matches the model" : ", DOES NOT MATCH THE MODEL") << std::endl;
+        if (!baseline.completed())
+          throw std::runtime_error("the unpatched kernel did not complete (" + baseline.status + ": " + baseline.error + ")");
+        if (!self.matches_model)
+          throw VerificationError("the unpatched kernel's output does not match the host model: runner or kernel is broken");
+        return;
+      }
+      if (idx == images.size() - 1) {
+        doc["baseline_end"] = compare(baseline, t, input).to_json();
+        return;
+      }
+      json& r = results[idx - 1];
+      const std::string& kind = variants[idx - 1].kind;
       const Comparison c = compare(baseline, t, input);
       json run = to_json(t);
       run.erase("device");
@@ -155,10 +179,10 @@ json run_flip_experiment(const ExperimentConfig& cfg, const std::string& command
       r["run"] = run;
       r["comparison"] = c.to_json();
       const bool cycles_disabled = !t.cycles_warp0.empty() && t.cycles_warp0.back() == kCyclesSentinel;
-      const bool exch_all_equal = t.exch == baseline.exch;
-      const bool changed = t.completed() && (!c.output_equal || !c.exchange_equal || cycles_disabled || !exch_all_equal);
+      const bool changed =
+          t.completed() && (!c.output_equal || !c.exchange_equal || cycles_disabled || t.exch != baseline.exch);
       r["observable_change"] = changed;
-      if (v.kind == "control") {
+      if (kind == "control") {
         ++n_controls;
         if (changed) ++controls_changed;
       } else {
@@ -166,22 +190,18 @@ json run_flip_experiment(const ExperimentConfig& cfg, const std::string& command
         if (t.completed()) ++flips_completed;
         if (c.output_equal && c.exchange_equal) ++flips_equal;
       }
-      outcome += ", " + t.status + (t.completed() ? (c.output_equal ? ", output equal" : ", OUTPUT DIFFERS") : " " + t.error);
-      if (t.completed()) outcome += ", cycles x" + std::to_string(c.cycles_ratio);
-    }
-    if (!cfg.quiet) std::cerr << "[flip] " << (i + 1) << "/" << variants.size() << " " << v.label << ": " << outcome << std::endl;
-    results.push_back(r);
-  }
-  doc["variants"] = results;
-  json summary = {{"variants", variants.size()},
-                  {"verified", verified_ok},
-                  {"variants_with_text_change", text_changed},
-                  {"flipped_instructions", flipped.size()},
-                  {"control_stores", stores.size()}};
-  if (cfg.execute) {
-    const TrialResult again = run_trial_isolated(original.bytes(), cfg.run, cfg.driver);
-    const Comparison drift = compare(baseline, again, input);
-    doc["baseline_end"] = drift.to_json();
+      if (!cfg.quiet) {
+        std::string o = t.status;
+        if (t.completed())
+          o += std::string(c.output_equal ? ", output equal" : ", OUTPUT DIFFERS") +
+               (c.exchange_equal ? "" : ", EXCHANGE DIFFERS") + ", cycles x" + std::to_string(c.cycles_ratio);
+        else
+          o += " " + t.error;
+        std::cerr << "[flip] run " << idx << "/" << variants.size() << " " << variants[idx - 1].label << ": " << o
+                  << std::endl;
+      }
+    };
+    run_trials_isolated(images, cfg.run, cfg.driver, on_result);
     summary["positive_controls"] = n_controls;
     summary["positive_controls_changed_output"] = controls_changed;
     summary["positive_control_ok"] = n_controls > 0 && controls_changed == n_controls;
@@ -190,6 +210,7 @@ json run_flip_experiment(const ExperimentConfig& cfg, const std::string& command
     summary["flips_output_and_exchange_equal"] = flips_equal;
     summary["baseline_cycles_median"] = compare(baseline, baseline, input).cycles_median;
   }
+  doc["variants"] = results;
   doc["summary"] = summary;
   return doc;
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -38,6 +39,12 @@ struct Trial {
   CUmodule mod = nullptr;
   CUdeviceptr bufs[4] = {0, 0, 0, 0};
   explicit Trial(const DriverApi& api) : cu(api) {}
+  // A kernel is still running: freeing would wait for it forever. Leave everything to process exit.
+  void abandon() {
+    for (auto& b : bufs) b = 0;
+    mod = nullptr;
+    ctx = nullptr;
+  }
   ~Trial() {
     for (auto b : bufs)
       if (b) cu.cuMemFree(b);
@@ -144,6 +151,7 @@ TrialResult run_trial_here(const std::vector<std::uint8_t>& cubin, const RunConf
     const auto deadline = Clock::now() + std::chrono::duration<double>(cfg.timeout_s);
     while ((e = cu.cuStreamQuery(nullptr)) == CUDA_ERROR_NOT_READY) {
       if (Clock::now() > deadline) {
+        t.abandon();
         r.status = "timeout";
         r.error = "kernel still running after " + std::to_string(cfg.timeout_s) + " s (launch " + std::to_string(rep) + ")";
         r.wall_ms = ms_since(t_start);
@@ -204,83 +212,161 @@ TrialResult trial_from_json(const json& j) {
   return r;
 }
 
-TrialResult run_trial_isolated(const std::vector<std::uint8_t>& cubin, const RunConfig& cfg, const DriverApi* api) {
-  check_config(cfg);
-  int fds[2];
-  if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {  // child: one trial, its result as one JSON document on the pipe
-    ::close(fds[0]);
+namespace {
+
+void write_all(int fd, const std::string& s) {
+  std::size_t off = 0;
+  while (off < s.size()) {
+    const ssize_t w = ::write(fd, s.data() + off, s.size() - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    off += static_cast<std::size_t>(w);
+  }
+}
+
+// The child: trials first..end in order, one JSON line each; stops after the first trial that did
+// not complete (its context may be unusable: the parent starts a fresh child for the rest).
+[[noreturn]] void child_main(int fd, const std::vector<std::vector<std::uint8_t>>& cubins, std::size_t first,
+                             const RunConfig& cfg, const DriverApi* api) {
+  for (std::size_t i = first; i < cubins.size(); ++i) {
     json j;
     try {
-      j = to_json(run_trial_here(cubin, cfg, api));
+      j = to_json(run_trial_here(cubins[i], cfg, api));
     } catch (const NoDeviceError& e) {
       j = {{"status", "no_device"}, {"error", e.what()}};
     } catch (const std::exception& e) {
       j = {{"status", "launch_error"}, {"error", e.what()}};
     }
-    const std::string s = j.dump();
-    std::size_t off = 0;
-    while (off < s.size()) {
-      const ssize_t w = ::write(fds[1], s.data() + off, s.size() - off);
-      if (w <= 0) break;
-      off += static_cast<std::size_t>(w);
-    }
-    ::close(fds[1]);
-    ::_exit(0);  // no atexit handlers, no driver teardown races with the parent
+    write_all(fd, j.dump() + "\n");
+    if (j["status"] != "completed") break;
   }
-  ::close(fds[1]);
-  // Budget: the kernel timeout per launch plus generous time for driver start-up.
-  const double budget_s = cfg.timeout_s * cfg.reps + cfg.startup_s;
-  const auto deadline = Clock::now() + std::chrono::duration<double>(budget_s);
-  std::string text;
-  bool killed = false;
-  char buf[65536];
-  for (;;) {
-    const double left_ms = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
-    if (left_ms <= 0) {
-      ::kill(pid, SIGKILL);
-      killed = true;
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    const int pr = ::poll(&p, 1, static_cast<int>(std::min(left_ms, 1000.0)));
-    if (pr < 0 && errno != EINTR) break;
-    if (pr <= 0) continue;
-    const ssize_t got = ::read(fds[0], buf, sizeof buf);
-    if (got <= 0) break;  // EOF: the child is done
-    text.append(buf, static_cast<std::size_t>(got));
-  }
-  ::close(fds[0]);
-  // The child has answered (or was killed); its exit (driver teardown) is bounded too.
+  ::close(fd);
+  ::_exit(0);  // no atexit handlers: the driver's own teardown happens at process exit
+}
+
+// Reaps the child within `limit_s`, killing it when its exit (driver teardown) takes longer.
+int reap(pid_t pid, double limit_s) {
   int st = 0;
-  const auto exit_deadline = Clock::now() + std::chrono::duration<double>(cfg.startup_s);
+  const auto deadline = Clock::now() + std::chrono::duration<double>(limit_s);
   while (::waitpid(pid, &st, WNOHANG) == 0) {
-    if (Clock::now() > exit_deadline) {
+    if (Clock::now() > deadline) {
       ::kill(pid, SIGKILL);
       ::waitpid(pid, &st, 0);
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  TrialResult r;
-  if (killed) {
-    r.status = "timeout";
-    r.error = "trial process killed after " + std::to_string(budget_s) + " s";
-    return r;
+  return st;
+}
+
+}  // namespace
+
+namespace {
+// Owns a trial child and the read end of its pipe; on scope exit (also by exception) the child is
+// killed unless it was already reaped.
+struct Child {
+  pid_t pid;
+  int fd;
+  double exit_limit_s;
+  bool reaped = false;
+  int status = 0;
+  int wait() {
+    if (!reaped) {
+      status = reap(pid, exit_limit_s);
+      reaped = true;
+    }
+    return status;
   }
-  try {
-    r = trial_from_json(json::parse(text));
-  } catch (const std::exception&) {
-    r.status = "crashed";
-    r.error = WIFSIGNALED(st) ? "trial process died from signal " + std::to_string(WTERMSIG(st))
-                              : "trial process exited " + std::to_string(WEXITSTATUS(st)) + " without a result";
-    return r;
+  ~Child() {
+    ::close(fd);
+    if (!reaped) {
+      ::kill(pid, SIGKILL);
+      reap(pid, exit_limit_s);
+    }
   }
-  if (r.status == "no_device") throw NoDeviceError(r.error);
-  return r;
+};
+}  // namespace
+
+std::vector<TrialResult> run_trials_isolated(const std::vector<std::vector<std::uint8_t>>& cubins, const RunConfig& cfg,
+                                             const DriverApi* api,
+                                             const std::function<void(std::size_t, const TrialResult&)>& on_result) {
+  check_config(cfg);
+  std::vector<TrialResult> results(cubins.size());
+  // Per trial: every launch may take the kernel timeout, plus driver start-up / module load.
+  const double trial_budget_s = cfg.timeout_s * cfg.reps + cfg.startup_s;
+  std::size_t next = 0;
+  auto finish = [&](TrialResult r) {
+    if (r.status == "no_device") throw NoDeviceError(r.error);
+    if (on_result) on_result(next, r);
+    results[next++] = std::move(r);
+  };
+  while (next < cubins.size()) {
+    int fds[2];
+    if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {
+      ::close(fds[0]);
+      child_main(fds[1], cubins, next, cfg, api);
+    }
+    ::close(fds[1]);
+    Child child{pid, fds[0], cfg.startup_s};
+    std::string buf;
+    auto deadline = Clock::now() + std::chrono::duration<double>(trial_budget_s);
+    char chunk[65536];
+    for (;;) {
+      const auto nl = buf.find('\n');
+      if (nl != std::string::npos) {  // one trial's result
+        TrialResult r;
+        try {
+          r = trial_from_json(json::parse(buf.substr(0, nl)));
+        } catch (const std::exception&) {
+          r.status = "crashed";
+          r.error = "unreadable result from the trial process";
+        }
+        buf.erase(0, nl + 1);
+        const bool ok = r.completed();
+        finish(std::move(r));
+        if (!ok || next == cubins.size()) break;  // the child stops after a failed trial
+        deadline = Clock::now() + std::chrono::duration<double>(trial_budget_s);
+        continue;
+      }
+      const double left_ms = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
+      if (left_ms <= 0) {  // no answer in time: kill the child, the trial counts as hung
+        ::kill(pid, SIGKILL);
+        child.wait();
+        TrialResult r;
+        r.status = "timeout";
+        r.error = "trial process killed after " + std::to_string(trial_budget_s) + " s without a result";
+        finish(std::move(r));
+        break;
+      }
+      pollfd p{fds[0], POLLIN, 0};
+      const int pr = ::poll(&p, 1, static_cast<int>(std::min(left_ms, 1000.0)) + 1);
+      if (pr < 0 && errno != EINTR) throw std::runtime_error("poll failed");
+      if (pr <= 0) continue;
+      const ssize_t got = ::read(fds[0], chunk, sizeof chunk);
+      if (got > 0) {
+        buf.append(chunk, static_cast<std::size_t>(got));
+        continue;
+      }
+      // End of file without a result for the current trial: the child died.
+      const int st = child.wait();
+      TrialResult r;
+      r.status = "crashed";
+      r.error = WIFSIGNALED(st) ? "trial process died from signal " + std::to_string(WTERMSIG(st))
+                                : "trial process exited " + std::to_string(WEXITSTATUS(st)) + " without a result";
+      finish(std::move(r));
+      break;
+    }
+    child.wait();  // bounded: a child slow to exit is killed
+  }
+  return results;
+}
+
+TrialResult run_trial_isolated(const std::vector<std::uint8_t>& cubin, const RunConfig& cfg, const DriverApi* api) {
+  return run_trials_isolated({cubin}, cfg, api).front();
 }
 
 namespace {

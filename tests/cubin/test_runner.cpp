@@ -13,6 +13,8 @@
 #include <string>
 #include <thread>
 
+#include <unistd.h>
+
 #include "cubin_paths.hpp"
 #include "divbench/core/errors.hpp"
 #include "divbench/cubin/experiment.hpp"
@@ -36,7 +38,11 @@ CUresult fInit(unsigned) { return CUDA_SUCCESS; }
 CUresult fDriverGetVersion(int* v) { *v = 13000; return CUDA_SUCCESS; }
 CUresult fDeviceGetCount(int* n) { *n = 1; return CUDA_SUCCESS; }
 CUresult fDeviceGet(CUdevice* d, int i) { *d = i; return CUDA_SUCCESS; }
-CUresult fDeviceGetName(char* s, int n, CUdevice) { std::strncpy(s, "Fake GPU", static_cast<std::size_t>(n)); return CUDA_SUCCESS; }
+// The name carries the process id: tests see which trials shared a process (and context).
+CUresult fDeviceGetName(char* s, int n, CUdevice) {
+  std::snprintf(s, static_cast<std::size_t>(n), "Fake GPU pid %d", static_cast<int>(::getpid()));
+  return CUDA_SUCCESS;
+}
 CUresult fDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
   *v = a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 9 : a == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT ? 2 : 0;
   return CUDA_SUCCESS;
@@ -157,7 +163,8 @@ TEST(CubinRunner, CompletedTrialInAChildProcess) {
   const DriverApi api = fake();
   const TrialResult t = run_trial_isolated(kElf, quick(), &api);
   ASSERT_EQ(t.status, "completed") << t.error;
-  EXPECT_EQ(t.device.name, "Fake GPU");
+  EXPECT_EQ(t.device.name.rfind("Fake GPU pid ", 0), 0u);
+  EXPECT_NE(t.device.name, "Fake GPU pid " + std::to_string(::getpid()));  // ran in a child
   EXPECT_EQ(t.cycles_warp0, (std::vector<long long>{1000, 1000, 1000}));
   const Comparison c = compare(t, t, flip_test_input(32));
   EXPECT_TRUE(c.output_equal && c.exchange_equal && c.matches_model);
@@ -194,6 +201,30 @@ TEST(CubinRunner, FaultsHangsAndCrashesAreReportedAndTheNextTrialIsClean) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20.0);
 }
 
+TEST(CubinRunner, BatchSharesAProcessUntilATrialFails) {
+  const DriverApi api = fake();
+  const std::vector<std::vector<std::uint8_t>> batch = {kElf,         kElf, image("fault"), kElf,
+                                                        image("hang"), kElf, image("crash"), kElf};
+  std::vector<std::size_t> order;
+  const auto r = run_trials_isolated(batch, quick(), &api, [&](std::size_t i, const TrialResult&) { order.push_back(i); });
+  ASSERT_EQ(r.size(), batch.size());
+  EXPECT_EQ(order, (std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  const std::vector<std::string> want = {"completed", "completed", "fault",   "completed",
+                                         "timeout",   "completed", "crashed", "completed"};
+  for (std::size_t i = 0; i < r.size(); ++i) EXPECT_EQ(r[i].status, want[i]) << i << ": " << r[i].error;
+  EXPECT_EQ(r[0].device.name, r[1].device.name);  // same child, same context
+  EXPECT_EQ(r[0].device.name, r[2].device.name);  // the fault happened there too...
+  EXPECT_NE(r[2].device.name, r[3].device.name);  // ...and the next trial got a fresh child
+  EXPECT_NE(r[3].device.name, r[5].device.name);
+  EXPECT_NE(r[5].device.name, r[7].device.name);
+  // A callback that throws stops the batch (and its child) and propagates.
+  EXPECT_THROW(run_trials_isolated(batch, quick(), &api,
+                                   [](std::size_t i, const TrialResult&) {
+                                     if (i == 1) throw std::runtime_error("stop");
+                                   }),
+               std::runtime_error);
+}
+
 TEST(CubinRunner, RefusesBadRunConfigs) {
   const DriverApi api = fake();
   RunConfig c = quick();
@@ -220,7 +251,7 @@ TEST(CubinRunner, WholeExperimentWithTheFakeDriver) {
   const json doc = run_flip_experiment(cfg, "test");
   if (const char* dump = std::getenv("DIVBENCH_TEST_DUMP")) write_json_atomic(dump, doc);  // for checking scripts
   EXPECT_EQ(doc["schema"], "divbench.bitflip/1");
-  EXPECT_EQ(doc["device"]["name"], "Fake GPU");
+  EXPECT_EQ(doc["device"]["name"].get<std::string>().rfind("Fake GPU", 0), 0u);
   const json& s = doc["summary"];
   EXPECT_EQ(s["flipped_instructions"], 3);
   EXPECT_EQ(s["control_stores"], 1);

@@ -2,12 +2,13 @@
 //
 // The kernel must have the flip-test signature of kernels/flip/flip_test.cu:
 //   extern "C" __global__ void F(const int* in, int* out, int* exch, long long* cycles, int spin_cap)
-// launched as one block of `threads` threads. Each trial runs in a child process with its own CUDA
+// launched as one block of `threads` threads. Trials run in a child process with its own CUDA
 // context: a patched kernel that faults or hangs is reported ("fault" / "timeout") and cannot poison
-// the next trial, whose child creates a fresh context. Bounded twice: the kernel's own wait polls at
-// most `spin_cap` times, and the host kills the child after `timeout_s`.
+// the next trial, which then runs in a fresh child and context. Bounded twice: the kernel's own wait
+// polls at most `spin_cap` times, and a launch may run `timeout_s` before the trial is abandoned.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -54,8 +55,14 @@ TrialResult trial_from_json(const json& j);
 // `api` = nullptr: the real driver (libcuda.so.1); tests pass a double.
 TrialResult run_trial_here(const std::vector<std::uint8_t>& cubin, const RunConfig& cfg, const DriverApi* api = nullptr);
 
-// Runs one trial in a forked child with a hard timeout; never throws for a device-side failure (the
-// status says what happened). Throws NoDeviceError when the child found no driver/device.
+// Runs trials in forked children with hard timeouts; never throws for a device-side failure (the
+// status says what happened). One child runs the trials in order in one context until a trial does
+// not complete (fault, timeout, crash); the next trial then starts a fresh child, i.e. a fresh
+// context. `on_result(i, r)` is called as each result arrives (progress). Throws NoDeviceError when
+// the child found no driver/device.
+std::vector<TrialResult> run_trials_isolated(
+    const std::vector<std::vector<std::uint8_t>>& cubins, const RunConfig& cfg, const DriverApi* api = nullptr,
+    const std::function<void(std::size_t, const TrialResult&)>& on_result = {});
 TrialResult run_trial_isolated(const std::vector<std::uint8_t>& cubin, const RunConfig& cfg,
                                const DriverApi* api = nullptr);
 
