@@ -149,10 +149,12 @@ int run_patch(const FlipOptions& o) {
   if (o.run) {
     RunConfig rc_cfg = o.run_cfg;
     rc_cfg.function = o.function;
-    const TrialResult base = run_trial_isolated(original.bytes(), rc_cfg);
-    const TrialResult t = run_trial_isolated(patched.bytes(), rc_cfg);
+    const auto r = run_trials_isolated({original.bytes(), patched.bytes()}, rc_cfg);
     const auto input = flip_test_input(rc_cfg.threads);
-    doc["run"] = {{"baseline", to_json(base)}, {"patched", to_json(t)}, {"comparison", compare(base, t, input).to_json()}};
+    doc["run"] = {{"baseline", to_json(r[0])},
+                  {"patched", to_json(r[1])},
+                  {"baseline_matches_model", compare(r[0], r[0], input).matches_model},
+                  {"comparison", compare(r[0], r[1], input).to_json()}};
   }
   emit(doc, o.report);
   if (rc != kExitOk) throw std::runtime_error(failure);
