@@ -100,7 +100,8 @@ json run_flip_experiment(const ExperimentConfig& cfg, const std::string& command
                   {"e_flags", hex(original.header().flags)},
                   {"function", cfg.function},
                   {"instructions", fn.instructions.size()},
-                  {"producer", dis.producer}};
+                  {"producer", dis.producer},
+                  {"toolkit", dis.toolkit}};
   doc["config"] = {{"match", cfg.match},        {"control", cfg.control},        {"bits", field_text(cfg.field)},
                    {"execute", cfg.execute},    {"threads", cfg.run.threads},    {"reps", cfg.run.reps},
                    {"spin_cap", cfg.run.spin_cap}, {"timeout_s", cfg.run.timeout_s}, {"device", cfg.run.device}};
