@@ -9,7 +9,7 @@
 # as in the paper) and $RESULTS/h200/bitflip-8warps.json (one block of 8 warps).
 set -euo pipefail
 mkdir -p "$RESULTS/h200"
-cubin="$BUILD/cubins/flip_test.sm_90.cubin"
+cubin="${BUNDLE:-.gpubundle}/share/flip_test.sm_90.cubin"   # built here by prepare.sh
 if [ ! -f "$cubin" ]; then  # an older build tree: compile the test kernel here
   mkdir -p "$RESULTS/h200/cubins"
   cubin="$RESULTS/h200/cubins/flip_test.sm_90.cubin"

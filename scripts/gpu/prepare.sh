@@ -16,7 +16,9 @@ mkdir -p "$b/bin" "$b/lib" "$b/share"
 cp build-h200/divbench "$b/bin/"
 # Test executables (GoogleTest binaries) keep their names.
 find build-h200/tests -maxdepth 2 -type f -executable -name 'divbench_*tests*' -exec cp {} "$b/bin/" \;
-# Standalone artefacts stages need (cubins etc.) are listed by stages in build-h200/gpubundle-share.txt.
+# Standalone cubins (the bit-flip stage patches the sm_90 ones).
+cp build-h200/cubins/*.sm_90.cubin "$b/share/" 2>/dev/null || true
+# Other artefacts stages need can be listed, one path a line, in build-h200/gpubundle-share.txt.
 if [ -f build-h200/gpubundle-share.txt ]; then
   while read -r f; do [ -n "$f" ] && cp -r "$f" "$b/share/"; done < build-h200/gpubundle-share.txt
 fi
