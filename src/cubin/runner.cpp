@@ -61,7 +61,7 @@ std::vector<int> flip_test_input(int threads) {
   return in;
 }
 
-void flip_test_expected(const std::vector<int>& in, std::vector<int>& out, std::vector<int>& exch_012) {
+void flip_test_expected(const std::vector<int>& in, std::vector<int>& out, std::vector<int>& exch_12) {
   const std::size_t n = in.size();
   std::vector<unsigned> v(n);
   for (std::size_t t = 0; t < n; ++t) {
@@ -74,12 +74,11 @@ void flip_test_expected(const std::vector<int>& in, std::vector<int>& out, std::
     v[t] = x;
   }
   out.assign(n, 0);
-  exch_012.assign(3 * n, 0);
+  exch_12.assign(2 * n, 0);
   for (std::size_t t = 0; t < n; ++t) {
     out[t] = static_cast<int>(v[t] ^ v[t ^ 1]);
-    exch_012[3 * t + 0] = static_cast<int>(0xffffffffu);
-    exch_012[3 * t + 1] = static_cast<int>(v[t ^ 1]);
-    exch_012[3 * t + 2] = static_cast<int>(v[t ^ 1]);
+    exch_12[2 * t + 0] = static_cast<int>(v[t ^ 1]);  // shuffle partner
+    exch_12[2 * t + 1] = static_cast<int>(v[t ^ 1]);  // shared-memory partner
   }
 }
 
@@ -376,10 +375,11 @@ double median_of(std::vector<long long> v) {
   const std::size_t m = v.size() / 2;
   return v.size() % 2 ? static_cast<double>(v[m]) : 0.5 * (static_cast<double>(v[m - 1]) + static_cast<double>(v[m]));
 }
-std::vector<int> exch012(const std::vector<int>& exch) {
+// Fields [first, last] of every thread's 4-int exchange record.
+std::vector<int> exch_fields(const std::vector<int>& exch, int first, int last) {
   std::vector<int> r;
   for (std::size_t i = 0; i + 4 <= exch.size(); i += 4)
-    for (int k = 0; k < 3; ++k) r.push_back(exch[i + k]);
+    for (int k = first; k <= last; ++k) r.push_back(exch[i + k]);
   return r;
 }
 }  // namespace
@@ -389,10 +389,10 @@ Comparison compare(const TrialResult& base, const TrialResult& t, const std::vec
   c.completed = t.completed();
   if (!c.completed) return c;
   c.output_equal = t.out == base.out;
-  c.exchange_equal = exch012(t.exch) == exch012(base.exch);
+  c.exchange_equal = exch_fields(t.exch, 0, 2) == exch_fields(base.exch, 0, 2);
   std::vector<int> out, ex;
   flip_test_expected(input, out, ex);
-  c.matches_model = t.out == out && exch012(t.exch) == ex;
+  c.matches_model = t.out == out && exch_fields(t.exch, 1, 2) == ex;
   c.cycles_median = median_of(t.cycles_warp0);
   const double b = median_of(base.cycles_warp0);
   c.cycles_ratio = b > 0 ? c.cycles_median / b : 0;
