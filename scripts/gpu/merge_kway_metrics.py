@@ -168,7 +168,8 @@ def main(argv=None):
                 launches = parse_ncu_csv(f.read())
             if "device" not in result:
                 result["device"] = doc.get("device")
-                result["provenance"] = doc.get("provenance")
+                # divbench.result/1 keeps provenance at the top level.
+                result["provenance"] = {k: doc.get(k) for k in ("toolkit", "git", "created", "host", "command")}
             result["experiments"].append(merge_one(doc, launches))
     except (MergeError, OSError, ValueError, KeyError) as e:
         print(f"merge_kway_metrics: error: {e}", file=sys.stderr)
