@@ -128,16 +128,26 @@ class Gpu:
     def family(self) -> str:
         return family_of_cc(self.cc)
 
-    def find(self, experiment: str, body: str | None = None, map_: str | None = None) -> Result | None:
-        """The result of `experiment`; for k-way sweeps the one with the given work body and lane map."""
+    def find(self, experiment: str, body: str | None = None, map_: str | None = None,
+             with_metrics: bool = False) -> Result | None:
+        """The result of `experiment`; for k-way sweeps the one with the given work body and lane map.
+
+        A folder may hold several (results/h200 has the 32-point sweep, the 6-point body sweep and the
+        6-point --metrics sweep): with_metrics keeps those whose points carry counter values; then the
+        one with the most points wins, then the newest. Equal on all three is an error."""
         hits = [r for r in self.results if r.experiment == experiment]
         if body is not None:
             hits = [r for r in hits if r.config.get("body", DEFAULT_BODY) == body]
         if map_ is not None:
             hits = [r for r in hits if r.config.get("map", DEFAULT_MAP) == map_]
+        if with_metrics:
+            hits = [r for r in hits if any(point_metric(p) is not None for p in r.points)]
         if len(hits) > 1:
-            names = ", ".join(str(r.path) for r in hits)
-            raise InputError(f"{self.key}: {len(hits)} '{experiment}' results ({names}); give one")
+            rank = lambda r: (len(r.points), str(r.data.get("created", "")))
+            hits.sort(key=rank, reverse=True)
+            if rank(hits[0]) == rank(hits[1]):
+                names = ", ".join(str(r.path) for r in hits)
+                raise InputError(f"{self.key}: {len(hits)} '{experiment}' results ({names}) tie; give one")
         return hits[0] if hits else None
 
 

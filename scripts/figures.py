@@ -127,7 +127,7 @@ def fig1(ctx) -> tuple[list[Path], list[Path]]:
 def fig2(ctx):
     runs = []
     for g in ctx.gpus:
-        r = g.find("kway", ctx.body, ctx.map)
+        r = g.find("kway", ctx.body, ctx.map, with_metrics=True)
         if r is None:
             continue
         ser = dd.efficiency_series(r)
