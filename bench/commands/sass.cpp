@@ -1,0 +1,68 @@
+// divbench sass FILE...: static analysis of SASS (cubins, or executables/objects with embedded
+// cubins): CFG, post-dominators, barrier regions, reconvergence placement, census, control words.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/command.hpp"
+#include "divbench/core/errors.hpp"
+#include "divbench/core/json_io.hpp"
+#include "divbench/sass/analysis.hpp"
+#include "divbench/sass/nvdisasm.hpp"
+
+namespace {
+
+struct SassOptions {
+  std::vector<std::string> files;
+  std::string nvdisasm;
+  std::string out;
+  std::string format = "console";
+  bool quiet = false;
+};
+
+int run_sass(const SassOptions& o) {
+  using namespace divbench;
+  if (o.files.empty()) throw UsageError("sass: give at least one cubin, object or executable");
+  if (!o.out.empty()) {
+    std::string why;
+    if (!path_is_writable(o.out, &why)) throw UsageError("--out: " + why);
+  }
+  for (const auto& f : o.files) sass::inspect_file(f);  // fail early, before running any tool
+  const std::string nvdisasm = sass::find_nvdisasm(o.nvdisasm);
+  sass::TempDir tmp;
+  std::vector<sass::Cubin> cubins;
+  for (const auto& f : o.files) {
+    if (!o.quiet && o.format == "console") std::cerr << "divbench sass: " << f << "\n";
+    for (auto& c : sass::load_cubins(f, nvdisasm, tmp)) cubins.push_back(std::move(c));
+  }
+  std::vector<sass::CubinAnalysis> analyses;
+  for (const auto& c : cubins) analyses.push_back(sass::analyze(c));
+  std::string command = "divbench sass";
+  for (const auto& f : o.files) command += " " + f;
+  const json doc = sass::to_document(analyses, nvdisasm, command);
+  if (!o.out.empty()) write_json_atomic(o.out, doc);
+  if (o.format == "json") std::cout << doc.dump(2) << "\n";
+  else if (!o.quiet)
+    for (const auto& a : analyses) std::cout << sass::summary(a);
+  return kExitOk;
+}
+
+divbench::cli::Command sass_command() {
+  divbench::cli::Command c;
+  c.name = "sass";
+  c.help = "Analyse SASS: CFG, post-dominators, BSSY/BSYNC placement, control-flow census (needs nvdisasm)";
+  c.setup = [](CLI::App& sub) -> std::function<int()> {
+    auto o = std::make_shared<SassOptions>();
+    sub.add_option("files", o->files, "Cubins, objects or executables with embedded cubins")->required();
+    sub.add_option("--nvdisasm", o->nvdisasm, "Path of nvdisasm (default: PATH, $CUDA_HOME/bin, pip's nvidia/cu13/bin)");
+    sub.add_option("--out", o->out, "Write the divbench.sass/1 JSON to FILE (atomically)");
+    sub.add_option("--format", o->format, "Console output: console|json")->check(CLI::IsMember({"console", "json"}));
+    sub.add_flag("--quiet", o->quiet, "No console summary or progress");
+    return [o] { return run_sass(*o); };
+  };
+  return c;
+}
+
+}  // namespace
+
+DIVBENCH_REGISTER_COMMAND(sass_command);

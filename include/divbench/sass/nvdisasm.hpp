@@ -1,0 +1,83 @@
+// Finding and running the CUDA binary utilities (nvdisasm, cuobjdump), getting cubins out of
+// executables/objects, and disassembling a cubin into the instruction model.
+//
+// Search order for nvdisasm (the same in the tool and in the tests):
+//   1. an explicit path (--nvdisasm), which must exist and be executable,
+//   2. $DIVBENCH_NVDISASM,
+//   3. PATH,
+//   4. $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin,
+//   5. the PyPI wheel nvidia-cuda-nvdisasm: <site-packages>/nvidia/cu13/bin (and cu12), found by
+//      asking python3 (or $DIVBENCH_PYTHON) for site.getsitepackages()/getusersitepackages().
+// cuobjdump: next to the chosen nvdisasm first, then the same order ($DIVBENCH_CUOBJDUMP at 2).
+// Nothing runs through a shell: argv is passed to execvp, stdout/stderr are captured.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "divbench/sass/instruction.hpp"
+
+namespace divbench::sass {
+
+// Throws UsageError("nvdisasm not found ...; install ... or pass --nvdisasm PATH") when absent.
+std::string find_nvdisasm(const std::string& explicit_path = "");
+// Throws UsageError when absent.
+std::string find_cuobjdump(const std::string& nvdisasm_path = "");
+// Like the two above but returns "" instead of throwing (for tests that skip).
+std::string locate_tool(const std::string& name, const std::string& explicit_path = "");
+
+struct ProcessResult {
+  int exit_code = -1;  // exit status; 128+N when killed by signal N; -1 when it could not start
+  std::string out;
+  std::string err;
+};
+// Runs argv[0] (a path or a name found on PATH) with argv, optionally in `cwd`; never throws for a
+// non-zero exit (the caller decides), throws std::runtime_error when it cannot start at all.
+ProcessResult run_process(const std::vector<std::string>& argv, const std::string& cwd = "");
+
+// A temporary directory removed (recursively) on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// What a file is, from its first bytes and ELF header.
+enum class FileKind { cubin, host_elf, fatbin, other };
+struct FileInfo {
+  FileKind kind = FileKind::other;
+  int sm = 0;  // cubin only: SM number from e_flags (bits 8-15 for ABI version >= 8, else 0-7)
+};
+// Throws UsageError for a missing/unreadable file, a non-ELF non-fatbin file ("not an ELF file"),
+// or a truncated ELF (header or section table beyond the end of the file).
+FileInfo inspect_file(const std::string& path);
+
+// Cubins embedded in an executable, object or fatbin: `cuobjdump -xelf all` run inside `dir`.
+// Returns the extracted cubin paths (sorted). Throws UsageError when there are none.
+std::vector<std::string> extract_cubins(const std::string& file, const std::string& cuobjdump,
+                                        const std::string& dir);
+
+struct DisassembleOptions {
+  bool encodings = true;  // second run with -hex for the 128-bit encodings, labels, BRX targets
+};
+// Disassembles one cubin: `nvdisasm -json` (model) plus `nvdisasm -c -hex` (encodings, labels,
+// subroutine symbols, BRX BRANCH_TARGETS), merged. Falls back to the text listing alone when the
+// nvdisasm has no -json. Throws UsageError with one line when nvdisasm rejects the file (e.g.
+// "unsupported architecture sm_61 for nvdisasm 13.5 ...").
+Cubin disassemble(const std::string& cubin_path, const std::string& nvdisasm,
+                  const DisassembleOptions& opt = {});
+
+// All cubins of a user-named file: the file itself when it is a cubin, else the extracted ones.
+// `tmp` keeps extracted files alive as long as the returned Cubins' paths are needed.
+std::vector<Cubin> load_cubins(const std::string& file, const std::string& nvdisasm, TempDir& tmp,
+                               const DisassembleOptions& opt = {});
+
+// First line of `nvdisasm --version` that names the release, e.g. "release 13.5, V13.5.37".
+std::string tool_version(const std::string& tool);
+
+}  // namespace divbench::sass

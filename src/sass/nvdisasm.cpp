@@ -1,0 +1,291 @@
+#include "divbench/sass/nvdisasm.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "divbench/core/errors.hpp"
+#include "divbench/sass/parse.hpp"
+
+namespace fs = std::filesystem;
+
+namespace divbench::sass {
+
+namespace {
+
+bool executable(const std::string& p) {
+  struct stat st {};
+  return !p.empty() && ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
+}
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// site-packages folders of the Python that pip installs into.
+std::vector<std::string> python_site_dirs() {
+  std::vector<std::string> dirs;
+  for (const std::string& py : {env("DIVBENCH_PYTHON"), std::string("python3")}) {
+    if (py.empty()) continue;
+    try {
+      auto r = run_process({py, "-c",
+                            "import site,sys\n"
+                            "for d in site.getsitepackages()+[site.getusersitepackages()]: print(d)"});
+      if (r.exit_code != 0) continue;
+      std::istringstream in(r.out);
+      std::string d;
+      while (std::getline(in, d))
+        if (!d.empty()) dirs.push_back(d);
+      if (!dirs.empty()) break;
+    } catch (const std::exception&) {
+    }
+  }
+  return dirs;
+}
+
+}  // namespace
+
+std::string locate_tool(const std::string& name, const std::string& explicit_path) {
+  if (!explicit_path.empty()) return executable(explicit_path) ? explicit_path : "";
+  std::string up = name;
+  std::transform(up.begin(), up.end(), up.begin(), ::toupper);
+  if (auto e = env(("DIVBENCH_" + up).c_str()); executable(e)) return e;
+  std::stringstream path(env("PATH"));
+  for (std::string d; std::getline(path, d, ':');)
+    if (!d.empty() && executable(d + "/" + name)) return d + "/" + name;
+  for (const char* v : {"CUDA_HOME", "CUDA_PATH"})
+    if (auto d = env(v); !d.empty() && executable(d + "/bin/" + name)) return d + "/bin/" + name;
+  if (executable("/usr/local/cuda/bin/" + name)) return "/usr/local/cuda/bin/" + name;
+  for (const auto& sp : python_site_dirs())
+    for (const char* sub : {"nvidia/cu13/bin/", "nvidia/cu12/bin/", "nvidia/cuda_nvdisasm/bin/",
+                            "nvidia/cuda_cuobjdump/bin/"})
+      if (executable(sp + "/" + sub + name)) return sp + "/" + sub + name;
+  return "";
+}
+
+std::string find_nvdisasm(const std::string& explicit_path) {
+  if (!explicit_path.empty() && !executable(explicit_path))
+    throw UsageError("--nvdisasm: '" + explicit_path + "' is not an executable file");
+  auto p = locate_tool("nvdisasm", explicit_path);
+  if (p.empty())
+    throw UsageError(
+        "nvdisasm not found (looked in $DIVBENCH_NVDISASM, PATH, $CUDA_HOME/bin, $CUDA_PATH/bin, "
+        "/usr/local/cuda/bin and pip's nvidia/cu13/bin); install it (pip install nvidia-cuda-nvdisasm) "
+        "or pass --nvdisasm PATH");
+  return p;
+}
+
+std::string find_cuobjdump(const std::string& nvdisasm_path) {
+  if (!nvdisasm_path.empty()) {
+    auto sib = (fs::path(nvdisasm_path).parent_path() / "cuobjdump").string();
+    if (executable(sib)) return sib;
+  }
+  auto p = locate_tool("cuobjdump");
+  if (p.empty())
+    throw UsageError(
+        "cuobjdump not found (needed to extract cubins from executables and objects); install it "
+        "(pip install nvidia-cuda-cuobjdump) or put it next to nvdisasm");
+  return p;
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv, const std::string& cwd) {
+  if (argv.empty()) throw std::runtime_error("run_process: empty command");
+  char out_name[] = "/tmp/divbench-out-XXXXXX";
+  char err_name[] = "/tmp/divbench-err-XXXXXX";
+  int out_fd = ::mkstemp(out_name);
+  int err_fd = ::mkstemp(err_name);
+  if (out_fd < 0 || err_fd < 0) throw std::runtime_error("run_process: cannot create temp files");
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("run_process: fork failed: " + std::string(std::strerror(errno)));
+  if (pid == 0) {
+    ::dup2(out_fd, 1);
+    ::dup2(err_fd, 2);
+    int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, 0);
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::close(out_fd);
+  ::close(err_fd);
+  ProcessResult r;
+  r.out = read_file(out_name);
+  r.err = read_file(err_name);
+  ::unlink(out_name);
+  ::unlink(err_name);
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status)) r.exit_code = 128 + WTERMSIG(status);
+  if (r.exit_code == 127 && r.out.empty() && r.err.empty())
+    throw std::runtime_error("cannot run '" + argv[0] + "'");
+  return r;
+}
+
+TempDir::TempDir() {
+  char name[] = "/tmp/divbench-sass-XXXXXX";
+  if (!::mkdtemp(name)) throw std::runtime_error("cannot create a temporary directory");
+  path_ = name;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+FileInfo inspect_file(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw UsageError(path + ": no such file");
+  if (fs::is_directory(path, ec)) throw UsageError(path + ": is a directory, not a cubin or executable");
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw UsageError(path + ": cannot be read");
+  const std::string bytes = read_file(path);
+  auto u16 = [&](std::size_t o) { return std::uint32_t(std::uint8_t(bytes[o])) | std::uint32_t(std::uint8_t(bytes[o + 1])) << 8; };
+  auto u32 = [&](std::size_t o) { return u16(o) | u16(o + 2) << 16; };
+  auto u64 = [&](std::size_t o) { return std::uint64_t(u32(o)) | std::uint64_t(u32(o + 4)) << 32; };
+  FileInfo info;
+  if (bytes.size() >= 4 && u32(0) == 0xBA55ED50u) {  // fatbin container
+    info.kind = FileKind::fatbin;
+    return info;
+  }
+  if (bytes.size() < 4 || bytes.compare(0, 4, "\x7f" "ELF") != 0)
+    throw UsageError(path + ": not an ELF file (expected a cubin, an object or an executable with embedded cubins)");
+  if (bytes.size() < 64 || bytes[4] != 2 || bytes[5] != 1)
+    throw UsageError(path + ": truncated or unsupported ELF header (expected 64-bit little-endian)");
+  const std::uint64_t shoff = u64(0x28);
+  const std::uint32_t shentsize = u16(0x3a), shnum = u16(0x3c);
+  if (shoff + std::uint64_t(shentsize) * shnum > bytes.size())
+    throw UsageError(path + ": truncated ELF file (section table beyond its " + std::to_string(bytes.size()) + " bytes)");
+  for (std::uint32_t i = 0; i < shnum && shentsize >= 64; ++i) {
+    const std::size_t sh = shoff + std::size_t(i) * shentsize;
+    const std::uint32_t type = u32(sh + 4);
+    const std::uint64_t off = u64(sh + 0x18), size = u64(sh + 0x20);
+    if (type != 8 /*SHT_NOBITS*/ && off + size > bytes.size())
+      throw UsageError(path + ": truncated ELF file (section " + std::to_string(i) + " ends beyond the file)");
+  }
+  const std::uint16_t machine = u16(18);
+  if (machine == 190) {  // EM_CUDA
+    info.kind = FileKind::cubin;
+    const std::uint32_t flags = u32(0x30);
+    const int abiversion = std::uint8_t(bytes[8]);
+    info.sm = static_cast<int>(abiversion >= 8 ? (flags >> 8) & 0xff : flags & 0xff);
+  } else {
+    info.kind = FileKind::host_elf;
+  }
+  return info;
+}
+
+std::vector<std::string> extract_cubins(const std::string& file, const std::string& cuobjdump, const std::string& dir) {
+  const std::string abs = fs::absolute(file).string();
+  auto r = run_process({cuobjdump, "-xelf", "all", abs}, dir);
+  if (r.exit_code != 0) {
+    std::string msg = r.err.empty() ? r.out : r.err;
+    msg = msg.substr(0, msg.find('\n'));
+    throw UsageError(file + ": cuobjdump could not extract cubins (" + msg + ")");
+  }
+  std::vector<std::string> cubins;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".cubin") cubins.push_back(e.path().string());
+  std::sort(cubins.begin(), cubins.end());
+  if (cubins.empty()) throw UsageError(file + ": contains no cubin (no device code for a real architecture)");
+  return cubins;
+}
+
+std::string tool_version(const std::string& tool) {
+  try {
+    auto r = run_process({tool, "--version"});
+    std::istringstream in(r.out);
+    for (std::string l; std::getline(in, l);)
+      if (l.find("release") != std::string::npos) return l.substr(l.find("release"));
+  } catch (const std::exception&) {
+  }
+  return "unknown";
+}
+
+namespace {
+
+std::string first_line(const std::string& s) {
+  auto t = s;
+  while (!t.empty() && (t[0] == '\n' || t[0] == ' ')) t.erase(0, 1);
+  return t.substr(0, t.find('\n'));
+}
+
+[[noreturn]] void nvdisasm_failed(const std::string& cubin, int sm, const std::string& nvdisasm, const ProcessResult& r) {
+  const std::string why = first_line(r.err.empty() ? r.out : r.err);
+  if (why.find("Cannot decode architecture") != std::string::npos || why.find("nsupported") != std::string::npos)
+    throw UsageError(cubin + ": unsupported architecture sm_" + std::to_string(sm) + " for nvdisasm " +
+                     tool_version(nvdisasm) + " (" + why + "; sm_5x/sm_6x need a CUDA 12.x nvdisasm)");
+  throw UsageError(cubin + ": nvdisasm failed with exit code " + std::to_string(r.exit_code) + ": " + why);
+}
+
+}  // namespace
+
+Cubin disassemble(const std::string& cubin_path, const std::string& nvdisasm, const DisassembleOptions& opt) {
+  const FileInfo info = inspect_file(cubin_path);
+  if (info.kind != FileKind::cubin) throw UsageError(cubin_path + ": not a cubin (ELF machine is not EM_CUDA)");
+  Cubin c;
+  c.path = c.source = cubin_path;
+  c.sm = info.sm;
+  ListingMeta meta;
+  auto r = run_process({nvdisasm, "-json", cubin_path});
+  bool have_json = r.exit_code == 0;
+  if (!have_json) {
+    const std::string why = r.err + r.out;
+    const bool no_json_option = why.find("nknown option") != std::string::npos && why.find("json") != std::string::npos;
+    if (!no_json_option) nvdisasm_failed(cubin_path, info.sm, nvdisasm, r);
+  } else {
+    c.functions = parse_nvdisasm_json_text(r.out, &meta);
+  }
+  if (opt.encodings || !have_json) {
+    auto t = run_process({nvdisasm, "-c", "-hex", cubin_path});
+    if (t.exit_code != 0) nvdisasm_failed(cubin_path, info.sm, nvdisasm, t);
+    auto text_fns = parse_nvdisasm_text(t.out, info.sm);
+    if (have_json) merge_text_listing(c.functions, text_fns);
+    else c.functions = std::move(text_fns);
+  }
+  c.producer = meta.producer.empty() ? "nvdisasm " + tool_version(nvdisasm) : meta.producer;
+  c.toolkit = meta.toolkit;
+  if (meta.sm && meta.sm != c.sm && c.sm == 0) c.sm = meta.sm;
+  return c;
+}
+
+std::vector<Cubin> load_cubins(const std::string& file, const std::string& nvdisasm, TempDir& tmp,
+                               const DisassembleOptions& opt) {
+  const FileInfo info = inspect_file(file);
+  std::vector<Cubin> out;
+  if (info.kind == FileKind::cubin) {
+    out.push_back(disassemble(file, nvdisasm, opt));
+    return out;
+  }
+  const std::string dir = tmp.path() + "/" + std::to_string(std::hash<std::string>{}(file));
+  fs::create_directories(dir);
+  for (const auto& cub : extract_cubins(file, find_cuobjdump(nvdisasm), dir)) {
+    out.push_back(disassemble(cub, nvdisasm, opt));
+    out.back().source = file;
+  }
+  return out;
+}
+
+}  // namespace divbench::sass

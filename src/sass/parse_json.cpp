@@ -1,0 +1,92 @@
+// nvdisasm -json -> instruction model.
+#include <set>
+
+#include "divbench/core/errors.hpp"
+#include "divbench/sass/parse.hpp"
+
+namespace divbench::sass {
+
+namespace {
+
+// Opcodes whose hex literal operand is an absolute code address. BRX/JMX carry a register and a
+// table offset instead (their targets come from BRANCH_TARGETS in the text listing).
+const std::set<std::string> kAddressOpcodes = {"BRA", "JMP", "BSSY", "CALL", "SSY", "PBK", "PCNT",
+                                               "CAL", "JCAL", "PRET", "PLONGJMP", "BPT"};
+
+void fill_guard(Instruction& ins, std::string pred) {
+  if (!pred.empty() && pred[0] == '@') pred = pred.substr(1);
+  if (!pred.empty() && pred[0] == '!') {
+    ins.guard_negated = true;
+    pred = pred.substr(1);
+  }
+  if (pred == "PT" && !ins.guard_negated) pred.clear();  // @PT: always executes
+  ins.guard = pred;
+}
+
+}  // namespace
+
+void infer_targets(Instruction& ins) {
+  if (!ins.targets.empty() || !kAddressOpcodes.count(ins.base)) return;
+  if (ins.base == "BPT") return;
+  for (const auto& op : ins.operands) {
+    if (auto v = parse_integer(op); v && *v >= 0) {
+      ins.targets.push_back(static_cast<std::uint64_t>(*v));
+      return;
+    }
+  }
+  if (ins.base == "CALL" && !ins.operands.empty()) ins.call_symbol = ins.operands.back();
+}
+
+std::vector<Function> parse_nvdisasm_json(const json& doc, ListingMeta* meta) {
+  if (!doc.is_array() || doc.size() != 2 || !doc[0].is_object() || !doc[1].is_array())
+    throw UsageError("nvdisasm -json output is not [metadata, [functions]]");
+  if (meta) {
+    const auto& m = doc[0];
+    if (m.contains("SM") && m["SM"].contains("version"))
+      meta->sm = m["SM"]["version"].value("major", 0) * 10 + m["SM"]["version"].value("minor", 0);
+    meta->producer = m.value("Producer", "");
+    if (m.contains(".note.nv.tkinfo")) meta->toolkit = m[".note.nv.tkinfo"].value("tki_toolVersion", "");
+  }
+  std::vector<Function> fns;
+  for (const auto& jf : doc[1]) {
+    Function f;
+    try {
+      f.name = jf.at("function-name").get<std::string>();
+      f.start = jf.at("start").get<std::uint64_t>();
+      f.length = jf.at("length").get<std::uint64_t>();
+      std::uint64_t off = f.start;
+      for (const auto& ji : jf.at("sass-instructions")) {
+        Instruction ins;
+        ins.offset = off;
+        off += 16;
+        fill_guard(ins, ji.value("predicate", ""));
+        ins.opcode = ji.at("opcode").get<std::string>();
+        split_opcode(ins.opcode, ins.base, ins.modifiers);
+        ins.operands = split_operands(ji.value("operands", ""));
+        if (ji.contains("other-attributes") && ji["other-attributes"].is_object()) {
+          const auto& a = ji["other-attributes"];
+          ins.control_flow = a.value("control-flow", "") == "True";
+          ins.subroutine_call = a.value("subroutine-call", "") == "True";
+        }
+        infer_targets(ins);
+        f.instructions.push_back(std::move(ins));
+      }
+    } catch (const json::exception& e) {
+      throw UsageError("nvdisasm -json: malformed function entry (" + std::string(e.what()) + ")");
+    }
+    fns.push_back(std::move(f));
+  }
+  return fns;
+}
+
+std::vector<Function> parse_nvdisasm_json_text(const std::string& text, ListingMeta* meta) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::exception& e) {
+    throw UsageError("nvdisasm -json output is not JSON (" + std::string(e.what()) + ")");
+  }
+  return parse_nvdisasm_json(doc, meta);
+}
+
+}  // namespace divbench::sass
