@@ -185,13 +185,15 @@ FLAT_SUM = ["instructions", "bssy", "bssy_reconvergent", "bssy_reliable", "bsync
 
 
 def iter_functions(sass_doc):
-    """(function json) for every function of every cubin in a divbench.sass/1 document."""
-    cubins = sass_doc.get("cubins") if isinstance(sass_doc, dict) else None
-    if cubins is None:
-        cubins = [sass_doc]
-    for c in cubins:
+    """(corpus file stem, function json) for every function of every cubin in a divbench.sass/1
+    document; the stem comes from the cubin's name (<stem>.<arch>.<hash>.cubin)."""
+    for c in sass_doc.get("cubins", []):
+        stem = os.path.basename(c.get("source") or c.get("cubin") or "?").split(".")[0]
         for f in c.get("functions", []):
-            yield f
+            yield stem, f
+
+
+INTERNAL_PREFIXES = ("$__internal_", "__internal_", "__cuda_")
 
 
 def kernel_of(function_name, kernels):
@@ -240,11 +242,18 @@ def ipdom_exact_rate(counts):
 
 def arch_record(arch, sass_doc, corpus, toolkit):
     kernels = {}
-    for f in iter_functions(sass_doc):
+    for stem, f in iter_functions(sass_doc):
         k = kernel_of(f["name"], corpus.kernels)
-        if k is None:
+        if k is not None:
+            info = corpus.kernels[k]
+        elif f["name"].startswith(INTERNAL_PREFIXES):
+            # A helper the toolkit adds to the cubin (e.g. sm_70's $__internal_0_$__cuda_sm70_shflsync_idx_p):
+            # real SASS of this corpus, kept and counted, under the file whose cubin holds it.
+            k = f"{stem}.cu:{f['name']}"
+            info = {"category": "toolkit_internal", "idea": "function the toolkit added", "file": f"{stem}.cu"}
+        else:
             raise StudyError(f"{arch}: function {f['name']!r} is not a tagged corpus kernel")
-        rec = kernels.setdefault(k, {"name": k, **corpus.kernels[k], "functions": [],
+        rec = kernels.setdefault(k, {"name": k, **info, "functions": [],
                                      "census": empty_census(), "branches": []})
         rec["functions"].append(f["name"])
         add_census(rec["census"], f.get("census", {}))

@@ -16,8 +16,10 @@ bool is_predicate_name(const std::string& s0) {
 std::string bare(const std::string& s) { return !s.empty() && s[0] == '!' ? s.substr(1) : s; }
 }  // namespace
 
+bool is_stack_jump(const Instruction& i) { return i.base == "SYNC" || i.base == "BRK" || i.base == "CONT"; }
 bool is_branch(const Instruction& i) {
-  return i.base == "BRA" || i.base == "JMP" || i.base == "BRX" || i.base == "JMX";
+  return i.base == "BRA" || i.base == "JMP" || i.base == "BRX" || i.base == "JMX" ||
+         (is_stack_jump(i) && !i.targets.empty());
 }
 bool is_indirect_branch(const Instruction& i) { return i.base == "BRX" || i.base == "JMX"; }
 bool is_exit(const Instruction& i) { return i.base == "EXIT" || i.base == "RET" || i.base == "KILL"; }
@@ -40,6 +42,7 @@ bool is_potentially_divergent(const Instruction& i) {
       per_thread = per_thread || !is_uniform_predicate(bare(i.operands[0]));
     return per_thread;
   }
+  if (is_stack_jump(i)) return i.guarded() && !is_uniform_predicate(i.guard);  // Pascal @P0 SYNC/BRK/CONT
   if (is_indirect_branch(i)) {
     if (i.guarded() && !is_uniform_predicate(i.guard)) return true;
     return !i.operands.empty() && i.operands[0].size() >= 2 && i.operands[0][0] == 'R' && i.operands[0] != "RZ";

@@ -62,7 +62,7 @@ class TagParsing(unittest.TestCase):
 
 
 def fake_sass(functions):
-    return {"schema": "divbench.sass/1", "cubins": [{"path": "x.cubin", "functions": functions}]}
+    return {"schema": "divbench.sass/1", "cubins": [{"source": "/c/a.sm_90.0123.cubin", "functions": functions}]}
 
 
 class FakeCorpus:
@@ -100,6 +100,13 @@ class Aggregation(unittest.TestCase):
         self.assertEqual((t["deferred"], t["bra_u"], t["max_nesting_depth"], t["bmov"]), (1, 1, 3, 3))
         f4 = sl.figure4({"sm_100": r})["sm_100"]
         self.assertEqual([f4[p] for p in sl.PLACEMENTS], [1, 1, 1, 1])
+
+    def test_toolkit_internal_function_is_kept_under_its_file(self):
+        r = sl.arch_record("sm_70", self.doc([{"name": "$__internal_0_$__cuda_sm70_shflsync_idx_p",
+                                               "census": {"warpsync_mask": 1}}]), FakeCorpus(), {})
+        rec = [k for k in r["kernels"] if k["category"] == "toolkit_internal"]
+        self.assertEqual([k["name"] for k in rec], ["a.cu:$__internal_0_$__cuda_sm70_shflsync_idx_p"])
+        self.assertEqual(r["totals"]["census"]["warpsync_mask"], 2)
 
     def test_unknown_function_is_an_error(self):
         with self.assertRaisesRegex(sl.StudyError, "not a tagged corpus kernel"):
