@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run ON the GPU machine, from the repository root, with build-h200/ carried from the build
+# Run ON the GPU machine, from the repository root, with .gpubundle/ carried from the build
 # machine (scripts/gpu/prepare.sh). Runs every stage scripts/gpu/NN-*.sh in order; each writes
 # its results under $RESULTS and appends one-line summaries to $RESULTS/summary.txt. Everything
 # is packed into $OUT/results.tar.gz (the device tool returns at most 8 files) and the summary
@@ -9,10 +9,11 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${OUT:=$PWD/out}"
 mkdir -p "$OUT"
-export BUILD="$PWD/build-h200"
-export DIVBENCH="$BUILD/divbench"
+export BUNDLE="$PWD/.gpubundle"
+export BIN="$BUNDLE/bin"
+export DIVBENCH="$BIN/divbench"
 export RESULTS="$OUT/results"
-export LD_LIBRARY_PATH="$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH="$BUNDLE/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="/usr/local/cuda/bin:$PATH"
 mkdir -p "$RESULTS"
 pattern="${1:-.}"
@@ -20,18 +21,20 @@ log="$OUT/run.log"
 {
   echo "== $(date -u +%FT%TZ) $(hostname)"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv || true
-  ldd "$DIVBENCH" | grep -E "not found|benchmark|cupti" || true
+  ldd "$DIVBENCH" | grep -E "not found|benchmark|cupti|nvperf" || true
+  ls -d /usr/local/cuda*/extras/CUPTI/lib64 /usr/local/cuda*/lib64/libcupti* 2>/dev/null || true
+  ncu --version | tail -1; compute-sanitizer --version | tail -1; nvcc --version | tail -1
 } 2>&1 | tee -a "$log"
 : > "$RESULTS/summary.txt"
 for stage in scripts/gpu/[0-9][0-9]-*.sh; do
   name=$(basename "$stage" .sh)
   echo "$name" | grep -Eq "$pattern" || continue
   echo "== stage $name" | tee -a "$log"
-  t0=$(date +%s.%N)
+  t0=$(date +%s%N)
   bash "$stage" >>"$log" 2>&1
   rc=$?
-  t1=$(date +%s.%N)
-  printf '%-28s rc=%-3s %6.1fs\n' "$name" "$rc" "$(echo "$t1 - $t0" | bc)" | tee -a "$RESULTS/stages.txt"
+  t1=$(date +%s%N)
+  printf '%-28s rc=%-3s %6d ms\n' "$name" "$rc" "$(( (t1 - t0) / 1000000 ))" | tee -a "$RESULTS/stages.txt"
 done
 tar -C "$OUT" -czf "$OUT/results.tar.gz" results
 echo "== stages"; cat "$RESULTS/stages.txt"

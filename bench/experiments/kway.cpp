@@ -46,7 +46,8 @@ Experiment kway_experiment() {
       s.lanes = assign_lanes(parse_lane_map(o.map), k, static_cast<std::uint32_t>(o.iters), o.seed);
       s.plan.warmup = o.warmup;
       s.plan.reps = o.reps;
-      pts.push_back(PointSpec{"k:" + std::to_string(k), [s] { return run_kway_point(s); }, kway_launch_once(s)});
+      pts.push_back(PointSpec{"k:" + std::to_string(k), [s] { return run_kway_point(s); }, kway_launch_once(s),
+                              kway_launch_twin(s)});
     }
     return pts;
   };

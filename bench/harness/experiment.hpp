@@ -31,6 +31,7 @@ struct PointSpec {
   std::string label;                   // benchmark name suffix, e.g. "k:7"
   std::function<PointResult()> run;    // timed launches + output verification
   std::function<void()> launch_once;   // one untimed launch of the same kernel (for --metrics)
+  std::function<void()> launch_twin;   // the same launch with zero work (region-only counters); optional
 };
 
 struct Experiment {

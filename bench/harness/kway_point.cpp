@@ -95,4 +95,10 @@ std::function<void()> kway_launch_once(const KwayPointSpec& s) {
   };
 }
 
+std::function<void()> kway_launch_twin(const KwayPointSpec& s) {
+  KwayPointSpec twin = s;
+  for (auto& n : twin.lanes.iters_of_path) n = 0;
+  return kway_launch_once(twin);
+}
+
 }  // namespace divbench

@@ -29,4 +29,8 @@ PointResult run_kway_point(const KwayPointSpec& s);
 // One untimed launch of the same kernel and configuration (for the counters).
 std::function<void()> kway_launch_once(const KwayPointSpec& s);
 
+// The same launch with every path's iteration count set to zero: the zero-work twin whose counters
+// are subtracted to isolate the divergent region.
+std::function<void()> kway_launch_twin(const KwayPointSpec& s);
+
 }  // namespace divbench

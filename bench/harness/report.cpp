@@ -63,7 +63,7 @@ void report_result(std::ostream& os, const RunOptions& opts, const ResultRecord&
     os << "\n";
     for (std::size_t i = 0; i < rec.points.size(); ++i) {
       const auto& p = rec.points[i];
-      os << std::setw(6) << p.k << std::fixed << std::setprecision(0) << std::setw(16) << p.cycles.median
+      os << std::defaultfloat << std::setw(6) << p.k << std::fixed << std::setprecision(0) << std::setw(16) << p.cycles.median
          << std::setw(16) << p.cycles.min << std::setw(16) << p.cycles.max << std::scientific << std::setprecision(2)
          << std::setw(11) << p.cycles.cv << std::setw(8) << p.launches << std::fixed << std::setprecision(0)
          << std::setw(9) << p.clock_mhz;
@@ -77,7 +77,7 @@ void report_result(std::ostream& os, const RunOptions& opts, const ResultRecord&
   if (rec.has_fit) {
     const auto& f = rec.fit;
     os << std::setprecision(6) << "fit T(k) = s*k + c: s = " << f.s << " cycles/path, c = " << f.c
-       << ", R^2 = " << std::setprecision(8) << f.r2 << ", max |residual| = " << std::setprecision(3)
+       << ", R^2 = " << std::setprecision(12) << f.r2 << ", max |residual| = " << std::setprecision(3)
        << 100.0 * f.max_rel_residual << "%\n";
     os << "k^2 term: q = " << f.quadratic.q << " (t = " << f.quadratic.t_stat << ", p = " << f.quadratic.p_value
        << ", share at max k " << 100.0 * f.quadratic.rel_effect << "%) -> "

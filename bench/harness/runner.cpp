@@ -10,7 +10,9 @@
 
 #include "divbench/core/errors.hpp"
 #include "divbench/core/json_io.hpp"
+#include "divbench/core/samples.hpp"
 #include "divbench/cuda/check.hpp"
+#include "divbench/cuda/clock.hpp"
 #include "divbench/cuda/device_info.hpp"
 #include "divbench/cupti/metrics.hpp"
 #include "experiment.hpp"
@@ -145,11 +147,14 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
         if (j->t0 == std::chrono::steady_clock::time_point{}) j->t0 = std::chrono::steady_clock::now();
         PointResult r;
         for (auto _ : st) {
+          const double before = measure_sm_clock_mhz(1000);
           r = j->points[i].run();
+          const double after = measure_sm_clock_mhz(1000);
+          if (r.timed) apply_clock_bracket(r.point, before, after);
           st.SetIterationTime(r.seconds);
         }
         if (opts.metrics && j->points[i].launch_once) {
-          const json m = collect_metrics(j->points[i].launch_once);
+          const json m = collect_point_metrics(j->points[i].launch_once, j->points[i].launch_twin);
           (r.timed ? r.point.extra : r.raw)["metrics"] = m;
         }
         for (const auto& [k, v] : r.counters) st.counters[k] = v;

@@ -68,11 +68,10 @@ void launch_kway(Body body, const KwayParams& p, int blocks, int threads_per_blo
 }
 
 float kway_reference(Body body, const KwayParams& p, int lane, const std::vector<float>& table) {
-  const auto seq = std::make_integer_sequence<int, kWarpLanes>{};
   const float x0 = kway::lane_seed(lane);
   const int path = p.path_of_lane[lane];
   switch (body) {
-    case Body::fma_chain: return kway::reference<bodies::FmaChain>(path, x0, p, table.data(), seq);
+    case Body::fma_chain: return kway::reference<bodies::FmaChain>(path, x0, p, table.data());
     default: throw std::invalid_argument("kway_reference: body not built");
   }
 }

@@ -1,7 +1,6 @@
 // The k-way divergent region, templated on the work body. Included by kway.cu (and by nothing that
 // is timed differently), so every experiment times the same code.
 #pragma once
-#include <utility>
 
 #include "divbench/cuda/timing.cuh"
 #include "divbench/kernels/kway.hpp"
@@ -11,15 +10,20 @@ namespace divbench::kway {
 // Lane seed: distinct per lane, identical across warps, so one host reference serves every warp.
 __host__ __device__ __forceinline__ float lane_seed(int lane) { return 1.0f + 0.03125f * static_cast<float>(lane); }
 
-// 32 guarded paths: `if (path == P) { body<P>; __syncwarp(mask_of_path[P]); }` for P = 0..31.
-// Paths P >= k are skipped by every lane (a uniform not-taken branch).
-template <class Body, int... P>
-__device__ __forceinline__ float divergent_region(int path, float x, const KwayParams& p,
-                                                  std::integer_sequence<int, P...>) {
-  (((path == P) ? (x = Body::template run<P>(x, p.iters_of_path[P], p.table, p.table_words),
-                   __syncwarp(p.mask_of_path[P]), 0)
-                : 0),
-   ...);
+// The divergent region: path classes run in turn, `if (path == q) { body; __syncwarp(mask_of_path[q]); }`
+// for q = 0..k-1. The loop over q is warp-uniform (k is a kernel argument) and is not unrolled, so
+// every path executes the same instructions at the same addresses: only the active lanes differ.
+// (Earlier we gave each path its own compiled copy; on the H200 the copies differed by code layout,
+// 27-29 cycles per iteration, which bent T(k). Body<0> for every path removes that confound.)
+template <class Body>
+__device__ __forceinline__ float divergent_region(int path, float x, const KwayParams& p) {
+#pragma unroll 1
+  for (int q = 0; q < p.k; ++q) {
+    if (path == q) {
+      x = Body::template run<0>(x, p.iters_of_path[q], p.table, p.table_words);
+      __syncwarp(p.mask_of_path[q]);
+    }
+  }
   return x;
 }
 
@@ -32,16 +36,15 @@ __global__ void kway_kernel(KwayParams p, RegionSample* samples, float* out) {
   float x = lane_seed(lane);
   dev::RegionTimer timer;
   timer.start();
-  x = divergent_region<Body>(path, x, p, std::make_integer_sequence<int, kWarpLanes>{});
+  x = divergent_region<Body>(path, x, p);
   timer.stop(samples ? samples + warp : nullptr, warp);
   out[tid] = x;
 }
 
-// Host reference of lane `lane`: the same body, compiled for the host.
-template <class Body, int... P>
-float reference(int path, float x, const KwayParams& p, const float* table, std::integer_sequence<int, P...>) {
-  ((path == P ? (x = Body::template run<P>(x, p.iters_of_path[P], table, p.table_words), 0) : 0), ...);
-  return x;
+// Host reference of one lane: the same body, compiled for the host, for the lane's path.
+template <class Body>
+float reference(int path, float x, const KwayParams& p, const float* table) {
+  return Body::template run<0>(x, p.iters_of_path[path], table, p.table_words);
 }
 
 }  // namespace divbench::kway

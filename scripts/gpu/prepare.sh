@@ -1,24 +1,32 @@
 #!/usr/bin/env bash
-# Run HERE (the CPU build machine): build the sm_90 tree for the H200 and bundle the shared
-# libraries the test machine lacks (Google Benchmark; CUPTI and NVPerf travel too so the
-# profiler matches the toolkit we built with). The result, build-h200/, is what the device
-# tool carries.
+# Run HERE (the CPU build machine): build the sm_90 tree (preset h200) and gather what the H200
+# machine needs into .gpubundle/ (ignored by git), which the device tool carries:
+#   .gpubundle/bin/   divbench and the test executables (GPU tests run there)
+#   .gpubundle/lib/   shared libraries the test machine lacks (Google Benchmark)
+#   .gpubundle/share/ extra files stages need (e.g. standalone cubins), if any
+# Set DIVBENCH_BUNDLE_CUPTI=1 to bundle CUPTI/NVPerf too (when the machine's toolkit lacks them).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="/usr/local/cuda/bin:$PATH"
 cmake --preset h200 >/dev/null
 cmake --build --preset h200
-lib=build-h200/lib
-mkdir -p "$lib"
-copy_dep() {  # copy the resolved shared library (and keep its soname)
+b=.gpubundle
+rm -rf "$b"
+mkdir -p "$b/bin" "$b/lib" "$b/share"
+cp build-h200/divbench "$b/bin/"
+# Test executables (GoogleTest binaries) keep their names.
+find build-h200/tests -maxdepth 2 -type f -executable -name 'divbench_*tests*' -exec cp {} "$b/bin/" \;
+# Standalone artefacts stages need (cubins etc.) are listed by stages in build-h200/gpubundle-share.txt.
+if [ -f build-h200/gpubundle-share.txt ]; then
+  while read -r f; do [ -n "$f" ] && cp -r "$f" "$b/share/"; done < build-h200/gpubundle-share.txt
+fi
+copy_dep() {  # copy the shared library that $1 resolves for pattern $2
   local path
   path=$(ldd "$1" | awk -v n="$2" '$1 ~ n {print $3}' | head -1)
-  [ -n "$path" ] && [ -f "$path" ] && cp -L "$path" "$lib/" && echo "bundled $(basename "$path")"
+  if [ -n "$path" ] && [ -f "$path" ]; then cp -L "$path" "$b/lib/"; echo "bundled $(basename "$path")"; fi
 }
-copy_dep build-h200/divbench libbenchmark
-for l in libcupti.so libnvperf_host.so libnvperf_target.so; do
-  for d in /usr/local/cuda/lib64 /usr/local/cuda/extras/CUPTI/lib64; do
-    if compgen -G "$d/$l*" >/dev/null; then cp -L "$d"/$l* "$lib/" 2>/dev/null || true; break; fi
-  done
-done
-du -sh build-h200 | awk '{print "build-h200: " $1}'
+copy_dep "$b/bin/divbench" libbenchmark
+if [ "${DIVBENCH_BUNDLE_CUPTI:-0}" = 1 ]; then
+  for l in libcupti.so.13 libnvperf_host.so libnvperf_target.so; do cp -L "/usr/local/cuda/lib64/$l" "$b/lib/"; done
+fi
+du -sh "$b" | awk '{print ".gpubundle: " $1}'

@@ -22,7 +22,10 @@ json to_json(const DeviceRecord& d) {
               {"runtime", d.runtime},
               {"pci_bus_id", d.pci_bus_id},
               {"uuid", d.uuid},
-              {"measured_sm_clock_mhz", d.measured_sm_clock_mhz}};
+              {"measured_sm_clock_mhz", d.measured_sm_clock_mhz},
+              {"driver_release", d.driver_release},
+              {"max_sm_clock_mhz", d.max_sm_clock_mhz},
+              {"sm_clock_now_mhz", d.sm_clock_now_mhz}};
 }
 
 DeviceRecord device_from_json(const json& j) {
@@ -46,6 +49,9 @@ DeviceRecord device_from_json(const json& j) {
   d.pci_bus_id = j.value("pci_bus_id", "");
   d.uuid = j.value("uuid", "");
   d.measured_sm_clock_mhz = j.value("measured_sm_clock_mhz", 0.0);
+  d.driver_release = j.value("driver_release", "");
+  d.max_sm_clock_mhz = j.value("max_sm_clock_mhz", 0);
+  d.sm_clock_now_mhz = j.value("sm_clock_now_mhz", 0);
   return d;
 }
 
@@ -61,6 +67,8 @@ json to_json(const TimedPoint& p) {
          {"throttled", p.throttled},
          {"clock_mhz", p.clock_mhz},
          {"clock_spread", p.clock_spread},
+         {"clock_before_mhz", p.clock_before_mhz},
+         {"clock_after_mhz", p.clock_after_mhz},
          {"wall_ms", p.wall_ms},
          {"region_ms", p.region_ms}};
   for (auto it = p.extra.begin(); it != p.extra.end(); ++it) j[it.key()] = it.value();

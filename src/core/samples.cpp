@@ -1,6 +1,7 @@
 #include "divbench/core/samples.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace divbench {
@@ -38,6 +39,13 @@ TimedPoint to_timed_point(const std::vector<RegionSample>& samples, int reps, st
   for (double x : cycles) sum_cycles += x;
   p.region_ms = p.clock_mhz > 0 ? sum_cycles / (p.clock_mhz * 1e3) : 0.0;
   return p;
+}
+
+void apply_clock_bracket(TimedPoint& p, double before_mhz, double after_mhz, ThrottleRule rule) {
+  p.clock_before_mhz = before_mhz;
+  p.clock_after_mhz = after_mhz;
+  if (before_mhz > 0 && after_mhz > 0 && std::fabs(after_mhz - before_mhz) / before_mhz > rule.max_spread)
+    p.throttled = true;
 }
 
 }  // namespace divbench

@@ -8,6 +8,7 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/cuda/check.hpp"
 #include "divbench/cuda/clock.hpp"
+#include "divbench/cuda/nvml.hpp"
 
 namespace divbench {
 namespace {
@@ -95,6 +96,12 @@ DeviceRecord query_device(int index) {
   if (cudaDeviceGetPCIBusId(bus, sizeof bus, index) == cudaSuccess) d.pci_bus_id = bus;
   d.uuid = uuid_string(p.uuid);
   d.measured_sm_clock_mhz = measure_sm_clock_mhz();
+  const NvmlReading nv = read_nvml(d.pci_bus_id);
+  if (nv.available) {
+    d.driver_release = nv.driver_release;
+    d.max_sm_clock_mhz = nv.max_sm_clock_mhz;
+    d.sm_clock_now_mhz = nv.sm_clock_mhz;
+  }
   return d;
 }
 

@@ -1,6 +1,7 @@
 #include "divbench/sass/analysis.hpp"
 
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 #include "divbench/core/result.hpp"
@@ -34,13 +35,6 @@ CubinAnalysis analyze(const Cubin& c) {
   return a;
 }
 
-namespace {
-std::string hex(std::uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
-}  // namespace
 
 json to_json(const PlacementCounts& c) {
   json j = json::object();
@@ -195,10 +189,18 @@ std::string summary(const CubinAnalysis& a) {
   return s.str();
 }
 
-bool has_guarded_divergent_branch(const FunctionAnalysis& a) {
+int guarded_divergent_branches(const FunctionAnalysis& a) {
+  std::set<std::uint64_t> offs;
   for (const auto& r : a.placement.branches)
-    if (r.bssy && !r.bsync.empty()) return true;
-  return false;
+    if (r.bssy && !r.bsync.empty()) offs.insert(r.offset);
+  return static_cast<int>(offs.size());
+}
+
+bool has_guarded_divergent_branch(const FunctionAnalysis& a) { return guarded_divergent_branches(a) > 0; }
+
+bool branches_no_more_than(const FunctionAnalysis& twin, const FunctionAnalysis& baseline) {
+  return twin.placement.counts.divergent_branches <= baseline.placement.counts.divergent_branches &&
+         guarded_divergent_branches(twin) <= guarded_divergent_branches(baseline);
 }
 
 bool is_branch_free(const FunctionAnalysis& a) { return a.placement.counts.divergent_branches == 0; }

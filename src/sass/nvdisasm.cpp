@@ -203,6 +203,8 @@ std::vector<std::string> extract_cubins(const std::string& file, const std::stri
   if (r.exit_code != 0) {
     std::string msg = r.err.empty() ? r.out : r.err;
     msg = msg.substr(0, msg.find('\n'));
+    if (msg.find("does not contain device code") != std::string::npos)
+      throw UsageError(file + ": contains no CUDA device code (no embedded cubin)");
     throw UsageError(file + ": cuobjdump could not extract cubins (" + msg + ")");
   }
   std::vector<std::string> cubins;
@@ -234,9 +236,10 @@ std::string first_line(const std::string& s) {
 
 [[noreturn]] void nvdisasm_failed(const std::string& cubin, int sm, const std::string& nvdisasm, const ProcessResult& r) {
   const std::string why = first_line(r.err.empty() ? r.out : r.err);
-  if (why.find("Cannot decode architecture") != std::string::npos || why.find("nsupported") != std::string::npos)
+  if (why.find("Cannot decode architecture") != std::string::npos || why.find("nsupported") != std::string::npos ||
+      why.find("deprecated") != std::string::npos)
     throw UsageError(cubin + ": unsupported architecture sm_" + std::to_string(sm) + " for nvdisasm " +
-                     tool_version(nvdisasm) + " (" + why + "; sm_5x/sm_6x need a CUDA 12.x nvdisasm)");
+                     tool_version(nvdisasm) + " (sm_5x/sm_6x/sm_70 need a CUDA 12.x nvdisasm, --nvdisasm PATH)");
   throw UsageError(cubin + ": nvdisasm failed with exit code " + std::to_string(r.exit_code) + ": " + why);
 }
 

@@ -50,3 +50,12 @@ TEST(Samples, PerLaunchMedianOverWarps) {
 TEST(Samples, CountMismatchThrows) {
   EXPECT_THROW(to_timed_point(steady(3, 1, 1), 4, 1, 1, 0), std::invalid_argument);
 }
+
+TEST(Samples, ClockBracket) {
+  auto p = to_timed_point(steady(5, 1000, 1980), 5, 1, 1, 0);
+  apply_clock_bracket(p, 1980, 1975);
+  EXPECT_FALSE(p.throttled);
+  EXPECT_EQ(p.clock_before_mhz, 1980);
+  apply_clock_bracket(p, 1980, 1500);
+  EXPECT_TRUE(p.throttled);
+}

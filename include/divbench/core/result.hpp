@@ -29,6 +29,9 @@ struct DeviceRecord {
   std::string pci_bus_id;
   std::string uuid;
   double measured_sm_clock_mhz = 0;  // clock64 vs %globaltimer over a calibration launch
+  std::string driver_release;   // e.g. "580.159.04" (NVML; empty when NVML is unavailable)
+  int max_sm_clock_mhz = 0;     // NVML max SM clock (0 when unavailable)
+  int sm_clock_now_mhz = 0;     // NVML current SM clock when queried (idle: low)
 };
 
 // Static provenance of this build and run.
@@ -48,6 +51,8 @@ struct TimedPoint {
   bool throttled = false;    // the SM clock moved during the point
   double clock_mhz = 0;      // effective SM clock over the point (cycles / globaltimer ns)
   double clock_spread = 0;   // (max-min)/median of the per-launch clock
+  double clock_before_mhz = 0;  // calibration launch right before the point's launches
+  double clock_after_mhz = 0;   // ... and right after them
   double wall_ms = 0;        // host wall time of the point's launches, warm-up included
   double region_ms = 0;      // summed region time: sum(cycles) / clock
   json extra = json::object();  // experiment-specific fields of the point

@@ -18,4 +18,8 @@ struct ThrottleRule {
 TimedPoint to_timed_point(const std::vector<RegionSample>& samples, int reps, std::size_t per_launch, double k,
                           double wall_ms, ThrottleRule rule = {});
 
+// Record the SM clock measured right before and right after the point's launches; a change of
+// more than rule.max_spread between them also flags the point as throttled.
+void apply_clock_bracket(TimedPoint& p, double before_mhz, double after_mhz, ThrottleRule rule = {});
+
 }  // namespace divbench

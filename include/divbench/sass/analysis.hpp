@@ -43,10 +43,15 @@ json to_document(const std::vector<CubinAnalysis>& cubins, const std::string& nv
 std::string summary(const CubinAnalysis& a);
 
 // Self-check predicates (the paper's "forcing genuine divergence" defence):
-// a potentially divergent conditional branch that a BSSY guards, with its region closed by a BSYNC.
+// distinct potentially divergent branches that a BSSY guards, with the region closed by a BSYNC;
+int guarded_divergent_branches(const FunctionAnalysis& a);
+// at least one such branch (a divergent variant really branches inside a barrier region);
 bool has_guarded_divergent_branch(const FunctionAnalysis& a);
-// No potentially divergent branch at all (a predicated twin: both arms computed, selected).
+// no potentially divergent branch at all;
 bool is_branch_free(const FunctionAnalysis& a);
+// no more divergent branches (guarded or not) than `baseline` — for a predicated twin whose only
+// branches are shared scaffolding (e.g. the region timer's lane-0 store) with a single-path kernel.
+bool branches_no_more_than(const FunctionAnalysis& twin, const FunctionAnalysis& baseline);
 // Function names (mangled) containing `needle`.
 std::vector<const FunctionAnalysis*> functions_matching(const CubinAnalysis& a, const std::string& needle);
 

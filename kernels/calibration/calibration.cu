@@ -1,0 +1,67 @@
+// Calibration kernels: lane l runs path l % K, each path the FMA chain with its own constants.
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "../bodies/fma_chain.cuh"
+#include "divbench/cuda/check.hpp"
+#include "divbench/kernels/calibration.hpp"
+
+namespace divbench {
+namespace {
+
+using Chain = bodies::FmaChain;
+
+__host__ __device__ __forceinline__ float seed(int lane) { return 1.0f + 0.03125f * static_cast<float>(lane); }
+
+template <int... P>
+__host__ __device__ __forceinline__ float paths(int path, float x, std::uint32_t iters, std::integer_sequence<int, P...>) {
+  ((path == P ? (x = Chain::run<P>(x, iters, nullptr, 0), 0) : 0), ...);
+  return x;
+}
+
+template <int K>
+__host__ __device__ float calibrated_lane(int lane, std::uint32_t iters) {
+  if constexpr (K == 1) return Chain::run<0>(seed(lane), iters, nullptr, 0);
+  else return paths(lane % K, seed(lane), iters, std::make_integer_sequence<int, K>{});
+}
+
+template <int K>
+__global__ void calibration_kernel(std::uint32_t iters, float* out) {
+  const int lane = static_cast<int>(threadIdx.x & 31u);
+  out[threadIdx.x] = calibrated_lane<K>(lane, iters);
+}
+
+template <class F>
+auto dispatch(int k, F&& f) {
+  switch (k) {
+    case 1: return f(std::integral_constant<int, 1>{});
+    case 2: return f(std::integral_constant<int, 2>{});
+    case 4: return f(std::integral_constant<int, 4>{});
+    case 8: return f(std::integral_constant<int, 8>{});
+    case 16: return f(std::integral_constant<int, 16>{});
+    case 32: return f(std::integral_constant<int, 32>{});
+    default: throw std::invalid_argument("calibration kernel not built for k=" + std::to_string(k));
+  }
+}
+
+}  // namespace
+
+const std::vector<int>& calibration_ks() {
+  static const std::vector<int> ks{1, 2, 4, 8, 16, 32};
+  return ks;
+}
+
+void launch_calibration(int k, std::uint32_t iters, float* out, cudaStream_t stream) {
+  dispatch(k, [&](auto K) {
+    calibration_kernel<decltype(K)::value><<<1, 32, 0, stream>>>(iters, out);
+    return 0;
+  });
+  check_launch("calibration_kernel");
+}
+
+float calibration_reference(int k, std::uint32_t iters, int lane) {
+  return dispatch(k, [&](auto K) { return calibrated_lane<decltype(K)::value>(lane, iters); });
+}
+
+}  // namespace divbench

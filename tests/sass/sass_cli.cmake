@@ -1,0 +1,61 @@
+# `divbench sass` from the command line: bad input gives one clear line and exit 2; a real cubin
+# gives a divbench.sass/1 document. Invoked by CTest with -DDIVBENCH=<path> -DCUBIN=<a cubin>
+# -DWORK=<scratch dir>.
+foreach(v DIVBENCH CUBIN WORK)
+  if(NOT ${v})
+    message(FATAL_ERROR "pass -D${v}=...")
+  endif()
+endforeach()
+file(MAKE_DIRECTORY ${WORK})
+set(failures 0)
+function(expect code pattern)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+  string(STRIP "${err}" err)
+  string(REGEX MATCHALL "divbench: error:" hits "${err}")
+  list(LENGTH hits n)
+  if(NOT rc EQUAL code OR NOT err MATCHES "${pattern}" OR (code GREATER 0 AND NOT n EQUAL 1))
+    message(SEND_ERROR "${ARGN}: exit ${rc} (expected ${code}), stderr: ${err} (expected /${pattern}/ on one error line)")
+    math(EXPR f "${failures} + 1")
+    set(failures ${f} PARENT_SCOPE)
+  else()
+    message(STATUS "ok: ${ARGN} -> ${rc}")
+  endif()
+endfunction()
+
+expect(2 "no such file" ${DIVBENCH} sass ${WORK}/missing.cubin)
+expect(2 "not an ELF file" ${DIVBENCH} sass ${CMAKE_CURRENT_LIST_FILE})
+execute_process(COMMAND head -c 300 ${CUBIN} OUTPUT_FILE ${WORK}/truncated.cubin)
+expect(2 "truncated ELF file" ${DIVBENCH} sass ${WORK}/truncated.cubin)
+expect(2 "is a directory" ${DIVBENCH} sass ${WORK})
+expect(2 "--nvdisasm: '/nonexistent/nvdisasm' is not an executable file"
+       ${DIVBENCH} sass --nvdisasm /nonexistent/nvdisasm ${CUBIN})
+expect(2 "--out" ${DIVBENCH} sass --out /nonexistent-dir/x.json ${CUBIN})
+expect(2 "required" ${DIVBENCH} sass)
+# A host executable without device code (CMake itself).
+expect(2 "no CUDA device code|cuobjdump not found" ${DIVBENCH} sass ${CMAKE_COMMAND})
+# No nvdisasm anywhere: only testable where the default CUDA location has none.
+if(NOT EXISTS /usr/local/cuda/bin/nvdisasm)
+  expect(2 "nvdisasm not found" ${CMAKE_COMMAND} -E env --unset=CUDA_HOME --unset=CUDA_PATH --unset=DIVBENCH_NVDISASM
+         PATH=/nonexistent DIVBENCH_PYTHON=/nonexistent ${DIVBENCH} sass ${CUBIN})
+endif()
+
+# The real thing, where nvdisasm is found.
+execute_process(COMMAND ${DIVBENCH} sass --quiet --out ${WORK}/out.json ${CUBIN} RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(rc EQUAL 2 AND err MATCHES "nvdisasm not found")
+  message(STATUS "nvdisasm not found: skipping the success case")
+elseif(NOT rc EQUAL 0)
+  message(SEND_ERROR "divbench sass ${CUBIN}: exit ${rc}: ${err}")
+  math(EXPR failures "${failures} + 1")
+else()
+  file(READ ${WORK}/out.json doc)
+  string(JSON schema GET "${doc}" schema)
+  string(JSON nblocks LENGTH "${doc}" cubins 0 functions 0 blocks)
+  if(NOT schema STREQUAL "divbench.sass/1" OR nblocks LESS 1)
+    message(SEND_ERROR "bad document: schema '${schema}', ${nblocks} blocks")
+    math(EXPR failures "${failures} + 1")
+  endif()
+endif()
+
+if(failures GREATER 0)
+  message(FATAL_ERROR "${failures} divbench sass CLI case(s) failed")
+endif()

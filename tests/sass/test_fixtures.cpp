@@ -1,0 +1,199 @@
+// Hand-made nvdisasm -json fixtures: CFG edges, post-dominators, barrier regions and placement.
+#include <gtest/gtest.h>
+
+#include "fixture_util.hpp"
+#include "divbench/core/errors.hpp"
+#include "divbench/sass/control_word.hpp"
+
+using namespace divbench::sass;
+using namespace divbench::sass::test;
+using Edges = std::map<std::uint64_t, std::set<std::uint64_t>>;
+
+namespace {
+
+struct Loaded {
+  Function f;
+  FunctionAnalysis a;
+};
+// Analysis keeps a pointer to the function: keep both together, heap-allocated.
+std::unique_ptr<Loaded> load(const std::string& name) {
+  auto l = std::make_unique<Loaded>();
+  l->f = load_fixture(name);
+  l->a = analyze(l->f);
+  return l;
+}
+
+const BranchRecord* branch(const FunctionAnalysis& a, std::uint64_t off, int barrier = -2) {
+  for (const auto& r : a.placement.branches)
+    if (r.offset == off && (barrier == -2 || r.barrier == barrier)) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(SassFixtures, Diamond) {
+  auto l = load("diamond");
+  EXPECT_EQ(edges(l->a.cfg), (Edges{{0x0, {0x30, 0x50}}, {0x30, {0x60}}, {0x50, {0x60}}, {0x60, {}}}));
+  const auto* b = branch(l->a, 0x20);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->ipdom, 0x60u);
+  EXPECT_EQ(b->barrier, 0);
+  EXPECT_EQ(b->bssy, 0x10u);
+  EXPECT_EQ(b->bsync, (std::vector<std::uint64_t>{0x60}));
+  EXPECT_EQ(b->placement, "at");
+  EXPECT_EQ(l->a.census.nesting_depth, 1);
+  EXPECT_EQ(l->a.placement.counts.at, 1);
+  EXPECT_DOUBLE_EQ(l->a.placement.counts.ipdom_exact_rate(), 1.0);
+  EXPECT_TRUE(has_guarded_divergent_branch(l->a));
+  EXPECT_FALSE(is_branch_free(l->a));
+}
+
+TEST(SassFixtures, IfWithoutElseAndPaddingDropped) {
+  auto l = load("if_without_else");
+  EXPECT_EQ(edges(l->a.cfg), (Edges{{0x0, {0x30, 0x40}}, {0x30, {0x40}}, {0x40, {}}}));
+  EXPECT_EQ(branch(l->a, 0x20)->placement, "at");
+  EXPECT_EQ(l->a.cfg.find_block(0x60), -1);  // padding self-loop is unreachable
+}
+
+TEST(SassFixtures, DeferredReconvergenceIsAfter) {
+  auto l = load("deferred");
+  EXPECT_EQ(edges(l->a.cfg), (Edges{{0x0, {0x40, 0x50}}, {0x40, {0x50}}, {0x50, {0x60, 0x70}}, {0x60, {0x70}}, {0x70, {}}}));
+  const auto* b = branch(l->a, 0x30);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->ipdom, 0x50u);
+  EXPECT_EQ(b->placement, "after");
+  const auto* u = branch(l->a, 0x50);
+  ASSERT_NE(u, nullptr);
+  EXPECT_EQ(u->placement, "unguarded");
+  EXPECT_EQ(u->ipdom, 0x70u);
+  EXPECT_EQ(l->a.placement.counts.after, 1);
+  EXPECT_EQ(l->a.placement.counts.unguarded, 1);
+  EXPECT_DOUBLE_EQ(l->a.placement.counts.ipdom_exact_rate(), 0.0);
+}
+
+TEST(SassFixtures, NestedRegionsDepthTwo) {
+  auto l = load("nested");
+  EXPECT_EQ(edges(l->a.cfg), (Edges{{0x0, {0x20, 0xa0}}, {0x20, {0x40, 0x60}}, {0x40, {0x70}}, {0x60, {0x70}},
+                                    {0x70, {0xa0}}, {0xa0, {}}}));
+  EXPECT_EQ(l->a.census.nesting_depth, 2);
+  EXPECT_EQ(branch(l->a, 0x10, 0)->placement, "at");
+  EXPECT_EQ(branch(l->a, 0x10, 0)->ipdom, 0xa0u);
+  EXPECT_EQ(branch(l->a, 0x30, 1)->placement, "at");
+  EXPECT_EQ(branch(l->a, 0x30, 1)->ipdom, 0x70u);
+  EXPECT_EQ(l->a.regions.size(), 2u);
+}
+
+TEST(SassFixtures, LoopWithBreak) {
+  auto l = load("loop_break");
+  EXPECT_EQ(edges(l->a.cfg),
+            (Edges{{0x0, {0x10}}, {0x10, {0x50, 0x80}}, {0x50, {0x10, 0x70}}, {0x70, {0x80}}, {0x80, {}}}));
+  const auto* b = branch(l->a, 0x40);  // BREAK is straight-line; the BRA after it is the branch
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->barrier, 0);
+  EXPECT_EQ(b->ipdom, 0x80u);
+  EXPECT_EQ(b->placement, "at");
+  EXPECT_EQ(branch(l->a, 0x60)->placement, "unguarded");
+  EXPECT_EQ(l->a.census.total("BREAK"), 1);
+}
+
+TEST(SassFixtures, SwitchViaBrxTargetsFromTextListing) {
+  auto l = load("switch");
+  EXPECT_EQ(edges(l->a.cfg), (Edges{{0x0, {0x20, 0x40, 0x60}}, {0x20, {0x60}}, {0x40, {0x60}}, {0x60, {}}}));
+  const auto* b = branch(l->a, 0x10);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->placement, "at");
+  EXPECT_EQ(b->ipdom, 0x60u);
+  // Encodings come from the -hex listing: the control bits of the BSYNC.
+  const Instruction* bsync = l->f.at(0x60);
+  ASSERT_NE(bsync, nullptr);
+  auto w = decode_control(*bsync);
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->opcode_bits, 0x941);
+  EXPECT_EQ(w->stall, 5);
+  EXPECT_EQ(w->yield, 1);
+  EXPECT_EQ(w->write_barrier, 7);
+  EXPECT_EQ(w->read_barrier, 7);
+  EXPECT_EQ(w->wait_mask, 3);
+  EXPECT_EQ(w->reuse, 0);
+}
+
+TEST(SassFixtures, IrreducibleLoop) {
+  auto l = load("irreducible");
+  EXPECT_EQ(edges(l->a.cfg), (Edges{{0x0, {0x20, 0x50}}, {0x20, {0x40, 0x50}}, {0x40, {0x70}}, {0x50, {0x20, 0x70}},
+                                    {0x70, {}}}));
+  for (std::uint64_t off : {0x10, 0x30, 0x60}) {
+    const auto* b = branch(l->a, off);
+    ASSERT_NE(b, nullptr) << off;
+    EXPECT_EQ(b->ipdom, 0x70u) << off;
+    EXPECT_EQ(b->placement, "unguarded");
+  }
+  EXPECT_TRUE(l->a.pd.virtual_exit_edges.empty());
+}
+
+TEST(SassFixtures, InfiniteLoopConnectedToVirtualExit) {
+  auto l = load("infinite_loop");
+  EXPECT_EQ(edges(l->a.cfg), (Edges{{0x0, {0x10, 0x30}}, {0x10, {}}, {0x30, {0x30}}}));
+  ASSERT_EQ(l->a.pd.virtual_exit_edges.size(), 1u);
+  EXPECT_EQ(l->a.cfg.blocks[l->a.pd.virtual_exit_edges[0]].start, 0x30u);
+  const auto* b = branch(l->a, 0x0);
+  ASSERT_NE(b, nullptr);
+  EXPECT_FALSE(b->ipdom.has_value());  // paths never meet: the virtual exit
+}
+
+TEST(SassFixtures, PredicatedExitMakesEarlyReconvergence) {
+  auto l = load("predicated_exit");
+  EXPECT_EQ(edges(l->a.cfg), (Edges{{0x0, {0x30, 0x40}}, {0x30, {0x40}}, {0x40, {}}}));
+  const auto* b = branch(l->a, 0x20);
+  ASSERT_NE(b, nullptr);
+  EXPECT_FALSE(b->ipdom.has_value());
+  EXPECT_EQ(b->placement, "before");
+  EXPECT_EQ(l->a.census.total("EXIT"), 2);
+}
+
+TEST(SassFixtures, UniformBranchesAreNotDivergent) {
+  auto l = load("uniform");
+  EXPECT_EQ(edges(l->a.cfg), (Edges{{0x0, {0x20, 0x40}}, {0x20, {0x30, 0x40}}, {0x30, {0x40}}, {0x40, {0x50, 0x60}},
+                                    {0x50, {0x60}}, {0x60, {}}}));
+  EXPECT_EQ(l->a.placement.counts.divergent_branches, 1);  // only `@P0 BRA P1, 0x40`
+  EXPECT_EQ(branch(l->a, 0x20)->placement, "unguarded");
+  EXPECT_EQ(l->a.census.count("BRA", "U"), 1);
+  EXPECT_FALSE(is_branch_free(l->a));
+}
+
+TEST(SassFixtures, JsonDocumentHasSchemaAndBlocks) {
+  auto l = load("diamond");
+  Cubin c;
+  c.path = c.source = "diamond";
+  c.sm = 90;
+  c.functions.push_back(l->f);
+  auto ca = analyze(c);
+  auto doc = to_document({ca}, "", "test");
+  EXPECT_EQ(doc["schema"], "divbench.sass/1");
+  const auto& f = doc["cubins"][0]["functions"][0];
+  EXPECT_EQ(f["blocks"].size(), 4u);
+  EXPECT_EQ(f["blocks"][0]["start"], 0);
+  EXPECT_EQ(f["branches"][0]["placement"], "at");
+  EXPECT_EQ(doc["placement"]["at"], 1);
+  EXPECT_EQ(doc["census"]["bssy"], 1);
+}
+
+TEST(SassParse, OperandsAndPredicates) {
+  EXPECT_EQ(split_operands("R0, desc[UR4][R2.64], c[0x0][0x10]"),
+            (std::vector<std::string>{"R0", "desc[UR4][R2.64]", "c[0x0][0x10]"}));
+  std::string base;
+  std::vector<std::string> mods;
+  split_opcode("BSSY.RECONVERGENT", base, mods);
+  EXPECT_EQ(base, "BSSY");
+  EXPECT_EQ(mods, (std::vector<std::string>{"RECONVERGENT"}));
+  EXPECT_TRUE(is_uniform_predicate("UP3"));
+  EXPECT_TRUE(is_uniform_predicate("!PT"));
+  EXPECT_FALSE(is_uniform_predicate("P0"));
+  EXPECT_EQ(parse_integer("-0x260"), -0x260);
+  EXPECT_FALSE(parse_integer("R4").has_value());
+}
+
+TEST(SassParse, MalformedJsonIsAUsageError) {
+  EXPECT_THROW(parse_nvdisasm_json_text("{"), divbench::UsageError);
+  EXPECT_THROW(parse_nvdisasm_json_text("[1,2,3]"), divbench::UsageError);
+  EXPECT_THROW(parse_nvdisasm_json_text(R"([{}, [{"start": 0}]])"), divbench::UsageError);
+}
