@@ -17,6 +17,8 @@ export LD_LIBRARY_PATH="$BUNDLE/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="/usr/local/cuda/bin:$PATH"
 mkdir -p "$RESULTS"
 pattern="${1:-.}"
+budget_s="${DIVBENCH_GPU_BUDGET_S:-540}"   # stages not started by then are skipped (the call has a limit)
+start_s=$(date +%s)
 log="$OUT/run.log"
 {
   echo "== $(date -u +%FT%TZ) $(hostname)"
@@ -29,12 +31,17 @@ log="$OUT/run.log"
 for stage in scripts/gpu/[0-9][0-9]-*.sh; do
   name=$(basename "$stage" .sh)
   echo "$name" | grep -Eq "$pattern" || continue
+  if [ $(( $(date +%s) - start_s )) -gt "$budget_s" ]; then
+    printf '%-28s skipped (time budget %ss spent)\n' "$name" "$budget_s" | tee -a "$RESULTS/stages.txt"
+    continue
+  fi
   echo "== stage $name" | tee -a "$log"
   t0=$(date +%s%N)
   bash "$stage" >>"$log" 2>&1
   rc=$?
   t1=$(date +%s%N)
   printf '%-28s rc=%-3s %6d ms\n' "$name" "$rc" "$(( (t1 - t0) / 1000000 ))" | tee -a "$RESULTS/stages.txt"
+  tar -C "$OUT" -czf "$OUT/results.tar.gz" results   # after every stage: survives a kill at the limit
 done
 tar -C "$OUT" -czf "$OUT/results.tar.gz" results
 echo "== stages"; cat "$RESULTS/stages.txt"

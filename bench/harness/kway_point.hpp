@@ -17,13 +17,17 @@ struct KwayPointSpec {
   int blocks = 1;
   int threads_per_block = 32;
   LaunchPlan plan;
-  std::vector<float> table;  // host copy of the divergent-memory body's table (empty otherwise)
+  std::vector<float> table;  // table the body reads; empty: the body's own (kway_body_table)
+  std::size_t dynamic_smem = 0;  // shared memory reserved per block (limits blocks per SM)
+  bool kernel_events = false;    // also time each whole launch with CUDA events (extra "kernel_ms")
 };
 
 KwayParams make_kway_params(const KwayPointSpec& s);
 
 // Runs plan.warmup + plan.reps launches, checks every thread's output against the host reference
-// (VerificationError on a mismatch) and reduces the per-warp samples to a TimedPoint.
+// (VerificationError on a mismatch) and reduces the per-warp samples to a TimedPoint. With more than
+// one warp, extra["sm_warps"] records how many warps of the first timed launch ran on each SM
+// (%smid); with kernel_events, extra["kernel_ms"] summarizes the per-launch CUDA-event times.
 PointResult run_kway_point(const KwayPointSpec& s);
 
 // One untimed launch of the same kernel and configuration (for the counters).

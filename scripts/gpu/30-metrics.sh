@@ -21,7 +21,7 @@ timeout 180 "$DIVBENCH" --sweep k --k "$KS" --metrics --quiet --out "$out/kway_m
 t1=$(date +%s.%N)
 timeout 120 "$DIVBENCH" --sweep calibration --metrics --quiet --out "$out/calibration.json"
 t2=$(date +%s.%N)
-echo "metrics: divbench --sweep k --metrics $(echo "$t1 - $t0" | bc) s, calibration $(echo "$t2 - $t1" | bc) s"
+echo "metrics: divbench --sweep k --metrics $(awk "BEGIN{printf \"%.1f\", $t1 - $t0}") s, calibration $(awk "BEGIN{printf \"%.1f\", $t2 - $t1}") s"
 
 # 2. The same sweeps under ncu, one point launch each (--reps 1 --warmup 0), every launch of the kernel.
 ncu_run() {  # ncu_run KERNEL-REGEX CSV DIVBENCH-ARGS...
@@ -35,12 +35,12 @@ t3=$(date +%s.%N)
 ncu_run calibration_kernel "$out/calibration_ncu.csv" --sweep calibration --out "$out/.calibration_under_ncu.json"
 t4=$(date +%s.%N)
 rm -f "$out/.kway_under_ncu.json" "$out/.calibration_under_ncu.json"
-echo "metrics: ncu runs $(echo "$t3 - $t2" | bc) s + $(echo "$t4 - $t3" | bc) s"
+echo "metrics: ncu runs $(awk "BEGIN{printf \"%.1f\", $t3 - $t2}") s + $(awk "BEGIN{printf \"%.1f\", $t4 - $t3}") s"
 
 # 3. Side by side.
 python3 "$here/merge_kway_metrics.py" \
   --divbench "$out/kway_metrics_divbench.json" --ncu "$out/kway_metrics_ncu.csv" \
   --divbench "$out/calibration.json" --ncu "$out/calibration_ncu.csv" \
   --ncu-version "$("$NCU" --version | tail -1)" \
-  --note "divbench sweep wall $(echo "$t1 - $t0" | bc) s with --metrics; ncu runs $(echo "$t3 - $t2" | bc) s and $(echo "$t4 - $t3" | bc) s" \
+  --note "divbench sweep wall $(awk "BEGIN{printf \"%.1f\", $t1 - $t0}") s with --metrics; ncu runs $(awk "BEGIN{printf \"%.1f\", $t3 - $t2}") s and $(awk "BEGIN{printf \"%.1f\", $t4 - $t3}") s" \
   --out "$out/kway_metrics.json" | tee -a "$RESULTS/summary.txt"

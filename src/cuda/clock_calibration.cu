@@ -6,7 +6,7 @@
 namespace divbench {
 namespace {
 
-__global__ void clock_calibration_kernel(unsigned long long spin_ns, unsigned long long* out) {
+__global__ void sm_clock_probe_kernel(unsigned long long spin_ns, unsigned long long* out) {
   const unsigned long long g0 = dev::globaltimer();
   const long long c0 = clock64();
   unsigned long long g1 = g0;
@@ -28,10 +28,10 @@ double measure_sm_clock_mhz(int spin_us) {
   unsigned long long h[2] = {0, 0};
   try {
     // One short warm-up launch, then the measured one.
-    clock_calibration_kernel<<<1, 1>>>(10000ull, d);
-    check_launch("clock_calibration_kernel");
-    clock_calibration_kernel<<<1, 1>>>(static_cast<unsigned long long>(spin_us) * 1000ull, d);
-    check_launch("clock_calibration_kernel");
+    sm_clock_probe_kernel<<<1, 1>>>(10000ull, d);
+    check_launch("sm_clock_probe_kernel");
+    sm_clock_probe_kernel<<<1, 1>>>(static_cast<unsigned long long>(spin_us) * 1000ull, d);
+    check_launch("sm_clock_probe_kernel");
     DIVBENCH_CUDA_CHECK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
   } catch (...) {
     cudaFree(d);

@@ -99,7 +99,7 @@ json to_json(const FunctionAnalysis& a) {
   j["census"] = to_json(a.census);
   json cw = json::array();
   for (const auto& ins : f.instructions) {
-    if (!ins.control_flow) continue;
+    if (!ins.control_flow && ins.base != "BREAK") continue;  // nvdisasm does not flag BREAK
     if (a.cfg.block_of_instruction[&ins - f.instructions.data()] < 0) continue;  // padding
     auto w = decode_control(ins);
     if (!w) continue;
@@ -193,6 +193,34 @@ int guarded_divergent_branches(const FunctionAnalysis& a) {
   std::set<std::uint64_t> offs;
   for (const auto& r : a.placement.branches)
     if (r.bssy && !r.bsync.empty()) offs.insert(r.offset);
+  return static_cast<int>(offs.size());
+}
+
+namespace {
+bool on_cycle(const Cfg& cfg, int b) {
+  std::vector<char> seen(cfg.blocks.size(), 0);
+  std::vector<int> st(cfg.blocks[b].succ.begin(), cfg.blocks[b].succ.end());
+  while (!st.empty()) {
+    int v = st.back();
+    st.pop_back();
+    if (v == b) return true;
+    if (seen[v]) continue;
+    seen[v] = 1;
+    for (int w : cfg.blocks[v].succ) st.push_back(w);
+  }
+  return false;
+}
+}  // namespace
+
+int guarded_divergent_branches_in_loops(const FunctionAnalysis& a) {
+  std::set<std::uint64_t> offs;
+  for (const auto& r : a.placement.branches) {
+    if (!r.bssy || r.bsync.empty()) continue;
+    const auto* ins = a.function->at(r.offset);
+    if (!ins) continue;
+    const int b = a.cfg.block_of_instruction[ins - a.function->instructions.data()];
+    if (b >= 0 && on_cycle(a.cfg, b)) offs.insert(r.offset);
+  }
   return static_cast<int>(offs.size());
 }
 

@@ -16,12 +16,11 @@ bool is_predicate_name(const std::string& s0) {
 std::string bare(const std::string& s) { return !s.empty() && s[0] == '!' ? s.substr(1) : s; }
 }  // namespace
 
-bool is_stack_jump(const Instruction& i) { return i.base == "SYNC" || i.base == "BRK" || i.base == "CONT"; }
 bool is_branch(const Instruction& i) {
-  return i.base == "BRA" || i.base == "JMP" || i.base == "BRX" || i.base == "JMX" ||
-         (is_stack_jump(i) && !i.targets.empty());
+  return i.base == "BRA" || i.base == "JMP" || i.base == "BRX" || i.base == "JMX";
 }
 bool is_indirect_branch(const Instruction& i) { return i.base == "BRX" || i.base == "JMX"; }
+bool is_stack_jump(const Instruction& i) { return i.base == "SYNC" || i.base == "BRK" || i.base == "CONT"; }
 bool is_exit(const Instruction& i) { return i.base == "EXIT" || i.base == "RET" || i.base == "KILL"; }
 
 bool is_conditional(const Instruction& i) {
@@ -73,6 +72,12 @@ Cfg build_cfg(const Function& f) {
       for (auto t : x.targets)
         if (idx(t) >= 0) out.push_back(idx(t));
       if ((cond || (is_indirect_branch(x) && x.guarded())) && i + 1 < n) out.push_back(static_cast<long>(i) + 1);
+      return true;
+    }
+    if (is_stack_jump(x) && !x.targets.empty()) {
+      for (auto t : x.targets)
+        if (idx(t) >= 0) out.push_back(idx(t));
+      if (x.guarded() && i + 1 < n) out.push_back(static_cast<long>(i) + 1);
       return true;
     }
     if (is_exit(x)) {

@@ -4,6 +4,7 @@
 #include <regex>
 #include <sstream>
 
+#include "divbench/sass/cfg.hpp"
 #include "divbench/sass/parse.hpp"
 
 namespace divbench::sass {
@@ -133,13 +134,28 @@ std::vector<Function> parse_nvdisasm_text(const std::string& listing, int sm) {
       }
       if (ins.base == "RET") ins.targets.clear();
       ins.control_flow = ins.control_flow || !ins.targets.empty() || ins.base == "EXIT" || ins.base == "RET" ||
-                         ins.base == "BRX" || ins.base == "BSYNC" || ins.base == "SYNC" || ins.base == "BRK";
+                         ins.base == "BRX" || ins.base == "BSYNC" || is_stack_jump(ins);
       ins.subroutine_call = ins.base == "CALL" || ins.base == "CAL" || ins.base == "JCAL";
     }
+    if (sm > 0 && sm < 70) resolve_stack_targets(f);
     if (!f.instructions.empty())
       f.length = f.instructions.back().offset + f.instruction_bytes - f.start;
   }
   return fns;
+}
+
+void resolve_stack_targets(Function& f) {
+  const std::map<std::string, std::string> pusher = {{"SYNC", "SSY"}, {"BRK", "PBK"}, {"CONT", "PCNT"}};
+  for (auto& ins : f.instructions) {
+    auto it = pusher.find(ins.base);
+    if (it == pusher.end() || !ins.targets.empty()) continue;
+    const Instruction* best = nullptr;
+    for (const auto& p : f.instructions) {
+      if (p.base != it->second || p.targets.empty() || p.offset >= ins.offset || ins.offset > p.targets[0]) continue;
+      if (!best || p.offset > best->offset) best = &p;
+    }
+    if (best) ins.targets.push_back(best->targets[0]);
+  }
 }
 
 void merge_text_listing(std::vector<Function>& from_json, const std::vector<Function>& from_text) {

@@ -58,42 +58,77 @@ TEST(SassCubins, BuiltForEveryTestedArchitecture) {
   for (const char* a : {"sm_80", "sm_90", "sm_100", "sm_120"}) EXPECT_FALSE(cubins(a).empty()) << a;
 }
 
-TEST(SassCubins, CfgEqualsNvdisasmBbcfgForEveryFunction) {
-  const auto nd = nvdisasm_or_skip();
-  if (nd.empty()) GTEST_SKIP() << "nvdisasm not found";
-  int functions = 0;
-  for (const auto& path : cubins()) {
-    const Cubin c = disassemble(path, nd);
-    auto r = run_process({nd, "-bbcfg", "-poff", path});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    const auto clusters = parse_bbcfg_dot(r.out);
-    for (const auto& f : c.functions) {
-      std::vector<const DotCluster*> mine;
-      for (const auto& cl : clusters)
-        if (cl.name == f.name || f.subroutines.count(cl.name)) mine.push_back(&cl);
-      ASSERT_FALSE(mine.empty()) << path << ": no -bbcfg cluster for " << f.name;
-      std::string problem;
-      const SimpleGraph theirs = reduce_straight_line(dot_graph(mine, &problem));
-      EXPECT_TRUE(problem.empty()) << path << " " << f.name << ": " << problem;
-      const SimpleGraph ours = reduce_straight_line(to_simple_graph(build_cfg(f)));
-      EXPECT_EQ(ours.starts, theirs.starts) << path << " " << f.name << "\nours:\n" << describe(ours) << "nvdisasm:\n"
-                                            << describe(theirs);
-      EXPECT_EQ(ours.succ, theirs.succ) << path << " " << f.name << "\nours:\n" << describe(ours) << "nvdisasm:\n"
-                                        << describe(theirs);
-      ++functions;
-    }
+namespace {
+
+// CFG of every function = nvdisasm -bbcfg, after both are reduced to maximal straight-line blocks.
+void expect_cfg_equals_bbcfg(const Cubin& c, const std::string& nd, int& functions) {
+  auto r = run_process({nd, "-bbcfg", "-poff", c.path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto clusters = parse_bbcfg_dot(r.out);
+  for (const auto& f : c.functions) {
+    std::vector<const DotCluster*> mine;
+    for (const auto& cl : clusters)
+      if (cl.name == f.name || f.subroutines.count(cl.name)) mine.push_back(&cl);
+    ASSERT_FALSE(mine.empty()) << c.path << ": no -bbcfg cluster for " << f.name;
+    std::string problem;
+    const SimpleGraph theirs = reduce_straight_line(dot_graph(mine, &problem));
+    EXPECT_TRUE(problem.empty()) << c.path << " " << f.name << ": " << problem;
+    const SimpleGraph ours = reduce_straight_line(to_simple_graph(build_cfg(f)));
+    EXPECT_EQ(ours.starts, theirs.starts) << c.path << " " << f.name << "\nours:\n" << describe(ours) << "nvdisasm:\n"
+                                          << describe(theirs);
+    EXPECT_EQ(ours.succ, theirs.succ) << c.path << " " << f.name << "\nours:\n" << describe(ours) << "nvdisasm:\n"
+                                      << describe(theirs);
+    ++functions;
   }
-  EXPECT_GT(functions, 0);
 }
 
-TEST(SassCubins, CensusSeparatesBlackwellFromAmpereHopper) {
+// Control words decode to the documented opcode, guard and barrier fields.
+void expect_control_words(const Cubin& c, int& checked) {
+  const std::string& path = c.path;
+  for (const auto& f : c.functions)
+    for (const auto& ins : f.instructions) {
+      if (!ins.control_flow) continue;
+      ASSERT_TRUE(ins.encoding.has_value()) << path << " " << f.name << " " << ins.text();
+      const auto w = decode_control(ins);
+      ASSERT_TRUE(w.has_value());
+      const std::map<std::string, int> opcode{{"BSSY", 0x945}, {"BSYNC", 0x941}, {"EXIT", 0x94d}};
+      if (opcode.count(ins.base)) {
+        EXPECT_EQ(w->opcode_bits, opcode.at(ins.base)) << path << " " << ins.text();
+      }
+      // Observed with nvdisasm 13.5: BRA 0x947, but BRA.U is 0x547 on Blackwell; bit 32 is set by
+      // .U and .CONV, bit 33 by .DIV and .CONV.
+      if (ins.base == "BRA") {
+        EXPECT_EQ(w->opcode_bits, ins.has("U") && c.sm >= 100 ? 0x547 : 0x947) << path << " " << ins.text();
+        EXPECT_EQ(ins.encoding->bit(32), ins.has("U") || ins.has("CONV")) << path << " " << ins.text();
+        EXPECT_EQ(ins.encoding->bit(33), ins.has("DIV") || ins.has("CONV")) << path << " " << ins.text();
+      }
+      if (ins.base == "BSSY" || ins.base == "BSYNC") {
+        EXPECT_EQ(w->barrier_reg, barrier_number(ins.operands.at(0))) << path << " " << ins.text();
+        EXPECT_EQ(ins.encoding->bit(73), ins.has("RECONVERGENT")) << path << " " << ins.text();
+        EXPECT_EQ(ins.encoding->bit(72), ins.has("RELIABLE")) << path << " " << ins.text();
+      }
+      EXPECT_EQ(w->guard_bits == 7 && !w->guard_negate, !ins.guarded()) << path << " " << ins.text();
+      EXPECT_LE(w->stall, 15);
+      ++checked;
+    }
+}
+
+}  // namespace
+
+// One pass over the cubins (each disassembled once, nvdisasm being the slow part): CFG vs -bbcfg,
+// control words, and the census per generation — .RECONVERGENT and BRA.U on sm_100/sm_120,
+// neither on sm_80/sm_90.
+TEST(SassCubins, CfgEqualsBbcfgControlWordsAndCensusPerGeneration) {
   const auto nd = nvdisasm_or_skip();
   if (nd.empty()) GTEST_SKIP() << "nvdisasm not found";
+  int functions = 0, checked = 0;
   for (const char* arch : {"sm_80", "sm_90", "sm_100", "sm_120"}) {
     Census total;
     for (const auto& path : cubins(arch)) {
       const Cubin c = disassemble(path, nd);
       EXPECT_EQ("sm_" + std::to_string(c.sm), arch) << path;
+      expect_cfg_equals_bbcfg(c, nd, functions);
+      expect_control_words(c, checked);
       total += analyze(c).census;
     }
     const bool blackwell = std::string(arch) == "sm_100" || std::string(arch) == "sm_120";
@@ -108,41 +143,7 @@ TEST(SassCubins, CensusSeparatesBlackwellFromAmpereHopper) {
       EXPECT_EQ(bra_u, 0) << arch;
     }
   }
-}
-
-TEST(SassCubins, ControlWordsDecodeOpcodeAndBarrierFields) {
-  const auto nd = nvdisasm_or_skip();
-  if (nd.empty()) GTEST_SKIP() << "nvdisasm not found";
-  int checked = 0;
-  for (const auto& path : cubins()) {
-    const Cubin c = disassemble(path, nd);
-    for (const auto& f : c.functions)
-      for (const auto& ins : f.instructions) {
-        if (!ins.control_flow) continue;
-        ASSERT_TRUE(ins.encoding.has_value()) << path << " " << f.name << " " << ins.text();
-        const auto w = decode_control(ins);
-        ASSERT_TRUE(w.has_value());
-        const std::map<std::string, int> opcode{{"BSSY", 0x945}, {"BSYNC", 0x941}, {"EXIT", 0x94d}};
-        if (opcode.count(ins.base)) {
-          EXPECT_EQ(w->opcode_bits, opcode.at(ins.base)) << path << " " << ins.text();
-        }
-        // Observed with nvdisasm 13.5: BRA 0x947, but BRA.U is 0x547 on Blackwell; bit 32 is set by
-        // .U and .CONV, bit 33 by .DIV and .CONV.
-        if (ins.base == "BRA") {
-          EXPECT_EQ(w->opcode_bits, ins.has("U") && c.sm >= 100 ? 0x547 : 0x947) << path << " " << ins.text();
-          EXPECT_EQ(ins.encoding->bit(32), ins.has("U") || ins.has("CONV")) << path << " " << ins.text();
-          EXPECT_EQ(ins.encoding->bit(33), ins.has("DIV") || ins.has("CONV")) << path << " " << ins.text();
-        }
-        if (ins.base == "BSSY" || ins.base == "BSYNC") {
-          EXPECT_EQ(w->barrier_reg, barrier_number(ins.operands.at(0))) << path << " " << ins.text();
-          EXPECT_EQ(ins.encoding->bit(73), ins.has("RECONVERGENT")) << path << " " << ins.text();
-          EXPECT_EQ(ins.encoding->bit(72), ins.has("RELIABLE")) << path << " " << ins.text();
-        }
-        EXPECT_EQ(w->guard_bits == 7 && !w->guard_negate, !ins.guarded()) << path << " " << ins.text();
-        EXPECT_LE(w->stall, 15);
-        ++checked;
-      }
-  }
+  EXPECT_GT(functions, 0);
   EXPECT_GT(checked, 0);
 }
 

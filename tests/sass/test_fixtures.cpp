@@ -197,3 +197,40 @@ TEST(SassParse, MalformedJsonIsAUsageError) {
   EXPECT_THROW(parse_nvdisasm_json_text("[1,2,3]"), divbench::UsageError);
   EXPECT_THROW(parse_nvdisasm_json_text(R"([{}, [{"start": 0}]])"), divbench::UsageError);
 }
+
+TEST(SassSelfCheckPredicates, OnFixtures) {
+  auto diamond = load("diamond");
+  auto loop = load("loop_break");
+  auto uniform = load("uniform");
+  auto deferred = load("deferred");
+  EXPECT_EQ(guarded_divergent_branches(diamond->a), 1);
+  EXPECT_EQ(guarded_divergent_branches_in_loops(diamond->a), 0);  // straight-line if/else
+  EXPECT_EQ(guarded_divergent_branches_in_loops(loop->a), 1);     // the break test inside the loop
+  EXPECT_FALSE(has_guarded_divergent_branch(uniform->a));          // its one divergent branch is unguarded
+  EXPECT_TRUE(branches_no_more_than(diamond->a, deferred->a));
+  EXPECT_FALSE(branches_no_more_than(deferred->a, diamond->a));    // 2 divergent branches vs 1
+}
+
+// Maxwell/Pascal text listing (hand-made in nvdisasm 12.x style): 64-bit instructions, one control
+// word per bundle of three, SYNC jumping to the address its SSY pushed.
+TEST(SassFixtures, PascalTextListingSsySync) {
+  auto fns = parse_nvdisasm_text(read_text(fixture_path("pascal.txt")), 61);
+  ASSERT_EQ(fns.size(), 1u);
+  const Function& f = fns[0];
+  EXPECT_EQ(f.name, "_Z6pascalPi");
+  EXPECT_EQ(f.instruction_bytes, 8);
+  ASSERT_NE(f.at(0x8), nullptr);
+  ASSERT_TRUE(f.at(0x8)->encoding.has_value());
+  EXPECT_EQ(f.at(0x8)->encoding->bits, 64);
+  EXPECT_EQ(f.at(0x8)->encoding->lo, 0x4c98078000870001ull);
+  EXPECT_EQ(f.at(0x8)->encoding->control, 0x001fc400fe2007f6ull);
+  EXPECT_EQ(f.at(0x48)->encoding->control, 0x001fc400fe2007f1ull);
+  EXPECT_EQ(f.at(0x18)->targets, (std::vector<std::uint64_t>{0x88}));  // SSY pushes .L_x_0
+  EXPECT_EQ(f.at(0x68)->targets, (std::vector<std::uint64_t>{0x88}));  // SYNC resolved to it
+  const auto a = analyze(f);
+  EXPECT_EQ(edges(a.cfg), (Edges{{0x8, {0x48, 0x70}}, {0x48, {0x88}}, {0x70, {0x88}}, {0x88, {}}}));
+  EXPECT_EQ(a.census.total("SSY"), 1);
+  EXPECT_EQ(a.census.total("SYNC"), 2);
+  EXPECT_EQ(a.placement.counts.divergent_branches, 1);
+  EXPECT_FALSE(decode_control(*f.at(0x8)).has_value());  // Volta+ layout only
+}

@@ -1,7 +1,8 @@
 // Self-check of divbench's own timed kernels, disassembled from the built divbench executable for
 // every architecture it carries (CMAKE_CUDA_ARCHITECTURES): each divergent variant really
-// branches inside a BSSY/BSYNC region, and each predicated twin branches no more than its
-// single-path baseline (the region timer's lane-0 store is their only shared branch).
+// branches inside a BSSY/BSYNC region (inside its loop over paths), and each predicated twin
+// branches no more than its one-arm baseline (the region timer's lane-0 store and the uniform
+// iteration loop are the only branches they share).
 //
 // Adding a kernel to the check is one line in kChecks below.
 #include <gtest/gtest.h>
@@ -25,18 +26,19 @@ struct Check {
 
 const std::vector<Check>& checks() {
   static const std::vector<Check> v = {
-      // k-way: 32 guarded paths `if (path == P)`, each a real branch in its own barrier region.
-      {"kway_kernel", "", [](const FunctionAnalysis& f, const FunctionAnalysis*) { return guarded_divergent_branches(f) >= 32; },
-       "at least 32 guarded divergent branches (one per path)"},
+      // k-way: `for q < k: if (path == q) {...}`: a real branch in a barrier region inside the loop.
+      {"kway_kernel", "",
+       [](const FunctionAnalysis& f, const FunctionAnalysis*) { return guarded_divergent_branches_in_loops(f) >= 1; },
+       "a guarded divergent branch inside the loop over paths"},
 #ifdef DIVBENCH_HAVE_PREDICATION
-      {"pred_branchy_kernel", "pred_single_kernel",
-       [](const FunctionAnalysis& f, const FunctionAnalysis* b) {
-         return guarded_divergent_branches(f) > guarded_divergent_branches(*b);
-       },
-       "more guarded divergent branches than pred_single_kernel"},
-      {"pred_select_kernel", "pred_single_kernel",
+      // Predication: the branchy kernel is a loop over arms with `if (arm == q)` like k-way ...
+      {"pred_branchy_kernel", "",
+       [](const FunctionAnalysis& f, const FunctionAnalysis*) { return guarded_divergent_branches_in_loops(f) >= 1; },
+       "a guarded divergent branch inside the loop over arms"},
+      // ... and every select twin branches no more than its one-arm form (K = 1, the baseline).
+      {"pred_select_kernel", "pred_select_kernelILi1E",
        [](const FunctionAnalysis& f, const FunctionAnalysis* b) { return branches_no_more_than(f, *b); },
-       "no more divergent branches than pred_single_kernel"},
+       "no more divergent branches than pred_select_kernel<1>"},
 #endif
   };
   return v;
@@ -76,7 +78,8 @@ TEST(SassSelfCheck, TimedKernelsDivergeAndTwinsDoNot) {
         ++matched;
         EXPECT_TRUE(check.ok(*f, base)) << f->function->name << " (sm_" << a.cubin->sm << "): expected "
                                         << check.expectation << "; has " << guarded_divergent_branches(*f)
-                                        << " guarded of " << f->placement.counts.divergent_branches
+                                        << " guarded (" << guarded_divergent_branches_in_loops(*f) << " in loops) of "
+                                        << f->placement.counts.divergent_branches
                                         << " divergent branches";
       }
     }

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -38,8 +39,16 @@ void finish_kway_params(KwayParams& p);
 
 // Enqueue one launch: `blocks` x `threads_per_block` threads (a multiple of 32). Warp w writes its
 // RegionSample to samples[w] (samples may be null: a warm-up) and each thread its result to out[tid].
+// dynamic_smem: bytes of dynamic shared memory reserved per block (unused by the kernel; it limits
+// how many blocks an SM can hold, which is how the occupancy sweep controls residency).
 void launch_kway(Body body, const KwayParams& p, int blocks, int threads_per_block, RegionSample* samples, float* out,
-                 cudaStream_t stream = nullptr);
+                 cudaStream_t stream = nullptr, std::size_t dynamic_smem = 0);
+
+// Blocks of this kernel one SM can hold at this block size and dynamic shared memory (occupancy API).
+int kway_max_active_blocks(Body body, int threads_per_block, std::size_t dynamic_smem);
+
+// The table a body reads (mem_divergent: 2^21 small floats from a fixed seed; other bodies: empty).
+std::vector<float> kway_body_table(Body body);
 
 // What lane `lane` must produce (host computation of the same body, same float operations).
 float kway_reference(Body body, const KwayParams& p, int lane, const std::vector<float>& table_host);

@@ -45,6 +45,9 @@ std::string summary(const CubinAnalysis& a);
 // Self-check predicates (the paper's "forcing genuine divergence" defence):
 // distinct potentially divergent branches that a BSSY guards, with the region closed by a BSYNC;
 int guarded_divergent_branches(const FunctionAnalysis& a);
+// those whose block lies on a CFG cycle (a per-path branch inside a loop over paths, as in k-way,
+// as opposed to straight-line scaffolding such as the region timer's lane-0 store);
+int guarded_divergent_branches_in_loops(const FunctionAnalysis& a);
 // at least one such branch (a divergent variant really branches inside a barrier region);
 bool has_guarded_divergent_branch(const FunctionAnalysis& a);
 // no potentially divergent branch at all;

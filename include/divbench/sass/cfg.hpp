@@ -16,9 +16,9 @@
 //  * Blocks not reachable from an entry are dropped: the padding after the last EXIT (a
 //    self-loop `BRA` and NOPs) and any dead code.
 //  * Blocks are identified by start offset; `end` is the offset just past the last instruction.
-//  * Pascal-style SYNC/BRK/CONT jump to the address an SSY/PBK/PCNT pushed: they are branches to
-//    Instruction::targets (the text listing's BRANCH_TARGETS), conditional when guarded; without
-//    targets they stay straight-line. See pascal.hpp.
+//  * Pascal-style SYNC/BRK/CONT jump to the address pushed by SSY/PBK/PCNT: an edge to each entry
+//    of their `targets` (+ fall-through when guarded). The text parser fills those targets for
+//    sm < 70 (resolve_stack_targets in parse.hpp); without targets they are straight-line.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -45,10 +45,10 @@ struct Cfg {
 };
 
 // Instruction classification used by the CFG and the placement pass.
-bool is_branch(const Instruction& ins);           // BRA, JMP, BRX, JMX; SYNC/BRK/CONT with targets
-bool is_stack_jump(const Instruction& ins);       // Pascal SYNC, BRK, CONT
+bool is_branch(const Instruction& ins);           // BRA, JMP, BRX, JMX
 bool is_indirect_branch(const Instruction& ins);  // BRX, JMX
 bool is_exit(const Instruction& ins);             // EXIT, RET, KILL
+bool is_stack_jump(const Instruction& ins);       // Pascal SYNC, BRK, CONT
 bool is_conditional(const Instruction& ins);      // guarded, or a predicate condition operand
 // A conditional branch that may split a warp: BRA (not .U/.DIV/.CONV) whose guard or condition
 // is a per-thread predicate P0..P6; or BRX/JMX on a per-thread register (R..); or a Pascal

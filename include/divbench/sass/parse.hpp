@@ -34,6 +34,11 @@ std::vector<Function> parse_nvdisasm_text(const std::string& listing, int sm);
 // by symbol) to functions parsed from JSON; matched by function name and instruction offset.
 void merge_text_listing(std::vector<Function>& from_json, const std::vector<Function>& from_text);
 
+// Maxwell/Pascal: gives each SYNC / BRK / CONT without targets the address pushed by the innermost
+// SSY / PBK / PCNT (respectively) whose [push, address] interval contains it. A layout heuristic
+// (nvcc lays these regions out as nested intervals); called by parse_nvdisasm_text for sm < 70.
+void resolve_stack_targets(Function& f);
+
 // Fills `targets` from operands for branch-like opcodes (shared by both parsers).
 void infer_targets(Instruction& ins);
 

@@ -1,0 +1,120 @@
+// --probe lock: the 32 lanes of one warp contend for one spin lock (the paper's Section IV-E), in two
+// shapes: the release inside the acquiring branch (the paper's lock) and the classic shape that
+// deadlocks under a SIMT stack (spin loop, then critical section and release after it). Every spin
+// is capped; mutual exclusion and the critical sections' results are checked on the host.
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <set>
+
+#include "divbench/kernels/kway.hpp"
+#include "harness/experiment.hpp"
+#include "probe_options.hpp"
+
+namespace divbench {
+namespace {
+
+constexpr int kLaunches = 5;
+constexpr std::uint32_t kCsIters = 100;
+
+// Checks one launch; throws VerificationError on anything mutual exclusion or the work rules out.
+json check_launch_result(const LockRun& run, LockForm form) {
+  const std::string where = std::string("lock/") + lock_form_name(form) + ": ";
+  std::uint32_t served = 0;
+  std::set<std::uint32_t> orders;
+  std::vector<int> by_order(kWarpLanes, -1);
+  std::vector<std::uint32_t> spins;
+  bool capped = false;
+  for (int lane = 0; lane < kWarpLanes; ++lane) {
+    const LockLane& l = run.lanes[lane];
+    spins.push_back(l.spins);
+    if (l.acquired == 1) {
+      ++served;
+      if (l.order >= kWarpLanes || !orders.insert(l.order).second)
+        throw VerificationError(where + "lane " + std::to_string(lane) + " has acquisition order " +
+                                std::to_string(l.order) + " (duplicate or out of range: mutual exclusion broken)");
+      by_order[l.order] = lane;
+      const float want = lock_cs_reference(lane, kCsIters);
+      if (std::memcmp(&want, &l.value, sizeof want) != 0)
+        throw VerificationError(where + "lane " + std::to_string(lane) + " critical section produced " +
+                                std::to_string(l.value) + ", expected " + std::to_string(want));
+      if (l.capped != 0) throw VerificationError(where + "lane " + std::to_string(lane) + " acquired and capped");
+    } else if (l.acquired == 0) {
+      if (l.capped != 1) throw VerificationError(where + "lane " + std::to_string(lane) + " neither served nor capped");
+      capped = true;
+    } else {
+      throw VerificationError(where + "lane " + std::to_string(lane) + " wrote no record");
+    }
+  }
+  if (run.counter != served)
+    throw VerificationError(where + "counter is " + std::to_string(run.counter) + " after " + std::to_string(served) +
+                            " critical sections (mutual exclusion broken)");
+  if (run.lock_after != 0) throw VerificationError(where + "lock still held after the kernel");
+  by_order.resize(served);
+  return json{{"lanes_served", served},
+              {"cap_reached", capped},
+              {"acquisition_order", by_order},
+              {"spins", spins},
+              {"max_spins", *std::max_element(spins.begin(), spins.end())},
+              {"region_cycles", run.region.cycles}};
+}
+
+Experiment lock_experiment() {
+  Experiment e;
+  e.name = "lock";
+  e.kind = "probe";
+  e.help = "32 lanes contend for one spin lock (release in the acquiring branch, and the classic form)";
+  e.validate = [](const RunOptions& o) { reject_sweep_options(o, "lock"); };
+  e.result_name = [](const RunOptions&) { return std::string("lock"); };
+  e.config = [](const RunOptions& o) {
+    return json{{"forms", {"release_in_branch", "release_after_loop"}},
+                {"launches", probe_launches(o, kLaunches)},
+                {"critical_section_iters", kCsIters},
+                {"caps", caps_json(ProbeCaps{})}};
+  };
+  e.plan = [](const RunContext& ctx) {
+    const int launches = probe_launches(ctx.opts, kLaunches);
+    std::vector<PointSpec> pts;
+    for (LockForm f : {LockForm::release_in_branch, LockForm::release_after_loop}) {
+      pts.push_back({lock_form_name(f), [f, launches] {
+                       const auto t0 = std::chrono::steady_clock::now();
+                       PointResult r;
+                       r.timed = false;
+                       const json runs = repeat_launches(
+                           launches, [f] { return check_launch_result(run_lock_probe(f, kCsIters, ProbeCaps{}), f); });
+                       const std::uint64_t served = min_run(runs, "lanes_served");
+                       const bool capped = any_run(runs, "cap_reached");
+                       r.raw = json{{"form", lock_form_name(f)},
+                                    {"launches", launches},
+                                    {"completed", !capped && served == kWarpLanes},
+                                    {"lanes_served", served},
+                                    {"cap_reached", capped},
+                                    {"runs", runs}};
+                       r.counters["lanes_served"] = static_cast<double>(served);
+                       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                       return r;
+                     },
+                     nullptr, nullptr});
+    }
+    return pts;
+  };
+  e.finalize = [](const RunContext&, ResultRecord& r) {
+    for (const auto& p : r.points_extra) {
+      if (p["form"] == "release_in_branch") {
+        r.summary["completed"] = p["completed"];
+        r.summary["lanes_served"] = p["lanes_served"];
+        r.summary["cap_reached"] = p["cap_reached"];
+      } else {
+        r.summary["classic_form_completed"] = p["completed"];
+        r.summary["classic_form_lanes_served"] = p["lanes_served"];
+      }
+    }
+  };
+  return e;
+}
+
+}  // namespace
+
+DIVBENCH_REGISTER_EXPERIMENT(lock_experiment);
+
+}  // namespace divbench

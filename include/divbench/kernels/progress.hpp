@@ -1,0 +1,93 @@
+// Host wrappers of the forward-progress probes (kernels/progress/): one warp each, every spin loop
+// bounded by a spin count and a %globaltimer deadline, so a GPU without independent thread
+// scheduling (or a scheduler that never switches paths) reports "cap reached" instead of hanging.
+// Each call runs ONE launch synchronously and returns what every lane recorded.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "divbench/cuda/region_sample.hpp"
+
+namespace divbench {
+
+struct ProbeCaps {
+  std::uint32_t max_spins = 1u << 22;        // per wait
+  std::uint64_t max_ns = 1'000'000'000ull;   // per launch: no lane waits past start + max_ns
+};
+
+// ---- lock: all 32 lanes contend for one spin lock in global memory.
+enum class LockForm {
+  release_in_branch,   // while (!done) { if (CAS == 0) { critical; release; done } }  (the paper's lock)
+  release_after_loop,  // while (CAS != 0) spin; critical; release   (the classic SIMT-stack deadlock form)
+};
+const char* lock_form_name(LockForm f);
+
+struct LockLane {
+  std::uint32_t acquired;  // 1: this lane ran the critical section
+  std::uint32_t order;     // its position among the acquirers (0-based); ~0u if not acquired
+  std::uint32_t spins;     // failed attempts before acquiring (or before giving up)
+  std::uint32_t capped;    // 1: gave up at the cap
+  float value;             // result of the critical section's work (checked against the host)
+  std::uint32_t pad;
+  std::uint64_t acquired_clk;  // clock64 when it acquired (SM cycles; compare lanes, not launches)
+};
+
+struct LockRun {
+  std::vector<LockLane> lanes;  // 32
+  std::uint32_t counter = 0;    // the plain (non-atomic) counter the critical sections incremented
+  std::uint32_t lock_after = 0; // lock word after the launch (0: released)
+  RegionSample region{};
+};
+
+LockRun run_lock_probe(LockForm form, std::uint32_t cs_iters, const ProbeCaps& caps);
+float lock_cs_reference(int lane, std::uint32_t cs_iters);
+
+// ---- peer-wait: even lanes (side 0) and odd lanes (side 1) of one warp, in the two arms of one
+// divergent if/else, hand a token back and forth `rounds` times: side 0 waits for pong >= r and then
+// lane 0 sets ping = r + 1; side 1 waits for ping >= r + 1 and then lane 1 sets pong = r + 1. Every
+// round needs the scheduler to switch paths; a SIMT stack that runs one arm to completion deadlocks
+// at round 0 (here: reaches the cap).
+struct PeerWaitLane {
+  std::uint32_t side;         // 0 or 1
+  std::uint32_t rounds_done;  // rounds this lane saw through
+  std::uint32_t capped;       // 1: gave up at the cap
+  std::uint32_t max_spins;    // longest single wait
+  std::uint64_t total_spins;
+};
+
+struct PeerWaitRun {
+  std::vector<PeerWaitLane> lanes;
+  std::uint32_t ping = 0, pong = 0;
+  RegionSample region{};
+};
+
+PeerWaitRun run_peer_wait_probe(std::uint32_t rounds, const ProbeCaps& caps);
+
+// ---- producer/consumer: lane `producer_lane` runs `work` iterations of the FMA chain, publishes the
+// result and sets a flag; the 31 other lanes spin on the flag, then read the result. The producer
+// and the consumers sit in the two arms of one divergent if/else whose arms are two distinct
+// __noinline__ functions (side 0 = the `then` arm, side 1 = the `else` arm). producer_in_then puts
+// the producer in side 0, so both structural orders run from one binary; which side the compiler
+// laid out first is read from the SASS (scripts/sass_dynamic_check.py).
+struct PcLane {
+  std::uint32_t role;    // 1 producer, 2 consumer
+  std::uint32_t side;    // 0 then-arm, 1 else-arm
+  std::uint32_t spins;   // consumer: polls of the flag before it was seen
+  std::uint32_t capped;  // consumer: 1 if it gave up at the cap
+  float value;           // producer: its result; consumer: the result it read after the flag
+  std::uint32_t pad;
+  std::uint64_t enter_clk;  // clock64 on entering its arm
+  std::uint64_t done_clk;   // clock64 when done (producer: after publishing; consumer: after reading)
+};
+
+struct PcRun {
+  std::vector<PcLane> lanes;
+  std::uint32_t flag = 0;
+  RegionSample region{};
+};
+
+PcRun run_producer_consumer_probe(bool producer_in_then, int producer_lane, std::uint32_t work,
+                                  const ProbeCaps& caps);
+float producer_reference(int producer_lane, std::uint32_t work);
+
+}  // namespace divbench

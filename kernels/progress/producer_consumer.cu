@@ -1,0 +1,90 @@
+// Producer/consumer probe: one lane works and publishes, the others spin on its flag. The two roles
+// sit in the two arms of one divergent if/else, each arm a distinct __noinline__ function, so the
+// SASS shows which arm is laid out first (the CALL order) and a launch parameter decides which arm
+// holds the producer: both structural orders run from the same binary.
+#include <cmath>
+#include <limits>
+
+#include "../bodies/fma_chain.cuh"
+#include "../kway/kway.cuh"
+#include "bounded.cuh"
+#include "divbench/kernels/progress.hpp"
+
+namespace divbench {
+namespace progress {
+
+struct PcArgs {
+  std::uint32_t* words;  // [0] flag, [1] payload (float bits)
+  std::uint32_t work;
+  Cap cap;
+};
+
+// One arm. Side is baked in (0: then, 1: else) so the two arms are different functions.
+template <int Side>
+__device__ __noinline__ void pc_arm(const PcArgs& a, bool producer, int lane, PcLane* out) {
+  PcLane r{};
+  r.side = Side;
+  r.enter_clk = static_cast<std::uint64_t>(clock64());
+  if (producer) {
+    const float x = bodies::FmaChain::run<0>(kway::lane_seed(lane), a.work, nullptr, 0);
+    st_volatile(a.words + 1, __float_as_uint(x));
+    __threadfence();
+    st_volatile(a.words + 0, 1u);
+    r.role = 1;
+    r.value = x;
+  } else {
+    std::uint32_t spins = 0;
+    while (ld_volatile(a.words + 0) == 0u) {
+      if (a.cap.reached(++spins)) {
+        r.capped = 1;
+        break;
+      }
+    }
+    __threadfence();
+    r.role = 2;
+    r.spins = spins;
+    r.value = r.capped ? __uint_as_float(0x7fc00000u) : __uint_as_float(ld_volatile(a.words + 1));
+  }
+  r.done_clk = static_cast<std::uint64_t>(clock64());
+  *out = r;
+}
+
+__global__ void producer_consumer_kernel(std::uint32_t* words, std::uint32_t work, int producer_lane,
+                                         int producer_in_then, std::uint32_t max_spins, std::uint64_t max_ns,
+                                         PcLane* out, RegionSample* sample) {
+  const int lane = static_cast<int>(threadIdx.x & 31u);
+  const PcArgs a{words, work, Cap{max_spins, dev::globaltimer() + max_ns}};
+  const bool producer = lane == producer_lane;
+  const bool then_arm = producer == (producer_in_then != 0);
+  dev::RegionTimer timer;
+  timer.start();
+  if (then_arm)
+    pc_arm<0>(a, producer, lane, out + lane);
+  else
+    pc_arm<1>(a, producer, lane, out + lane);
+  timer.stop(sample, 0);
+}
+
+}  // namespace progress
+
+PcRun run_producer_consumer_probe(bool producer_in_then, int producer_lane, std::uint32_t work,
+                                  const ProbeCaps& caps) {
+  if (producer_lane < 0 || producer_lane >= kWarpLanes)
+    throw std::invalid_argument("run_producer_consumer_probe: producer lane outside 0..31");
+  progress::ProbeMemory mem(2, kWarpLanes * sizeof(PcLane));
+  progress::producer_consumer_kernel<<<1, kWarpLanes>>>(mem.words, work, producer_lane, producer_in_then ? 1 : 0,
+                                                        caps.max_spins, caps.max_ns,
+                                                        static_cast<PcLane*>(mem.records), mem.sample);
+  check_launch("producer_consumer_kernel");
+  PcRun run;
+  std::vector<std::uint32_t> w(2);
+  mem.read_back(run.lanes, w, run.region);
+  run.flag = w[0];
+  return run;
+}
+
+float producer_reference(int producer_lane, std::uint32_t work) {
+  return bodies::FmaChain::run<0>(kway::lane_seed(producer_lane), work, nullptr, 0);
+}
+
+}  // namespace divbench

@@ -1,0 +1,195 @@
+// Every dynamic-suite kernel on a real GPU, small: outputs match the host references, probes finish.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "divbench/core/errors.hpp"
+#include "divbench/cuda/check.hpp"
+#include "divbench/cuda/launch.hpp"
+#include "divbench/kernels/kway.hpp"
+#include "divbench/kernels/predication.hpp"
+#include "divbench/kernels/progress.hpp"
+#include "harness/kway_point.hpp"
+
+namespace divbench {
+namespace {
+
+KwayPointSpec small_spec(Body body, int k, LaneMap map, int blocks, int threads) {
+  KwayPointSpec s;
+  s.body = body;
+  s.k = k;
+  s.lanes = assign_lanes(map, k, body == Body::mem_divergent ? 20u : 50u, 7);
+  s.blocks = blocks;
+  s.threads_per_block = threads;
+  s.plan.warmup = 1;
+  s.plan.reps = 3;
+  return s;
+}
+
+TEST(KwayBodies, EveryBodyVerifiesAtSeveralK) {
+  for (Body b : all_bodies())
+    for (int k : {1, 2, 7, 32}) {
+      SCOPED_TRACE(std::string(body_name(b)) + " k=" + std::to_string(k));
+      const PointResult r = run_kway_point(small_spec(b, k, LaneMap::modulo, 2, 64));  // throws on a mismatch
+      EXPECT_TRUE(r.point.extra["verified"].get<bool>());
+      EXPECT_EQ(r.point.launches, 3u);
+      EXPECT_GT(r.point.cycles.median, 0);
+    }
+}
+
+TEST(KwayBodies, BodiesDiffer) {
+  // Sanity of the references themselves: different bodies give different lane results.
+  KwayParams p = make_kway_params(small_spec(Body::fma_chain, 2, LaneMap::modulo, 1, 32));
+  const std::vector<float> table = kway_body_table(Body::mem_divergent);
+  const float a = kway_reference(Body::fma_chain, p, 3, {});
+  const float b = kway_reference(Body::fma_indep, p, 3, {});
+  const float c = kway_reference(Body::int_alu, p, 3, {});
+  EXPECT_NE(a, b);
+  EXPECT_NE(a, c);
+  EXPECT_TRUE(std::isfinite(kway_reference(Body::sfu, p, 3, {})));
+  EXPECT_THROW(kway_reference(Body::mem_divergent, p, 3, table), std::invalid_argument);  // table_words unset
+  p.table_words = static_cast<std::uint32_t>(table.size());
+  EXPECT_TRUE(std::isfinite(kway_reference(Body::mem_divergent, p, 3, table)));
+}
+
+TEST(KwayMaps, EveryMapVerifies) {
+  for (LaneMap m : all_lane_maps()) {
+    SCOPED_TRACE(lane_map_name(m));
+    EXPECT_NO_THROW(run_kway_point(small_spec(Body::fma_chain, 5, m, 1, 32)));
+  }
+}
+
+TEST(Occupancy, SharedMemoryPinsBlocksPerSm) {
+  int dev = 0, sms = 0, smem_sm = 0, optin = 0, reserved = 0;
+  DIVBENCH_CUDA_CHECK(cudaGetDevice(&dev));
+  DIVBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  DIVBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+  DIVBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  DIVBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev));
+  const std::size_t one = static_cast<std::size_t>(std::min(optin, smem_sm - reserved));
+  EXPECT_EQ(kway_max_active_blocks(Body::fma_chain, 64, one), 1);
+  const std::size_t two = static_cast<std::size_t>(std::min(optin, smem_sm / 2 - reserved));
+  EXPECT_EQ(kway_max_active_blocks(Body::fma_chain, 64, two), 2);
+  KwayPointSpec s = small_spec(Body::fma_chain, 32, LaneMap::modulo, sms, 64);
+  s.dynamic_smem = one;
+  s.kernel_events = true;
+  const PointResult r = run_kway_point(s);
+  int warps = 0, max_per_sm = 0;
+  for (const auto& v : r.point.extra["sm_warps"]) {
+    warps += v.get<int>();
+    max_per_sm = std::max(max_per_sm, v.get<int>());
+  }
+  EXPECT_EQ(warps, 2 * sms);
+  EXPECT_EQ(max_per_sm, 2);  // one 2-warp block per SM
+  EXPECT_GT(r.point.extra["kernel_ms"]["median"].get<double>(), 0.0);
+}
+
+TEST(Predication, EveryVariantVerifies) {
+  float* out = nullptr;
+  DIVBENCH_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&out), 32 * sizeof(float)));
+  struct V {
+    PredVariant v;
+    int arms;
+  };
+  std::vector<V> vs{{PredVariant::single, 1}, {PredVariant::branchy, 2}};
+  for (int a : predicated_arm_counts()) vs.push_back({PredVariant::predicated, a});
+  for (const auto& v : vs) {
+    SCOPED_TRACE(std::string(pred_variant_name(v.v)) + " arms=" + std::to_string(v.arms));
+    std::vector<float> host(32, std::numeric_limits<float>::quiet_NaN());
+    DIVBENCH_CUDA_CHECK(cudaMemcpy(out, host.data(), 32 * sizeof(float), cudaMemcpyHostToDevice));
+    launch_predication(v.v, v.arms, 40, nullptr, out);
+    DIVBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+    DIVBENCH_CUDA_CHECK(cudaMemcpy(host.data(), out, 32 * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int lane = 0; lane < 32; ++lane) {
+      const float want = predication_reference(v.v, v.arms, 40, lane);
+      EXPECT_EQ(0, std::memcmp(&want, &host[lane], sizeof want)) << "lane " << lane << ": " << host[lane] << " vs " << want;
+    }
+  }
+  cudaFree(out);
+}
+
+int cc_major() {
+  int dev = 0, major = 0;
+  DIVBENCH_CUDA_CHECK(cudaGetDevice(&dev));
+  DIVBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  return major;
+}
+
+TEST(Progress, LockServesAllLanesInBothForms) {
+  for (LockForm f : {LockForm::release_in_branch, LockForm::release_after_loop}) {
+    SCOPED_TRACE(lock_form_name(f));
+    const LockRun run = run_lock_probe(f, 10, ProbeCaps{});
+    ASSERT_EQ(run.lanes.size(), 32u);
+    std::vector<int> seen(32, 0);
+    int served = 0;
+    for (int lane = 0; lane < 32; ++lane) {
+      const LockLane& l = run.lanes[lane];
+      if (l.acquired != 1) continue;
+      ++served;
+      ASSERT_LT(l.order, 32u);
+      ++seen[l.order];
+      const float want = lock_cs_reference(lane, 10);
+      EXPECT_EQ(0, std::memcmp(&want, &l.value, sizeof want));
+    }
+    EXPECT_EQ(run.counter, static_cast<std::uint32_t>(served));
+    EXPECT_EQ(run.lock_after, 0u);
+    if (cc_major() >= 7 || f == LockForm::release_in_branch) {
+      EXPECT_EQ(served, 32);
+      for (int o = 0; o < 32; ++o) EXPECT_EQ(seen[o], 1) << "order " << o;
+    }
+  }
+}
+
+TEST(Progress, PeerWaitCompletesUnderIts) {
+  const PeerWaitRun run = run_peer_wait_probe(4, ProbeCaps{});
+  ASSERT_EQ(run.lanes.size(), 32u);
+  if (cc_major() < 7) GTEST_SKIP() << "pre-ITS GPU: the cap is the expected outcome";
+  for (int lane = 0; lane < 32; ++lane) {
+    EXPECT_EQ(run.lanes[lane].capped, 0u) << "lane " << lane;
+    EXPECT_EQ(run.lanes[lane].rounds_done, 4u) << "lane " << lane;
+    EXPECT_EQ(run.lanes[lane].side, static_cast<std::uint32_t>(lane & 1));
+  }
+  EXPECT_EQ(run.ping, 4u);
+  EXPECT_EQ(run.pong, 4u);
+}
+
+TEST(Progress, PeerWaitCapBoundsTheWait) {
+  // With a zero-length deadline every wait gives up at once: the probe returns, it does not hang.
+  ProbeCaps caps;
+  caps.max_ns = 0;
+  caps.max_spins = 1;
+  const PeerWaitRun run = run_peer_wait_probe(4, caps);
+  bool any_capped = false;
+  for (const auto& l : run.lanes) any_capped = any_capped || l.capped == 1;
+  EXPECT_TRUE(any_capped);
+}
+
+TEST(Progress, ProducerConsumerBothOrders) {
+  for (bool in_then : {true, false}) {
+    SCOPED_TRACE(in_then ? "producer in then-arm" : "producer in else-arm");
+    const PcRun run = run_producer_consumer_probe(in_then, 0, 1000, ProbeCaps{});
+    const float want = producer_reference(0, 1000);
+    ASSERT_EQ(run.lanes.size(), 32u);
+    EXPECT_EQ(run.flag, 1u);
+    EXPECT_EQ(run.lanes[0].role, 1u);
+    EXPECT_EQ(run.lanes[0].side, in_then ? 0u : 1u);
+    EXPECT_EQ(0, std::memcmp(&want, &run.lanes[0].value, sizeof want));
+    for (int lane = 1; lane < 32; ++lane) {
+      const PcLane& c = run.lanes[lane];
+      EXPECT_EQ(c.role, 2u);
+      EXPECT_EQ(c.side, in_then ? 1u : 0u);
+      if (cc_major() >= 7) {
+        EXPECT_EQ(c.capped, 0u) << "lane " << lane;
+        EXPECT_EQ(0, std::memcmp(&want, &c.value, sizeof want)) << "lane " << lane;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace divbench

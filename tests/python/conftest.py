@@ -1,0 +1,92 @@
+"""Synthetic fixtures for the script tests. Every number here is made up (a toy linear model), every
+device is named "SYNTHETIC ..." and every file is written to a pytest temporary folder: nothing here is a
+measurement and nothing is committed under results/."""
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+REFERENCE = ROOT / "results" / "reference" / "paper-2607.23402.json"
+
+
+def device(name, cc):
+    return {"index": 0, "name": name, "cc": cc, "sm_count": 4, "sm_clock_khz": 1000000, "driver": "0.0",
+            "runtime": "0.0", "warp_size": 32}
+
+
+def record(experiment, dev, config, points, summary=None, fit=None):
+    r = {"schema": "divbench.result/1", "experiment": experiment, "device": dev, "toolkit": "synthetic",
+         "git": "synthetic-fixture", "created": "2000-01-01T00:00:00Z", "host": "fixture",
+         "command": "synthetic fixture (tests/python/conftest.py)", "config": config, "points": points,
+         "summary": summary or {}, "timing": {}}
+    if fit is not None:
+        r["fit"] = fit
+    return r
+
+
+def kway(dev, s, c, iters=100, body="fma_chain", map_="modulo", metrics=True, ks=(1, 2, 4, 8, 16, 32)):
+    pts = []
+    for k in ks:
+        p = {"k": k, "median_cycles": s * k + c, "min_cycles": s * k + c, "max_cycles": s * k + c, "cv": 0.0}
+        if metrics:
+            p["metrics"] = {"available": True, "values": {"smsp__thread_inst_executed_per_inst_executed.ratio": 32.0 / k + 0.1},
+                            "region": {"ratio": 32.0 / k}}
+        pts.append(p)
+    fit = {"model": "T(k) = s*k + c", "s": s, "c": c, "r2": 1.0, "n": len(ks)}
+    cfg = {"axis": "k", "ks": list(ks), "iters": iters, "body": body, "map": map_, "reps": 3}
+    return record("kway", dev, cfg, pts, {"ratio_32_over_1": (32 * s + c) / (s + c)}, fit)
+
+
+def write(folder: Path, name: str, data):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(json.dumps(data, indent=1))
+    return folder / name
+
+
+def make_results(root: Path, with_static=True, with_occupancy=True):
+    """results/ with two synthetic GPUs (gpu_a: cc 9.0, gpu_b: cc 8.6) and, optionally, static files."""
+    a = device("SYNTHETIC GPU A", "9.0")
+    b = device("SYNTHETIC GPU B", "8.6")
+    write(root / "gpu_a", "kway.json", kway(a, 1000.0, 10.0))
+    write(root / "gpu_b", "kway.json", kway(b, 800.0, 20.0, metrics=False))
+    write(root / "gpu_a", "kway.gbench.json", {"context": {}, "benchmarks": []})  # not a divbench result: skipped
+    write(root / "gpu_a", "predication.json", record("predication", a, {"iters": 100}, [],
+          {"ratio_branchy_over_single": 1.99, "ratio_predicated_over_single": 1.01}))
+    if with_occupancy:
+        # the shape bench/experiments/occupancy.cpp writes: penalties per residency in summary.pairs
+        pairs = [{"series": "device", "target": w, "total_warps": w, "k": 32, "region_penalty": 31.0 - i * 0.1,
+                  "kernel_penalty": 30.0 + i * 0.1} for i, w in enumerate((256, 512, 1024, 2048, 4096))]
+        pairs += [{"series": "per_sm", "target": n, "total_warps": 4 * n, "k": 32, "region_penalty": 30.5,
+                   "kernel_penalty": 29.0 + n} for n in (1, 2, 4)]
+        write(root / "gpu_a", "occupancy.json", record("occupancy", a, {"axis": "residency"}, [],
+              {"penalty_min": 30.0, "penalty_max": 31.0, "kernel_penalty_min": 30.0, "kernel_penalty_max": 33.0,
+               "pairs": pairs}))
+    if with_static:
+        # the shapes scripts/study/study_lib.py writes (divbench.study.figure4/1, divbench.study.table2/1)
+        common = {"corpus": {"kernels": 3, "sha256": "synthetic"}, "toolkits": {"sm_80": "synthetic nvcc", "sm_90": "synthetic nvcc",
+                  "sm_100": "synthetic nvcc"}, "run": {"date": "2000-01-01T00:00:00Z", "generator": "conftest.py"}}
+        write(root / "static", "figure4.json", {"schema": "divbench.study.figure4/1", **common, "architectures": {
+            "sm_80": {"before": 0, "at": 8, "after": 3, "unguarded": 1, "ipdom_exact_rate": 0.7273},
+            "sm_90": {"before": 0, "at": 10, "after": 1, "unguarded": 1, "ipdom_exact_rate": 0.9091},
+            "sm_100": {"before": 2, "at": 9, "after": 0, "unguarded": 1, "ipdom_exact_rate": 0.8182}}})
+        write(root / "static", "table2.json", {"schema": "divbench.study.table2/1", **common, "architectures": {
+            "sm_80": {"ipdom_exact_rate": 0.75, "deferred": 3, "modifiers": False, "modifier_counts": {}, "bra_u": 0},
+            "sm_100": {"ipdom_exact_rate": 0.9, "deferred": 0, "modifiers": True,
+                       "modifier_counts": {"BSSY.RECONVERGENT": 4}, "bra_u": 5}}})
+    write(root / "reference", "paper-2607.23402.json", json.loads(REFERENCE.read_text()))
+    return root
+
+
+@pytest.fixture
+def results(tmp_path):
+    return make_results(tmp_path / "results")
+
+
+@pytest.fixture
+def fixture_factory(tmp_path):
+    return {"make_results": make_results, "kway": kway, "device": device, "write": write, "record": record,
+            "tmp": tmp_path}

@@ -1,0 +1,182 @@
+"""scripts/compare.py on synthetic fixtures: rows, normalization, formats, refusals, bad input."""
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+import compare
+from conftest import ROOT
+
+
+def run(args, capsys):
+    rc = compare.main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def rows_of(csv_text):
+    return list(csv.DictReader(io.StringIO(csv_text)))
+
+
+def test_rows_and_values(results, capsys):
+    rc, out, err = run([results, "--csv"], capsys)
+    assert rc == 0, err
+    rows = rows_of(out)
+    measured = [r for r in rows if r["source"] == "measured"]
+    paper = [r for r in rows if r["source"] == "paper"]
+    assert [r["gpu"] for r in measured] == ["SYNTHETIC GPU A (gpu_a)", "SYNTHETIC GPU B (gpu_b)"]
+    assert len(paper) == 5
+    a = measured[0]
+    assert float(a["s"]) == 1000.0 and float(a["c"]) == 10.0 and a["cc"] == "9.0"
+    assert float(a["c_over_s"]) == pytest.approx(0.01)
+    assert float(a["ratio32"]) == pytest.approx((32 * 1000 + 10) / 1010)
+    assert float(a["eff32"]) == pytest.approx(1.1) and float(a["eff32_region"]) == pytest.approx(1.0)
+    assert float(a["pred_branchy"]) == 1.99 and float(a["pred_predicated"]) == 1.01
+    assert a["occ_penalty"] == "30–31 (kernel time 30–33)"
+    hopper = next(r for r in paper if "Hopper" in r["gpu"])
+    assert float(hopper["s"]) == 58100 and hopper["occ_penalty"] == "28–31" and float(hopper["eff32"]) == 1.21
+    pascal = next(r for r in paper if "Pascal" in r["gpu"])
+    assert float(pascal["pred_branchy"]) == 1.94 and pascal["eff32"] == "" and pascal["c"] == ""
+
+
+def test_default_baseline_normalizes_each_set(results, capsys):
+    rc, out, _ = run([results, "--csv"], capsys)
+    rows = {r["gpu"]: r for r in rows_of(out)}
+    assert float(rows["SYNTHETIC GPU A (gpu_a)"]["s_norm"]) == 1.0       # cc 9.0 = Hopper: the measured baseline
+    assert float(rows["SYNTHETIC GPU B (gpu_b)"]["s_norm"]) == pytest.approx(0.8)
+    assert float(rows["paper: Hopper sm_90"]["s_norm"]) == 1.0
+    assert float(rows["paper: Ampere sm_86"]["s_norm"]) == pytest.approx(54.1 / 58.1)
+
+
+def test_baseline_by_folder_name(results, capsys):
+    rc, out, _ = run([results, "--csv", "--baseline", "gpu_b"], capsys)
+    rows = {r["gpu"]: r for r in rows_of(out)}
+    assert float(rows["SYNTHETIC GPU A (gpu_a)"]["s_norm"]) == pytest.approx(1.25)
+    assert float(rows["paper: Ampere sm_86"]["s_norm"]) == 1.0          # gpu_b is cc 8.6: Ampere
+
+
+def test_unknown_baseline(results, capsys):
+    rc, _, err = run([results, "--baseline", "volta"], capsys)
+    assert rc == 1 and err.count("\n") == 1 and "--baseline 'volta' matches no GPU" in err
+
+
+def test_console_and_markdown(results, capsys):
+    rc, out, _ = run([results], capsys)
+    assert rc == 0 and out.splitlines()[0].startswith("source") and "SYNTHETIC GPU A" in out
+    assert "s norm: measured rows / SYNTHETIC GPU A (gpu_a), paper rows / paper: Hopper sm_90" in out
+    rc, out, _ = run([results, "--markdown"], capsys)
+    lines = out.splitlines()
+    assert lines[0].startswith("| source |") and lines[1].startswith("|---|")
+    assert "| ≈2,000 |" in out
+
+
+def test_files_and_out(results, capsys, tmp_path):
+    dest = tmp_path / "t.csv"
+    rc, out, _ = run([results / "gpu_a" / "kway.json", "--reference", "none", "--csv", "--out", dest], capsys)
+    assert rc == 0 and out == ""
+    rows = rows_of(dest.read_text())
+    assert len(rows) == 1 and rows[0]["s_norm"] == "1.0"
+
+
+def test_mismatched_iters_refused(results, capsys, fixture_factory):
+    f = results / "gpu_b" / "kway.json"
+    d = json.loads(f.read_text())
+    d["config"]["iters"] = 200
+    f.write_text(json.dumps(d))
+    rc, out, err = run([results], capsys)
+    assert rc == 1 and out == ""
+    assert err.startswith("compare: error: mismatched configurations:") and "iters=100" in err and "iters=200" in err
+    assert "--normalize-iters" in err and err.count("\n") == 1
+    rc, out, err = run([results, "--csv", "--normalize-iters"], capsys)
+    assert rc == 0, err
+    rows = {r["gpu"]: r for r in rows_of(out)}
+    assert float(rows["SYNTHETIC GPU A (gpu_a)"]["s"]) == pytest.approx(10.0)   # 1000 cycles / 100 iters
+    assert float(rows["SYNTHETIC GPU B (gpu_b)"]["s"]) == pytest.approx(4.0)    # 800 / 200
+    rc, out, _ = run([results, "--normalize-iters"], capsys)
+    assert "cycles per iteration and path" in out
+
+
+@pytest.mark.parametrize("key, value", [("body", "sfu"), ("map", "contiguous")])
+def test_body_or_map_is_selected_explicitly(results, capsys, key, value):
+    """Only k-way results of the selected body and map are compared; choosing another is explicit."""
+    f = results / "gpu_b" / "kway.json"
+    d = json.loads(f.read_text())
+    d["config"][key] = value
+    d["config"]["iters"] = 200
+    f.write_text(json.dumps(d))
+    # the other body/map is simply not selected; selecting it for both GPUs is the explicit way
+    rc, out, err = run([results, "--csv", "--normalize-iters", f"--{key}", value], capsys)
+    assert rc == 0
+    rows = {r["gpu"]: r for r in rows_of(out)}
+    assert rows["SYNTHETIC GPU A (gpu_a)"]["s"] == ""                  # gpu_a has no such sweep
+    rc, out, err = run([results / "gpu_a" / "kway.json", f, "--normalize-iters"], capsys)
+    assert rc == 0  # different folders, and gpu_b's file is not the default body: not compared
+    g = results / "gpu_c"
+    g.mkdir()
+    d2 = json.loads((results / "gpu_a" / "kway.json").read_text())
+    d2["config"][key] = value
+    (g / "kway.json").write_text(json.dumps(d2))
+    rc, out, err = run([results, "--normalize-iters", f"--{key}", value], capsys)
+    assert rc == 0  # same body/map on gpu_b and gpu_c, iters normalized explicitly
+
+
+def test_mismatched_body_refused(results, capsys):
+    """Two results selected for comparison with different work bodies: refused."""
+    fa = results / "gpu_a" / "kway.json"
+    fb = results / "gpu_b" / "kway.json"
+    da = json.loads(fa.read_text())
+    db = json.loads(fb.read_text())
+    db["config"]["body"] = da["config"]["body"] = "sfu"
+    db["config"]["map"] = "contiguous"
+    fa.write_text(json.dumps(da))
+    fb.write_text(json.dumps(db))
+    checks = [(compare.dd.load_result(fa)), (compare.dd.load_result(fb))]
+    with pytest.raises(compare.CompareError, match="map='modulo'.*map='contiguous'"):
+        compare.check_configs([(None, checks[0]), (None, checks[1])], normalize_iters=True)
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{oops", "not valid JSON"),
+    ('{"schema": "divbench.result/0"}', "expected 'divbench.result/1'"),
+    ('{"schema": "divbench.result/1", "experiment": "kway", "points": []}', "missing key 'device'"),
+    ("[1, 2]", "expected a JSON object"),
+])
+def test_bad_file_one_line(tmp_path, capsys, content, message):
+    f = tmp_path / "bad.json"
+    f.write_text(content)
+    rc, out, err = run([f], capsys)
+    assert rc == 1 and out == ""
+    assert err.count("\n") == 1 and err.startswith("compare: error:") and message in err and "bad.json" in err
+
+
+def test_missing_fit(results, capsys):
+    f = results / "gpu_a" / "kway.json"
+    d = json.loads(f.read_text())
+    del d["fit"]
+    f.write_text(json.dumps(d))
+    rc, _, err = run([results], capsys)
+    assert rc == 1 and "has no fit" in err
+
+
+def test_missing_path_and_empty(tmp_path, capsys):
+    rc, _, err = run([tmp_path / "nope"], capsys)
+    assert rc == 1 and "no such file or directory" in err
+    (tmp_path / "empty").mkdir()
+    rc, _, err = run([tmp_path / "empty", "--reference", "none"], capsys)
+    assert rc == 1 and "no results found" in err
+
+
+def test_bad_reference(results, capsys, tmp_path):
+    f = tmp_path / "ref.json"
+    f.write_text('{"schema": "x"}')
+    rc, _, err = run([results, "--reference", f], capsys)
+    assert rc == 1 and "expected 'divbench.reference/1'" in err
+
+
+def test_cli_usage_error():
+    p = subprocess.run([sys.executable, str(ROOT / "scripts" / "compare.py"), "--markdown", "--csv"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "not allowed with" in p.stderr

@@ -1,0 +1,147 @@
+"""scripts/figures.py on synthetic fixtures: every figure renders, output is deterministic, missing inputs
+are skipped with a message, malformed inputs fail with one line."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+import figures
+from conftest import ROOT
+
+ALL = ("figure1_kway", "figure2_efficiency", "figure3_occupancy", "figure4_placement")
+
+
+def run(args, capsys=None):
+    rc = figures.main([str(a) for a in args])
+    return rc
+
+
+def test_every_figure_renders(results, capsys):
+    out = results / "figures"
+    assert run(["--results", results]) == 0
+    for stem in ALL:
+        for ext in ("png", "svg"):
+            f = out / f"{stem}.{ext}"
+            assert f.exists() and f.stat().st_size > 1000, f
+        assert (out / f"{stem}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert b"<svg" in (out / f"{stem}.svg").read_bytes()
+    table = (out / "table2.md").read_text()
+    assert "| Feature | sm_80 | sm_100 |" in table
+    assert "75.0%" in table and "Paper reference" in table and "83.2%" in table
+    assert "| Modifier forms (count) | – | BSSY.RECONVERGENT: 4 |" in table
+    assert "synthetic nvcc (sm_80, sm_90, sm_100)" in table
+    index = (out / "index.md").read_text()
+    assert "gpu_a/kway.json" in index and "Not generated" not in index
+    assert "skip" not in capsys.readouterr().err
+
+
+def test_figure_uses_the_data(results):
+    """The SVG changes when a measured value changes: the figure is drawn from the JSON."""
+    out = results / "figures"
+    assert run(["--results", results, "--only", "fig1"]) == 0
+    before = (out / "figure1_kway.svg").read_bytes()
+    f = results / "gpu_a" / "kway.json"
+    d = json.loads(f.read_text())
+    d["points"][-1]["median_cycles"] *= 3
+    f.write_text(json.dumps(d))
+    assert run(["--results", results, "--only", "fig1"]) == 0
+    assert (out / "figure1_kway.svg").read_bytes() != before
+
+
+def test_deterministic(results, tmp_path):
+    assert run(["--results", results, "--out", tmp_path / "a"]) == 0
+    assert run(["--results", results, "--out", tmp_path / "b"]) == 0
+    for stem in ALL:
+        for ext in ("png", "svg"):
+            assert (tmp_path / "a" / f"{stem}.{ext}").read_bytes() == (tmp_path / "b" / f"{stem}.{ext}").read_bytes()
+    svg = (tmp_path / "a" / "figure1_kway.svg").read_text()
+    assert "<dc:date>" not in svg
+
+
+def test_missing_inputs_are_skipped(fixture_factory, capsys):
+    res = fixture_factory["make_results"](fixture_factory["tmp"] / "r", with_static=False, with_occupancy=False)
+    assert run(["--results", res]) == 0
+    err = capsys.readouterr().err
+    assert "skip fig3" in err and "skip fig4" in err and "skip table2" in err
+    assert (res / "figures" / "figure1_kway.png").exists()
+    assert not (res / "figures" / "figure4_placement.png").exists()
+    assert "## Not generated" in (res / "figures" / "index.md").read_text()
+
+
+def test_empty_results_folder_skips_everything(tmp_path, capsys):
+    (tmp_path / "results").mkdir()
+    assert run(["--results", tmp_path / "results", "--reference", "none"]) == 0
+    assert capsys.readouterr().err.count("figures: skip") == 5
+
+
+def test_metrics_missing_skips_figure2(fixture_factory, capsys):
+    root = fixture_factory["tmp"] / "r"
+    fixture_factory["write"](root / "g", "kway.json",
+                             fixture_factory["kway"](fixture_factory["device"]("SYNTHETIC", "9.0"), 10.0, 1.0, metrics=False))
+    assert run(["--results", root, "--reference", "none", "--only", "fig1,fig2"]) == 0
+    err = capsys.readouterr().err
+    assert "skip fig2" in err and "--metrics" in err
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda d: d["points"][0].pop("median_cycles"), "needs 'k' and 'median_cycles'"),
+    (lambda d: d["points"][0].update(median_cycles="fast"), "expected a finite number"),
+])
+def test_malformed_result_is_an_error(results, capsys, mutate, message):
+    f = results / "gpu_a" / "kway.json"
+    d = json.loads(f.read_text())
+    mutate(d)
+    f.write_text(json.dumps(d))
+    assert run(["--results", results, "--only", "fig1"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("figures: error:") and message in err[0]
+
+
+def test_foreign_json_in_a_gpu_folder_is_ignored(results, capsys):
+    """A file that is not a divbench result (e.g. Google Benchmark's output) does not stop the figures."""
+    f = results / "gpu_b" / "kway.json"
+    d = json.loads(f.read_text())
+    d["schema"] = "something-else/1"
+    f.write_text(json.dumps(d))
+    assert run(["--results", results, "--only", "fig1"]) == 0
+    svg = (results / "figures" / "figure1_kway.svg").read_text()
+    assert "SYNTHETIC GPU A" in svg and "SYNTHETIC GPU B" not in svg
+
+
+def test_invalid_json_is_one_line(results):
+    (results / "static" / "figure4.json").write_text("{not json")
+    p = subprocess.run([sys.executable, str(ROOT / "scripts" / "figures.py"), "--results", str(results), "--only", "fig4"],
+                       capture_output=True, text=True)
+    assert p.returncode == 1
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "figure4.json: not valid JSON" in lines[0]
+
+
+def test_bad_static_shape(results, capsys):
+    (results / "static" / "figure4.json").write_text(json.dumps({"architectures": {"sm_80": {"x": 1}}}))
+    assert run(["--results", results, "--only", "fig4"]) == 1
+    assert "sm_80 has none of the counts" in capsys.readouterr().err
+
+
+def test_occupancy_series_from_pairs_and_points(results):
+    import divbench_data as dd
+    r = dd.load_result(results / "gpu_a" / "occupancy.json")
+    xkey, series = dd.occupancy_series(r)
+    assert xkey == "total_warps"
+    assert sorted(series) == ["device: kernel_penalty", "device: region_penalty", "per_sm: kernel_penalty",
+                              "per_sm: region_penalty"]
+    assert series["device: region_penalty"][0] == (256.0, 31.0)
+    # points that carry the penalties themselves (no summary.pairs)
+    r.data["summary"] = {}
+    r.data["points"] = [{"resident_warps": 256, "penalty": 30.0}, {"resident_warps": 512, "penalty": 31.0}]
+    assert dd.occupancy_series(r) == ("resident_warps", {"penalty": [(256.0, 30.0), (512.0, 31.0)]})
+    r.data["points"] = [{"k": 1, "median_cycles": 5}]
+    with pytest.raises(dd.InputError, match="need one of total_warps"):
+        dd.occupancy_series(r)
+
+
+def test_unknown_figure_is_a_usage_error(results):
+    with pytest.raises(SystemExit) as e:
+        run(["--results", results, "--only", "fig9"])
+    assert e.value.code == 2

@@ -1,0 +1,66 @@
+"""The GitHub workflows: what they promise (docs/gpu-ci.md), and every run: block is valid bash
+(bash -n; shellcheck too where it is installed). The schema lint is a separate CTest test
+(check-jsonschema --builtin-schema vendor.github-workflows)."""
+import re
+import shutil
+import subprocess
+
+import pytest
+import yaml
+
+from conftest import ROOT
+
+WF = ROOT / ".github" / "workflows"
+
+
+def load(name):
+    return yaml.safe_load((WF / name).read_text())
+
+
+def steps(wf):
+    for job in wf["jobs"].values():
+        yield from job["steps"]
+
+
+def run_blocks():
+    for name in ("ci.yml", "gpu.yml"):
+        for i, st in enumerate(steps(load(name))):
+            if "run" in st:
+                yield f"{name}:{st.get('name', i)}", st["run"]
+
+
+def test_gpu_workflow_contract():
+    wf = load("gpu.yml")
+    job = wf["jobs"]["divbench"]
+    assert job["runs-on"] == ["self-hosted", "linux", "gpu"]
+    text = "\n".join(st.get("run", "") for st in job["steps"])
+    assert "nvidia-smi -L" in text and "::error::" in text and "exit 1" in text
+    assert "CMAKE_CUDA_ARCHITECTURES=native" in text
+    assert re.search(r"divbench --all --metrics --out \"\$GPU_DIR/\"", text)
+    assert "scripts/figures.py" in text and "scripts/compare.py" in text
+    upload = [st for st in job["steps"] if str(st.get("uses", "")).startswith("actions/upload-artifact")]
+    assert upload and upload[0]["with"]["path"] == "results/"
+    # the "Require a GPU" step comes before any build step
+    names = [st.get("name", "") for st in job["steps"]]
+    assert names.index("Require a GPU (fail loudly without one)") < names.index("Build for the native architecture")
+
+
+def test_ci_workflow_contract():
+    wf = load("ci.yml")
+    text = "\n".join(st.get("run", "") for st in steps(wf))
+    assert "bash .ci/run" in text and "pytest -q tests/python" in text
+    assert "check-jsonschema --builtin-schema vendor.github-workflows" in text
+    assert all("gpu" not in str(j["runs-on"]) for j in wf["jobs"].values())
+
+
+@pytest.mark.parametrize("where, script", list(run_blocks()))
+def test_run_blocks_are_valid_bash(tmp_path, where, script):
+    # ${{ expr }} is substituted by Actions before bash sees the script
+    body = re.sub(r"\$\{\{[^}]*\}\}", "X", script)
+    f = tmp_path / "step.sh"
+    f.write_text("#!/usr/bin/env bash\nset -eo pipefail\n" + body)
+    p = subprocess.run(["bash", "-n", str(f)], capture_output=True, text=True)
+    assert p.returncode == 0, f"{where}: {p.stderr}"
+    if shutil.which("shellcheck"):
+        p = subprocess.run(["shellcheck", "-s", "bash", "-e", "SC2129", str(f)], capture_output=True, text=True)
+        assert p.returncode == 0, f"{where}:\n{p.stdout}"
