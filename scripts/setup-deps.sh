@@ -23,7 +23,8 @@ PY=${PYTHON:-python3}
 pip_pkgs=$(list "$here/deps/pip.txt")
 if [ -n "$pip_pkgs" ]; then
   echo "[setup] pip install $(echo $pip_pkgs)" >&2
-  $PY -m pip install -q --disable-pip-version-check $pip_pkgs 2>&1 | grep -v "Running pip as the 'root' user" || true
+  export PIP_ROOT_USER_ACTION=ignore
+  $PY -m pip install -q --disable-pip-version-check $pip_pkgs || { echo "[setup] pip install failed" >&2; exit 1; }
 fi
 # CUDA 12 pieces for the static study's sm_61/sm_70 (NVRTC 12.9 + nvdisasm 12.8), pinned, private prefix.
 bash "$here/study/setup-cu12.sh" >/dev/null

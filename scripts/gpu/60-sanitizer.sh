@@ -27,7 +27,7 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
       step "sanitizer_$tool/$b" timeout 60 compute-sanitizer --tool "$tool" "$DIVBENCH" --sweep k --body "$b" \
         --k 1,2,32 --reps 2 --warmup 1 --iters 50 --quiet >>"$log" 2>&1
     done
-    note "dynamic sanitizer $tool: $(grep -h 'ERROR SUMMARY' "$log" | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
+    note "dynamic sanitizer $tool: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
   done
 else
   note "dynamic sanitizer: compute-sanitizer not found"

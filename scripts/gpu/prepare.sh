@@ -14,9 +14,12 @@ b=.gpubundle
 rm -rf "$b"
 mkdir -p "$b/bin" "$b/lib" "$b/share"
 cp build-h200/divbench "$b/bin/"
-# Test executables (GoogleTest binaries) keep their names.
-find build-h200/tests -maxdepth 2 -type f -executable -name 'divbench_*tests*' -exec cp {} "$b/bin/" \;
-# Standalone artefacts stages need (cubins etc.) are listed by stages in build-h200/gpubundle-share.txt.
+# Test executables that need or use a GPU (the static-pipeline tests read build-tree files and run in CI).
+find build-h200/tests -maxdepth 2 -type f -executable \( -name 'divbench_*gpu_tests' -o -name divbench_cpu_tests \
+  -o -name divbench_body_tests \) -exec cp {} "$b/bin/" \;
+# Standalone cubins (the bit-flip stage patches the sm_90 ones).
+cp build-h200/cubins/*.sm_90.cubin "$b/share/" 2>/dev/null || true
+# Other artefacts stages need can be listed, one path a line, in build-h200/gpubundle-share.txt.
 if [ -f build-h200/gpubundle-share.txt ]; then
   while read -r f; do [ -n "$f" ] && cp -r "$f" "$b/share/"; done < build-h200/gpubundle-share.txt
 fi
