@@ -26,5 +26,7 @@ if [ -n "$pip_pkgs" ]; then
   export PIP_ROOT_USER_ACTION=ignore
   $PY -m pip install -q --disable-pip-version-check $pip_pkgs || { echo "[setup] pip install failed" >&2; exit 1; }
 fi
+# CUDA 12 pieces for the static study's sm_61/sm_70 (NVRTC 12.9 + nvdisasm 12.8), pinned, private prefix.
+bash "$here/study/setup-cu12.sh" >/dev/null
 command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] || { echo "[setup] nvcc not found: install the CUDA toolkit" >&2; exit 1; }
 echo "[setup] done" >&2

@@ -7,6 +7,7 @@
 #include "divbench/core/result.hpp"
 #include "divbench/sass/control_word.hpp"
 #include "divbench/sass/nvdisasm.hpp"
+#include "divbench/sass/pascal.hpp"
 
 namespace divbench::sass {
 
@@ -16,6 +17,7 @@ FunctionAnalysis analyze(const Function& f) {
   a.cfg = build_cfg(f);
   a.pd = post_dominators(a.cfg, f);
   a.regions = barrier_regions(f, a.cfg);
+  for (auto& r : pascal_regions(f, a.cfg)) a.regions.push_back(std::move(r));  // SSY/PBK/PCNT (sm_5x/6x)
   a.placement = place_reconvergence(f, a.cfg, a.pd, a.regions);
   a.census = take_census(f);
   a.census.nesting_depth = max_live_barriers(a.regions, f.instructions.size());

@@ -12,7 +12,9 @@ const std::set<std::string> kCounted = {"BSSY", "BSYNC", "BREAK", "WARPSYNC", "B
 
 // The modifier that names the form of interest; other modifiers (e.g. .REL.NOINC) are dropped.
 std::string form_of(const Instruction& i) {
-  if (i.base == "WARPSYNC") return i.has("ALL") ? "ALL" : "mask";
+  // Full warp: WARPSYNC.ALL, or (sm_70..sm_89 listings) the immediate WARPSYNC 0xffffffff.
+  if (i.base == "WARPSYNC")
+    return i.has("ALL") || (!i.operands.empty() && i.operands[0] == "0xffffffff") ? "ALL" : "mask";
   if (i.base == "BRA") {
     if (i.has("U")) return "U";
     if (i.has("DIV")) return "DIV";

@@ -41,6 +41,7 @@ bool is_potentially_divergent(const Instruction& i) {
       per_thread = per_thread || !is_uniform_predicate(bare(i.operands[0]));
     return per_thread;
   }
+  if (is_stack_jump(i)) return i.guarded() && !is_uniform_predicate(i.guard);  // Pascal @P0 SYNC/BRK/CONT
   if (is_indirect_branch(i)) {
     if (i.guarded() && !is_uniform_predicate(i.guard)) return true;
     return !i.operands.empty() && i.operands[0].size() >= 2 && i.operands[0][0] == 'R' && i.operands[0] != "RZ";

@@ -47,6 +47,12 @@ std::vector<Function> parse_nvdisasm_json(const json& doc, ListingMeta* meta) {
     meta->producer = m.value("Producer", "");
     if (m.contains(".note.nv.tkinfo")) meta->toolkit = m[".note.nv.tkinfo"].value("tki_toolVersion", "");
   }
+  // Maxwell/Pascal (sm_5x/6x): 64-bit instructions; every fourth 8-byte slot is the control word of
+  // the next three and appears in the JSON as an entry with an empty opcode (skipped here).
+  int sm = 0;
+  if (doc[0].contains("SM") && doc[0]["SM"].contains("version"))
+    sm = doc[0]["SM"]["version"].value("major", 0) * 10 + doc[0]["SM"]["version"].value("minor", 0);
+  const int slot = sm > 0 && sm < 70 ? 8 : 16;
   std::vector<Function> fns;
   for (const auto& jf : doc[1]) {
     Function f;
@@ -54,13 +60,15 @@ std::vector<Function> parse_nvdisasm_json(const json& doc, ListingMeta* meta) {
       f.name = jf.at("function-name").get<std::string>();
       f.start = jf.at("start").get<std::uint64_t>();
       f.length = jf.at("length").get<std::uint64_t>();
+      f.instruction_bytes = slot;
       std::uint64_t off = f.start;
       for (const auto& ji : jf.at("sass-instructions")) {
         Instruction ins;
         ins.offset = off;
-        off += 16;
-        fill_guard(ins, ji.value("predicate", ""));
+        off += static_cast<std::uint64_t>(slot);
         ins.opcode = ji.at("opcode").get<std::string>();
+        if (ins.opcode.empty() && slot == 8) continue;  // control word slot
+        fill_guard(ins, ji.value("predicate", ""));
         split_opcode(ins.opcode, ins.base, ins.modifiers);
         ins.operands = split_operands(ji.value("operands", ""));
         if (ji.contains("other-attributes") && ji["other-attributes"].is_object()) {
@@ -76,7 +84,20 @@ std::vector<Function> parse_nvdisasm_json(const json& doc, ListingMeta* meta) {
     }
     fns.push_back(std::move(f));
   }
-  return fns;
+  // nvdisasm 12.x lists a Pascal kernel's subroutines ("$kernel$callee") a second time as functions
+  // of their own, starting inside the kernel's range; the kernel's entry already holds them (and the text
+  // listing names them as subroutine entries), so drop the duplicates.
+  std::vector<char> inside(fns.size(), 0);
+  for (std::size_t i = 0; i < fns.size(); ++i)
+    for (std::size_t k = 0; k < fns.size(); ++k) {
+      const Function &f = fns[i], &g = fns[k];
+      if (i != k && f.name.rfind("$" + g.name + "$", 0) == 0 && f.start >= g.start && f.start < g.start + g.length)
+        inside[i] = 1;
+    }
+  std::vector<Function> kept;
+  for (std::size_t i = 0; i < fns.size(); ++i)
+    if (!inside[i]) kept.push_back(std::move(fns[i]));
+  return kept;
 }
 
 std::vector<Function> parse_nvdisasm_json_text(const std::string& text, ListingMeta* meta) {

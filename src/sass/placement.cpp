@@ -26,7 +26,8 @@ std::optional<std::size_t> guarded_branch(const Function& f, const Cfg& cfg, con
     for (; j <= blk.last; ++j) {
       const Instruction& x = f.instructions[j];
       if (!in_region.count(j)) return std::nullopt;
-      if (x.base == "BSYNC" && std::find(r.bsync.begin(), r.bsync.end(), x.offset) != r.bsync.end()) return std::nullopt;
+      // The region's closing point: a BSYNC, or (Pascal) the SSY/PBK target itself.
+      if (std::find(r.bsync.begin(), r.bsync.end(), x.offset) != r.bsync.end()) return std::nullopt;
       if (is_potentially_divergent(x)) return j;
     }
     if (blk.succ.size() != 1) return std::nullopt;

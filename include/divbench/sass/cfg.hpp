@@ -51,7 +51,8 @@ bool is_exit(const Instruction& ins);             // EXIT, RET, KILL
 bool is_stack_jump(const Instruction& ins);       // Pascal SYNC, BRK, CONT
 bool is_conditional(const Instruction& ins);      // guarded, or a predicate condition operand
 // A conditional branch that may split a warp: BRA (not .U/.DIV/.CONV) whose guard or condition
-// is a per-thread predicate P0..P6; or BRX/JMX on a per-thread register (R..).
+// is a per-thread predicate P0..P6; or BRX/JMX on a per-thread register (R..); or a Pascal
+// SYNC/BRK/CONT guarded by a per-thread predicate.
 bool is_potentially_divergent(const Instruction& ins);
 
 Cfg build_cfg(const Function& f);

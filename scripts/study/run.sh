@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Regenerates the committed static study (results/static/) from a real run:
+#   installs the pinned CUDA 12 pieces for sm_61/sm_70 (setup-cu12.sh), builds divbench
+#   (BUILD, default build-study, configured for one architecture: the study compiles its own corpus),
+#   and runs scripts/study/study.py for every architecture. Extra arguments go to study.py
+#   (e.g. --arch sm_90 --out /tmp/x). Cubins are cached under ~/.cache/divbench/study-cubins.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export PATH="/usr/local/cuda/bin:$PATH"
+prefix=$(bash scripts/study/setup-cu12.sh)
+build=${BUILD:-build-study}
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DDIVBENCH_BUILD_TESTS=OFF >/dev/null
+fi
+cmake --build "$build" --target divbench -j "${JOBS:-2}" >/dev/null
+exec python3 scripts/study/study.py --divbench "$build/divbench" --cu12-prefix "$prefix" --jobs "${JOBS:-2}" "$@"
