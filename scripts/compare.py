@@ -78,7 +78,11 @@ def measured_row(g: dd.Gpu, kway: dd.Result | None, per_iter: bool) -> dict:
         ks, ts = dd.kway_series(kway)
         if 1.0 in ks and 32.0 in ks:
             row["ratio32"] = ts[ks.index(32.0)] / ts[ks.index(1.0)]
-        for p in kway.points:
+    # Counters may come from a separate --metrics sweep of the same body and map.
+    metrics_run = g.find("kway", kway.config.get("body", dd.DEFAULT_BODY), kway.config.get("map", dd.DEFAULT_MAP),
+                         with_metrics=True) if kway is not None else None
+    if metrics_run is not None:
+        for p in metrics_run.points:
             if isinstance(p, dict) and p.get("k") == 32:
                 row["eff32"] = dd.point_metric(p)
                 row["eff32_region"] = dd.point_region_ratio(p)
