@@ -2,6 +2,7 @@
 #include "divbench/core/errors.hpp"
 #include "harness/experiment.hpp"
 #include "harness/kway_point.hpp"
+#include "harness/quality.hpp"
 
 namespace divbench {
 namespace {
@@ -65,12 +66,6 @@ Experiment kway_experiment() {
     const TimedPoint& hi = r.points.back();
     const double measured = hi.cycles.median / lo.cycles.median;
     const double fitted = r.fit.predict(hi.k) / r.fit.predict(lo.k);
-    bool throttled = false;
-    double max_cv = 0;
-    for (const auto& p : r.points) {
-      throttled = throttled || p.throttled;
-      max_cv = std::max(max_cv, p.cycles.cv);
-    }
     const std::string key = "ratio_" + std::to_string(static_cast<int>(hi.k)) + "_over_" +
                             std::to_string(static_cast<int>(lo.k));
     r.summary[key] = measured;
@@ -80,8 +75,7 @@ Experiment kway_experiment() {
     r.summary["c_over_s"] = r.fit.s != 0 ? r.fit.c / r.fit.s : 0.0;
     r.summary["r2"] = r.fit.r2;
     r.summary["superlinear"] = r.fit.quadratic.superlinear;
-    r.summary["max_cv"] = max_cv;
-    r.summary["any_throttled"] = throttled;
+    add_quality_summary(r);
   };
   return e;
 }

@@ -14,13 +14,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 H="$RESULTS/h200"
 mkdir -p "$H/all"
-fail=0
-note() { echo "$*" >>"$RESULTS/summary.txt"; }
-step() {  # step NAME CMD...: run, log, remember failures
-  local name=$1; shift
-  echo "== $name: $*" >&2
-  "$@" || { rc=$?; echo "!! $name failed (rc=$rc)" >&2; note "dynamic: $name FAILED rc=$rc"; fail=1; }
-}
+STAGE=dynamic
+source scripts/gpu/lib.sh
 
 # 1. The SASS evidence of this very binary (which producer/consumer arm is laid out first, etc.);
 # sass_layout.json next to divbench is what --probe producer-consumer reads to name the orders.

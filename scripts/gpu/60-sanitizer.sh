@@ -5,13 +5,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 H="$RESULTS/h200"
 mkdir -p "$H"
-fail=0
-note() { echo "$*" >>"$RESULTS/summary.txt"; }
-step() {  # step NAME CMD...: run, log, remember failures
-  local name=$1; shift
-  echo "== $name: $*" >&2
-  "$@" || { rc=$?; echo "!! $name failed (rc=$rc)" >&2; note "sanitizer: $name FAILED rc=$rc"; fail=1; }
-}
+STAGE=sanitizer
+source scripts/gpu/lib.sh
 # compute-sanitizer over every kernel: small runs (2 launches, short work), each tool. A probe
 # that reaches its cap under a tool still exits 0 (and says so in its JSON); the tools' verdicts are
 # the "ERROR SUMMARY" lines.

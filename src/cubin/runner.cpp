@@ -1,4 +1,5 @@
 #include "divbench/cubin/runner.hpp"
+#include "divbench/core/stats.hpp"
 
 #include <poll.h>
 #include <signal.h>
@@ -369,11 +370,8 @@ TrialResult run_trial_isolated(const std::vector<std::uint8_t>& cubin, const Run
 }
 
 namespace {
-double median_of(std::vector<long long> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? static_cast<double>(v[m]) : 0.5 * (static_cast<double>(v[m - 1]) + static_cast<double>(v[m]));
+double median_of(const std::vector<long long>& v) {
+  return v.empty() ? 0.0 : divbench::median(std::vector<double>(v.begin(), v.end()));
 }
 // Fields [first, last] of every thread's 4-int exchange record.
 std::vector<int> exch_fields(const std::vector<int>& exch, int first, int last) {
