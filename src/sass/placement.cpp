@@ -1,6 +1,7 @@
 #include "divbench/sass/placement.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <set>
 
 namespace divbench::sass {
@@ -16,23 +17,71 @@ PlacementCounts& PlacementCounts::operator+=(const PlacementCounts& o) {
   return *this;
 }
 
-std::optional<std::size_t> guarded_branch(const Function& f, const Cfg& cfg, const BarrierRegion& r) {
-  const std::set<std::size_t> in_region(r.instructions.begin(), r.instructions.end());
-  int b = cfg.block_of_instruction[r.bssy];
-  std::size_t j = r.bssy + 1;
-  std::set<int> seen;
-  while (b >= 0 && seen.insert(b).second) {
-    const Block& blk = cfg.blocks[b];
-    for (; j <= blk.last; ++j) {
-      const Instruction& x = f.instructions[j];
-      if (!in_region.count(j)) return std::nullopt;
-      // The region's closing point: a BSYNC, or (Pascal) the SSY/PBK target itself.
-      if (std::find(r.bsync.begin(), r.bsync.end(), x.offset) != r.bsync.end()) return std::nullopt;
-      if (is_potentially_divergent(x)) return j;
+namespace {
+
+bool contains(const BarrierRegion& r, std::size_t j) {
+  return std::binary_search(r.instructions.begin(), r.instructions.end(), j);
+}
+
+// Region `inner` is nested in `outer`: its BSSY lies inside `outer`'s region.
+bool nested_in(const BarrierRegion& inner, const BarrierRegion& outer) {
+  return inner.bssy != outer.bssy && contains(outer, inner.bssy);
+}
+
+}  // namespace
+
+int innermost_region(const std::vector<BarrierRegion>& regions, std::size_t j) {
+  int best = -1;
+  for (std::size_t k = 0; k < regions.size(); ++k) {
+    if (!contains(regions[k], j)) continue;
+    if (best < 0) {
+      best = static_cast<int>(k);
+      continue;
     }
-    if (blk.succ.size() != 1) return std::nullopt;
-    b = blk.succ[0];
-    j = cfg.blocks[b].first;
+    const BarrierRegion& a = regions[k];
+    const BarrierRegion& b = regions[static_cast<std::size_t>(best)];
+    const bool a_in_b = nested_in(a, b), b_in_a = nested_in(b, a);
+    // Prefer the region opened inside the other; when nesting does not decide (both or neither
+    // contain the other's BSSY, e.g. overlapping loop regions) the smaller region, then the later BSSY.
+    if (a_in_b != b_in_a) {
+      if (a_in_b) best = static_cast<int>(k);
+    } else if (a.instructions.size() != b.instructions.size()) {
+      if (a.instructions.size() < b.instructions.size()) best = static_cast<int>(k);
+    } else if (a.bssy > b.bssy) {
+      best = static_cast<int>(k);
+    }
+  }
+  return best;
+}
+
+std::optional<std::size_t> guarded_branch(const Function& f, const Cfg& cfg, const std::vector<BarrierRegion>& regions,
+                                          std::size_t which) {
+  const BarrierRegion& r = regions[which];
+  // Breadth-first from the instruction after the BSSY through the region's blocks; a block is
+  // scanned from its entry point (the BSSY's own block from the BSSY) until the region's closing
+  // point (a BSYNC, or on Pascal the SSY/PBK target) or the block's end.
+  std::deque<std::size_t> work{r.bssy + 1};
+  std::set<std::size_t> started{r.bssy + 1};
+  while (!work.empty()) {
+    const std::size_t k = work.front();
+    work.pop_front();
+    if (k >= f.instructions.size() || cfg.block_of_instruction[k] < 0) continue;
+    const Block& blk = cfg.blocks[cfg.block_of_instruction[k]];
+    bool closed = false;
+    for (std::size_t j = k; j <= blk.last; ++j) {
+      const Instruction& x = f.instructions[j];
+      if (!contains(r, j) ||
+          std::find(r.bsync.begin(), r.bsync.end(), x.offset) != r.bsync.end()) {
+        closed = true;
+        break;
+      }
+      if (is_potentially_divergent(x) && innermost_region(regions, j) == static_cast<int>(which)) return j;
+    }
+    if (closed) continue;
+    for (int s : blk.succ) {
+      const std::size_t first = cfg.blocks[s].first;
+      if (started.insert(first).second) work.push_back(first);
+    }
   }
   return std::nullopt;
 }
@@ -41,8 +90,9 @@ Placement place_reconvergence(const Function& f, const Cfg& cfg, const PostDomin
                               const std::vector<BarrierRegion>& regions) {
   Placement out;
   std::set<std::size_t> guarded;
-  for (const auto& r : regions) {
-    auto br = guarded_branch(f, cfg, r);
+  for (std::size_t ri = 0; ri < regions.size(); ++ri) {
+    const BarrierRegion& r = regions[ri];
+    auto br = guarded_branch(f, cfg, regions, ri);
     if (!br) {
       out.bssy_guarding_nothing.push_back(r.bssy_offset);
       out.counts.bssy_guarding_nothing++;

@@ -1,10 +1,14 @@
 // Reconvergence placement: where each barrier's BSYNC sits relative to the immediate
 // post-dominator (IPDom) of the potentially divergent branch the BSSY guards.
 //
-//  * A BSSY guards the first potentially divergent branch reached after it inside its region:
-//    first in the BSSY's own block, then along the straight-line successor chain (blocks with a
-//    single successor), stopping at the region's BSYNC. Several BSSYs may guard one branch
-//    (nested BSSY B0; BSSY B1; @P0 BRA): one record each.
+//  * Each branch belongs to the innermost region that contains it: among the regions whose
+//    instructions include it, the one opened inside all the others (its BSSY lies in their regions);
+//    when nesting does not decide, the smaller region, then the later BSSY.
+//  * A BSSY guards the first potentially divergent branch of its own region that belongs to it:
+//    breadth-first from the BSSY through the region's blocks, never past the region's BSYNC.
+//    Branches inside a region opened later within it belong to that nested region. So for the
+//    back-to-back pair `BSSY B3; BSSY B2; @P0 BRA` (short-circuit conditions on sm_75..sm_90) B2
+//    guards the branch and B3 guards the first branch after B2's region closes (or nothing).
 //  * For each BSYNC block s of the region, with b the branch's block and p = IPDom(b):
 //      at     s == p
 //      after  s strictly post-dominates p (deferred reconvergence)
@@ -46,8 +50,12 @@ struct Placement {
   PlacementCounts counts;
 };
 
-// Index of the instruction the region's BSSY guards, or nullopt.
-std::optional<std::size_t> guarded_branch(const Function& f, const Cfg& cfg, const BarrierRegion& r);
+// Index into `regions` of the innermost region containing instruction j, or -1.
+int innermost_region(const std::vector<BarrierRegion>& regions, std::size_t j);
+
+// Index of the instruction that regions[which]'s BSSY guards, or nullopt.
+std::optional<std::size_t> guarded_branch(const Function& f, const Cfg& cfg, const std::vector<BarrierRegion>& regions,
+                                          std::size_t which);
 
 Placement place_reconvergence(const Function& f, const Cfg& cfg, const PostDominators& pd,
                               const std::vector<BarrierRegion>& regions);
