@@ -23,6 +23,10 @@ bool contains(const BarrierRegion& r, std::size_t j) {
   return std::binary_search(r.instructions.begin(), r.instructions.end(), j);
 }
 
+bool closes(const BarrierRegion& r, const Instruction& x) {
+  return std::find(r.bsync.begin(), r.bsync.end(), x.offset) != r.bsync.end();
+}
+
 // Region `inner` is nested in `outer`: its BSSY lies inside `outer`'s region.
 bool nested_in(const BarrierRegion& inner, const BarrierRegion& outer) {
   return inner.bssy != outer.bssy && contains(outer, inner.bssy);
@@ -30,33 +34,43 @@ bool nested_in(const BarrierRegion& inner, const BarrierRegion& outer) {
 
 }  // namespace
 
-int innermost_region(const std::vector<BarrierRegion>& regions, std::size_t j) {
-  int best = -1;
-  for (std::size_t k = 0; k < regions.size(); ++k) {
-    if (!contains(regions[k], j)) continue;
-    if (best < 0) {
-      best = static_cast<int>(k);
-      continue;
+bool reconverges_fully(const Function& f, const Cfg& cfg, const BarrierRegion& r, std::size_t j) {
+  if (!contains(r, j) || cfg.block_of_instruction[j] < 0) return false;
+  std::deque<int> work;
+  std::set<int> seen;
+  for (int s : cfg.blocks[cfg.block_of_instruction[j]].succ)
+    if (seen.insert(s).second) work.push_back(s);
+  while (!work.empty()) {
+    const Block& blk = cfg.blocks[work.front()];
+    work.pop_front();
+    bool closed = false;
+    for (std::size_t k = blk.first; k <= blk.last; ++k) {
+      const Instruction& x = f.instructions[k];
+      if (!contains(r, k)) return false;  // left the region (BREAK out, or a jump past it)
+      if (closes(r, x)) {
+        closed = true;
+        break;
+      }
+      if (is_exit(x) && !x.guarded()) return false;  // the path ends before any BSYNC
     }
-    const BarrierRegion& a = regions[k];
-    const BarrierRegion& b = regions[static_cast<std::size_t>(best)];
-    const bool a_in_b = nested_in(a, b), b_in_a = nested_in(b, a);
-    // Prefer the region opened inside the other; when nesting does not decide (both or neither
-    // contain the other's BSSY, e.g. overlapping loop regions) the smaller region, then the later BSSY.
-    if (a_in_b != b_in_a) {
-      if (a_in_b) best = static_cast<int>(k);
-    } else if (a.instructions.size() != b.instructions.size()) {
-      if (a.instructions.size() < b.instructions.size()) best = static_cast<int>(k);
-    } else if (a.bssy > b.bssy) {
-      best = static_cast<int>(k);
-    }
+    if (closed) continue;
+    if (blk.succ.empty()) return false;
+    for (int s : blk.succ)
+      if (seen.insert(s).second) work.push_back(s);
   }
-  return best;
+  return true;
 }
 
 std::optional<std::size_t> guarded_branch(const Function& f, const Cfg& cfg, const std::vector<BarrierRegion>& regions,
                                           std::size_t which) {
   const BarrierRegion& r = regions[which];
+  // Regions opened inside this one: a branch one of them reconverges fully is theirs, not ours.
+  std::vector<const BarrierRegion*> nested;
+  for (const auto& q : regions)
+    if (nested_in(q, r)) nested.push_back(&q);
+  const auto taken_by_nested = [&](std::size_t j) {
+    return std::any_of(nested.begin(), nested.end(), [&](const BarrierRegion* q) { return reconverges_fully(f, cfg, *q, j); });
+  };
   // Breadth-first from the instruction after the BSSY through the region's blocks; a block is
   // scanned from its entry point (the BSSY's own block from the BSSY) until the region's closing
   // point (a BSYNC, or on Pascal the SSY/PBK target) or the block's end.
@@ -70,12 +84,11 @@ std::optional<std::size_t> guarded_branch(const Function& f, const Cfg& cfg, con
     bool closed = false;
     for (std::size_t j = k; j <= blk.last; ++j) {
       const Instruction& x = f.instructions[j];
-      if (!contains(r, j) ||
-          std::find(r.bsync.begin(), r.bsync.end(), x.offset) != r.bsync.end()) {
+      if (!contains(r, j) || closes(r, x)) {
         closed = true;
         break;
       }
-      if (is_potentially_divergent(x) && innermost_region(regions, j) == static_cast<int>(which)) return j;
+      if (is_potentially_divergent(x) && !taken_by_nested(j)) return j;
     }
     if (closed) continue;
     for (int s : blk.succ) {

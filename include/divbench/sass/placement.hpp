@@ -1,14 +1,14 @@
 // Reconvergence placement: where each barrier's BSYNC sits relative to the immediate
 // post-dominator (IPDom) of the potentially divergent branch the BSSY guards.
 //
-//  * Each branch belongs to the innermost region that contains it: among the regions whose
-//    instructions include it, the one opened inside all the others (its BSSY lies in their regions);
-//    when nesting does not decide, the smaller region, then the later BSSY.
-//  * A BSSY guards the first potentially divergent branch of its own region that belongs to it:
-//    breadth-first from the BSSY through the region's blocks, never past the region's BSYNC.
-//    Branches inside a region opened later within it belong to that nested region. So for the
-//    back-to-back pair `BSSY B3; BSSY B2; @P0 BRA` (short-circuit conditions on sm_75..sm_90) B2
-//    guards the branch and B3 guards the first branch after B2's region closes (or nothing).
+//  * A region reconverges a branch fully when every path from the branch stays inside the region
+//    until one of its BSYNCs (no BREAK out of it, no EXIT, no jump past it).
+//  * A BSSY guards the first potentially divergent branch of its own region, breadth-first from the
+//    BSSY through the region's blocks and never past its BSYNC, that no region opened inside it
+//    (a nested BSSY) reconverges fully. Back-to-back `BSSY B1; BSSY B0; @P0 BRA`: when B0 reconverges
+//    the branch fully, B1 guards the next branch after B0 closes; when threads BREAK out of B0 to
+//    B1's BSYNC (short-circuit conditions), B0 reconverges only part of the branch's threads and B1
+//    guards the same branch (two records: B0's partial, B1's full reconvergence).
 //  * For each BSYNC block s of the region, with b the branch's block and p = IPDom(b):
 //      at     s == p
 //      after  s strictly post-dominates p (deferred reconvergence)
@@ -50,8 +50,8 @@ struct Placement {
   PlacementCounts counts;
 };
 
-// Index into `regions` of the innermost region containing instruction j, or -1.
-int innermost_region(const std::vector<BarrierRegion>& regions, std::size_t j);
+// Every path from instruction j stays inside region r until one of r's BSYNCs.
+bool reconverges_fully(const Function& f, const Cfg& cfg, const BarrierRegion& r, std::size_t j);
 
 // Index of the instruction that regions[which]'s BSSY guards, or nullopt.
 std::optional<std::size_t> guarded_branch(const Function& f, const Cfg& cfg, const std::vector<BarrierRegion>& regions,
