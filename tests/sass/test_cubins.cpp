@@ -61,7 +61,7 @@ TEST(SassCubins, BuiltForEveryTestedArchitecture) {
 namespace {
 
 // CFG of every function = nvdisasm -bbcfg, after both are reduced to maximal straight-line blocks.
-void expect_cfg_equals_bbcfg(const Cubin& c, const std::string& nd, int& functions) {
+void expect_cfg_equals_bbcfg(const Cubin& c, const std::string& nd, int& functions, int& call_edges) {
   auto r = run_process({nd, "-bbcfg", "-poff", c.path});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto clusters = parse_bbcfg_dot(r.out);
@@ -71,7 +71,7 @@ void expect_cfg_equals_bbcfg(const Cubin& c, const std::string& nd, int& functio
       if (cl.name == f.name || f.subroutines.count(cl.name)) mine.push_back(&cl);
     ASSERT_FALSE(mine.empty()) << c.path << ": no -bbcfg cluster for " << f.name;
     std::string problem;
-    const SimpleGraph theirs = reduce_straight_line(dot_graph(mine, &problem));
+    const SimpleGraph theirs = reduce_straight_line(dot_graph(mine, &problem, &call_edges));
     EXPECT_TRUE(problem.empty()) << c.path << " " << f.name << ": " << problem;
     const SimpleGraph ours = reduce_straight_line(to_simple_graph(build_cfg(f)));
     EXPECT_EQ(ours.starts, theirs.starts) << c.path << " " << f.name << "\nours:\n" << describe(ours) << "nvdisasm:\n"
@@ -115,37 +115,44 @@ void expect_control_words(const Cubin& c, int& checked) {
 
 }  // namespace
 
-// One pass over the cubins (each disassembled once, nvdisasm being the slow part): CFG vs -bbcfg,
-// control words, and the census per generation — .RECONVERGENT and BRA.U on sm_100/sm_120,
-// neither on sm_80/sm_90.
-TEST(SassCubins, CfgEqualsBbcfgControlWordsAndCensusPerGeneration) {
+// One pass over one architecture's cubins (each disassembled once, nvdisasm being the slow part):
+// CFG vs -bbcfg, control words, and the census per generation — .RECONVERGENT and BRA.U on
+// sm_100/sm_120, neither on sm_80/sm_90. One test per architecture, so ctest -j runs them in parallel.
+class SassCubinsPerArch : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(SassCubinsPerArch, CfgEqualsBbcfgControlWordsAndCensus) {
   const auto nd = nvdisasm_or_skip();
   if (nd.empty()) GTEST_SKIP() << "nvdisasm not found";
+  const std::string arch = GetParam();
   int functions = 0, checked = 0;
-  for (const char* arch : {"sm_80", "sm_90", "sm_100", "sm_120"}) {
-    Census total;
-    for (const auto& path : cubins(arch)) {
-      const Cubin c = disassemble(path, nd);
-      EXPECT_EQ("sm_" + std::to_string(c.sm), arch) << path;
-      expect_cfg_equals_bbcfg(c, nd, functions);
-      expect_control_words(c, checked);
-      total += analyze(c).census;
-    }
-    const bool blackwell = std::string(arch) == "sm_100" || std::string(arch) == "sm_120";
-    const int reconvergent = total.count("BSSY", "RECONVERGENT") + total.count("BSYNC", "RECONVERGENT");
-    const int bra_u = total.count("BRA", "U");
-    EXPECT_GT(total.total("BSSY"), 0) << arch;
-    if (blackwell) {
-      EXPECT_GT(reconvergent, 0) << arch;
-      EXPECT_GT(bra_u, 0) << arch;
-    } else {
-      EXPECT_EQ(reconvergent, 0) << arch;
-      EXPECT_EQ(bra_u, 0) << arch;
-    }
+  Census total;
+  int call_edges = 0;  // recursive CALL -> own entry edges nvdisasm draws (bbcfg_dot.hpp)
+  for (const auto& path : cubins(arch)) {
+    const Cubin c = disassemble(path, nd);
+    EXPECT_EQ("sm_" + std::to_string(c.sm), arch) << path;
+    expect_cfg_equals_bbcfg(c, nd, functions, call_edges);
+    expect_control_words(c, checked);
+    total += analyze(c).census;
+  }
+  // The corpus's recursive __noinline__ functions (kernels/corpus/calls.cu) must exercise that rule.
+  EXPECT_GT(call_edges, 0) << arch;
+  const bool blackwell = arch == "sm_100" || arch == "sm_120";
+  const int reconvergent = total.count("BSSY", "RECONVERGENT") + total.count("BSYNC", "RECONVERGENT");
+  const int bra_u = total.count("BRA", "U");
+  EXPECT_GT(total.total("BSSY"), 0) << arch;
+  if (blackwell) {
+    EXPECT_GT(reconvergent, 0) << arch;
+    EXPECT_GT(bra_u, 0) << arch;
+  } else {
+    EXPECT_EQ(reconvergent, 0) << arch;
+    EXPECT_EQ(bra_u, 0) << arch;
   }
   EXPECT_GT(functions, 0);
   EXPECT_GT(checked, 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Archs, SassCubinsPerArch, ::testing::Values("sm_80", "sm_90", "sm_100", "sm_120"),
+                         [](const ::testing::TestParamInfo<const char*>& i) { return std::string(i.param); });
 
 TEST(SassCubins, UnsupportedArchitectureIsOneClearError) {
   const auto nd = nvdisasm_or_skip();
