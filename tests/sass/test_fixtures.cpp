@@ -1,6 +1,8 @@
 // Hand-made nvdisasm -json fixtures: CFG edges, post-dominators, barrier regions and placement.
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include "fixture_util.hpp"
 #include "divbench/core/errors.hpp"
 #include "divbench/sass/control_word.hpp"
@@ -94,19 +96,16 @@ TEST(SassFixtures, BackToBackBssyEachGuardsItsOwnBranch) {
   EXPECT_EQ(l->a.census.nesting_depth, 2);
   ASSERT_EQ(l->a.regions.size(), 2u);
   EXPECT_TRUE(reconverges_fully(l->f, l->a.cfg, l->a.regions[1], 2));  // B0, branch at 0x20
-  const auto* first = branch(l->a, 0x20);
-  ASSERT_NE(first, nullptr);
-  EXPECT_EQ(first->barrier, 0);
-  EXPECT_EQ(first->bssy, 0x10u);
-  EXPECT_EQ(first->ipdom, 0x40u);
-  EXPECT_EQ(first->placement, "at");
+  // {branch, guarding barrier, its BSSY, IPDom}: both at their IPDom.
+  for (auto [off, bar, bssy, ipdom] : {std::array<std::uint64_t, 4>{0x20, 0, 0x10, 0x40}, {0x60, 1, 0x0, 0xa0}}) {
+    const auto* b = branch(l->a, off);
+    ASSERT_NE(b, nullptr) << off;
+    EXPECT_EQ(b->barrier, static_cast<int>(bar)) << off;
+    EXPECT_EQ(b->bssy, bssy) << off;
+    EXPECT_EQ(b->ipdom, ipdom) << off;
+    EXPECT_EQ(b->placement, "at") << off;
+  }
   EXPECT_EQ(branch(l->a, 0x20, 1), nullptr);  // B1 does not guard the first branch
-  const auto* second = branch(l->a, 0x60);
-  ASSERT_NE(second, nullptr);
-  EXPECT_EQ(second->barrier, 1);
-  EXPECT_EQ(second->bssy, 0x0u);
-  EXPECT_EQ(second->ipdom, 0xa0u);
-  EXPECT_EQ(second->placement, "at");
   EXPECT_EQ(l->a.placement.branches.size(), 2u);
   EXPECT_EQ(l->a.placement.counts.at, 2);
   EXPECT_EQ(l->a.placement.counts.after, 0);

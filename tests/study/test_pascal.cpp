@@ -103,19 +103,29 @@ TEST(StudyPascal, DeferredSyncAndNesting) {
     if (i.base == "SYNC") i.targets = {i.offset == 0x48 ? 0x50u : 0x70u};
   const FunctionAnalysis a = analyze(f);
   EXPECT_EQ(a.census.nesting_depth, 2);
-  // Both SSYs guard the @P0 BRA (first divergent branch after each); its IPDom is the join 0x48.
-  int at = 0, after = 0;
+  // The inner SSY (0x10) reconverges the @P0 BRA fully (every path reaches its target 0x50), so it
+  // alone guards it; its target lies strictly beyond the join 0x48: deferred. (Before the
+  // back-to-back fix both SSYs guarded the @P0 BRA, both `after`, and the @P1 SYNC was unguarded.)
+  int records = 0;
   for (const auto& b : a.placement.branches) {
     if (b.offset != 0x18) continue;
+    ++records;
+    EXPECT_EQ(b.bssy, 0x10u);
     EXPECT_EQ(b.ipdom, 0x48u);
-    (b.placement == "after" ? after : at)++;
+    EXPECT_EQ(b.placement, "after");
   }
-  EXPECT_EQ(after, 2);  // 0x50 and 0x70 both lie strictly beyond the join
-  EXPECT_EQ(at, 0);
-  // The guarded @P1 SYNC is a potentially divergent branch of its own (no SSY guards it first).
-  bool sync_seen = false;
-  for (const auto& b : a.placement.branches) sync_seen = sync_seen || (b.offset == 0x50 && b.placement == "unguarded");
-  EXPECT_TRUE(sync_seen);
+  EXPECT_EQ(records, 1);
+  // The outer SSY (0x08) guards the next branch after the inner region closes: the divergent
+  // @P1 SYNC at 0x50, whose IPDom is the outer target 0x70.
+  bool outer_seen = false;
+  for (const auto& b : a.placement.branches)
+    if (b.offset == 0x50) {
+      outer_seen = true;
+      EXPECT_EQ(b.bssy, 0x8u);
+      EXPECT_EQ(b.ipdom, 0x70u);
+      EXPECT_EQ(b.placement, "at");
+    }
+  EXPECT_TRUE(outer_seen);
 }
 
 TEST(StudyPascal, ImmediateFullMaskWarpsyncIsFull) {
