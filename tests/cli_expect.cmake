@@ -16,3 +16,31 @@ function(divbench_cli_verdict out code pattern rc err)
   endif()
   set(${out} "${bad}" PARENT_SCOPE)
 endfunction()
+
+# Failure accounting shared by the scripts: a global count, one SEND_ERROR per failed case, and one
+# FATAL_ERROR at the end (so every case runs and all failures are listed).
+function(divbench_cli_fail msg)
+  message(SEND_ERROR "${msg}")
+  get_property(n GLOBAL PROPERTY DIVBENCH_CLI_FAILURES)
+  if(NOT n)
+    set(n 0)
+  endif()
+  math(EXPR n "${n} + 1")
+  set_property(GLOBAL PROPERTY DIVBENCH_CLI_FAILURES ${n})
+endfunction()
+
+# Report one case: a failure when `verdict` is non-empty, else a STATUS line.
+function(divbench_cli_report verdict what err ok_line)
+  if(verdict)
+    divbench_cli_fail("${what}: ${verdict}\n  stderr: ${err}")
+  else()
+    message(STATUS "${ok_line}")
+  endif()
+endfunction()
+
+function(divbench_cli_finish what)
+  get_property(n GLOBAL PROPERTY DIVBENCH_CLI_FAILURES)
+  if(n GREATER 0)
+    message(FATAL_ERROR "${n} ${what} case(s) failed")
+  endif()
+endfunction()
