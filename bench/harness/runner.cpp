@@ -82,7 +82,6 @@ struct Job {
   ResultRecord record;
   std::vector<PointSpec> points;
   std::vector<bool> ran;
-  std::chrono::steady_clock::time_point t0;
 };
 
 }  // namespace
@@ -144,7 +143,6 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
                                j->points[i].label;
       benchmark::RegisterBenchmark(name.c_str(), [j, i, &opts, &progress, &done, total, name](benchmark::State& st) {
         DIVBENCH_CUDA_CHECK(cudaSetDevice(j->device));
-        if (j->t0 == std::chrono::steady_clock::time_point{}) j->t0 = std::chrono::steady_clock::now();
         PointResult r;
         for (auto _ : st) {
           const double before = measure_sm_clock_mhz(1000);
@@ -183,7 +181,6 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
   double region_s = 0;
-  int written = 0;
   for (auto& j : jobs) {
     bool any = false;
     for (bool b : j->ran) any = any || b;
@@ -204,7 +201,6 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
     if (!path.empty()) {
       write_json_atomic(path, doc);
       progress.note("wrote " + path);
-      ++written;
     }
   }
   progress.note("total wall " + std::to_string(wall_s) + " s, summed in-kernel region time " +
