@@ -21,6 +21,27 @@ std::optional<ControlWord> decode_control(const Instruction& ins) {
   return w;
 }
 
+std::optional<ControlWord> decode_bundle_control(const Instruction& ins) {
+  if (!ins.encoding || ins.encoding->bits != 64 || !ins.encoding->control) return std::nullopt;
+  const std::uint64_t pos = ins.offset % 32;
+  if (pos == 0) return std::nullopt;  // the control word's own slot holds no instruction
+  const unsigned slot = static_cast<unsigned>(pos / 8 - 1);
+  const std::uint64_t c = (*ins.encoding->control >> (21 * slot)) & 0x1fffffu;
+  ControlWord w;
+  w.stall = static_cast<int>(c & 0xf);
+  w.yield = static_cast<int>((c >> 4) & 1);
+  w.write_barrier = static_cast<int>((c >> 5) & 7);
+  w.read_barrier = static_cast<int>((c >> 8) & 7);
+  w.wait_mask = static_cast<int>((c >> 11) & 0x3f);
+  w.reuse = static_cast<int>((c >> 17) & 0xf);
+  return w;
+}
+
+std::optional<ControlWord> scheduling_control(const Instruction& ins) {
+  if (auto w = decode_control(ins)) return w;
+  return decode_bundle_control(ins);
+}
+
 json to_json(const ControlWord& w) {
   json j = json::object();
   j["stall"] = w.stall;

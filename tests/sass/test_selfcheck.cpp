@@ -1,89 +1,99 @@
-// Self-check of divbench's own timed kernels, disassembled from the built divbench executable for
-// every architecture it carries (CMAKE_CUDA_ARCHITECTURES): each divergent variant really
-// branches inside a BSSY/BSYNC region (inside its loop over paths), and each predicated twin
-// branches no more than its one-arm baseline (the region timer's lane-0 store and the uniform
-// iteration loop are the only branches they share).
-//
-// Adding a kernel to the check is one line in kChecks below.
+// Self-check of divbench's own timed kernels, from the kernel facts the build wrote next to the
+// divbench executable (kernel_facts.json, every architecture it carries) and, where the CUDA 12
+// prefix is installed, from the same kernels compiled with NVRTC 12.9 for sm_61 and sm_70
+// (kernel_facts_nvrtc.json): the rules of kernel_checks.hpp, on every architecture, and the facts
+// equal a fresh analysis of the executable (the file is what experiments read at run time).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <functional>
+#include <filesystem>
+#include <set>
+#include <sstream>
 
-#include "divbench/sass/analysis.hpp"
+#include "divbench/sass/kernel_facts.hpp"
 #include "divbench/sass/nvdisasm.hpp"
+#include "kernel_checks.hpp"
 
+using namespace divbench;
 using namespace divbench::sass;
 
 namespace {
 
-struct Check {
-  const char* kernel;    // substring of the mangled name; every match is checked
-  const char* baseline;  // for twins: the kernel they are compared with ("" when none)
-  std::function<bool(const FunctionAnalysis& f, const FunctionAnalysis* baseline)> ok;
-  const char* expectation;
-};
-
-const std::vector<Check>& checks() {
-  static const std::vector<Check> v = {
-      // k-way: `for q < k: if (path == q) {...}`: a real branch in a barrier region inside the loop.
-      {"kway_kernel", "",
-       [](const FunctionAnalysis& f, const FunctionAnalysis*) { return guarded_divergent_branches_in_loops(f) >= 1; },
-       "a guarded divergent branch inside the loop over paths"},
-#ifdef DIVBENCH_HAVE_PREDICATION
-      // Predication: the branchy kernel is a loop over arms with `if (arm == q)` like k-way ...
-      {"pred_branchy_kernel", "",
-       [](const FunctionAnalysis& f, const FunctionAnalysis*) { return guarded_divergent_branches_in_loops(f) >= 1; },
-       "a guarded divergent branch inside the loop over arms"},
-      // ... and every select twin branches no more than its one-arm form (K = 1, the baseline).
-      {"pred_select_kernel", "pred_select_kernelILi1E",
-       [](const FunctionAnalysis& f, const FunctionAnalysis* b) { return branches_no_more_than(f, *b); },
-       "no more divergent branches than pred_select_kernel<1>"},
-#endif
-  };
-  return v;
+bool required() {
+  const char* req = std::getenv("DIVBENCH_REQUIRE_NVDISASM");
+  return req && std::string(req) == "1";
 }
 
-bool tools_or_skip(std::string& nvdisasm) {
-  nvdisasm = locate_tool("nvdisasm");
-  const bool have = !nvdisasm.empty() && !locate_tool("cuobjdump").empty();
-  const char* req = std::getenv("DIVBENCH_REQUIRE_NVDISASM");
-  if (!have && req && std::string(req) == "1") ADD_FAILURE() << "nvdisasm/cuobjdump not found but DIVBENCH_REQUIRE_NVDISASM=1";
-  return have;
+// Numeric entries of a CMake architecture list ("75;80;90", "90-real"); others (native, all) skipped.
+std::set<int> expected_archs(const std::string& list) {
+  std::set<int> out;
+  std::stringstream s(list);
+  std::string item;
+  while (std::getline(s, item, ';')) {
+    const auto digits = item.substr(0, item.find_first_not_of("0123456789"));
+    if (!digits.empty()) out.insert(std::stoi(digits));
+  }
+  return out;
+}
+
+std::set<int> archs_of(const json& facts) {
+  std::set<int> out;
+  for (const auto& c : facts["cubins"]) out.insert(c["sm"].get<int>());
+  return out;
+}
+
+void check_all(const json& facts, const std::set<int>& archs) {
+  for (int sm : archs) {
+    const auto problems = test::check_timed_kernels(facts, sm);
+    for (const auto& p : problems) ADD_FAILURE() << p;
+    std::printf("sm_%d: %zu problem(s)\n", sm, problems.size());
+  }
 }
 
 }  // namespace
 
-TEST(SassSelfCheck, TimedKernelsDivergeAndTwinsDoNot) {
-  std::string nd;
-  if (!tools_or_skip(nd)) GTEST_SKIP() << "nvdisasm or cuobjdump not found";
+TEST(SassSelfCheck, BuiltExecutableTimedKernels) {
+  const std::string dir = std::filesystem::path(DIVBENCH_EXECUTABLE).parent_path().string();
+  const auto facts = load_kernel_facts(dir);
+  if (!facts) {
+    if (required()) FAIL() << dir << "/kernel_facts.json missing (the build writes it when nvdisasm is found)";
+    GTEST_SKIP() << "no kernel_facts.json next to divbench (nvdisasm not found at build time)";
+  }
+  const std::set<int> have = archs_of(*facts);
+  for (int sm : expected_archs(DIVBENCH_CUDA_ARCHS))
+    EXPECT_TRUE(have.count(sm)) << "kernel_facts.json has no cubin for sm_" << sm;
+  ASSERT_FALSE(have.empty());
+  check_all(*facts, have);
+}
+
+TEST(SassSelfCheck, FactsFileEqualsAFreshAnalysis) {
+  const std::string dir = std::filesystem::path(DIVBENCH_EXECUTABLE).parent_path().string();
+  const auto facts = load_kernel_facts(dir);
+  const std::string nd = locate_tool("nvdisasm");
+  if (!facts || nd.empty()) GTEST_SKIP() << "kernel_facts.json or nvdisasm missing (the first test reports it)";
   TempDir tmp;
   const auto cubins = load_cubins(DIVBENCH_EXECUTABLE, nd, tmp);
-  ASSERT_FALSE(cubins.empty());
   std::vector<CubinAnalysis> analyses;
   for (const auto& c : cubins) analyses.push_back(analyze(c));
-  for (const auto& check : checks()) {
-    int matched = 0;
-    for (const auto& a : analyses) {
-      const auto fns = functions_matching(a, check.kernel);
-      const FunctionAnalysis* base = nullptr;
-      if (*check.baseline) {
-        const auto b = functions_matching(a, check.baseline);
-        if (!fns.empty()) {
-          ASSERT_EQ(b.size(), 1u) << check.baseline << " in " << a.cubin->path;
-        }
-        if (!b.empty()) base = b.front();
-      }
-      for (const auto* f : fns) {
-        ++matched;
-        EXPECT_TRUE(check.ok(*f, base)) << f->function->name << " (sm_" << a.cubin->sm << "): expected "
-                                        << check.expectation << "; has " << guarded_divergent_branches(*f)
-                                        << " guarded (" << guarded_divergent_branches_in_loops(*f) << " in loops) of "
-                                        << f->placement.counts.divergent_branches
-                                        << " divergent branches";
-      }
-    }
-    EXPECT_GT(matched, 0) << "no kernel matching '" << check.kernel << "' in " << DIVBENCH_EXECUTABLE;
-    std::printf("checked %d instance(s) of %s\n", matched, check.kernel);
+  json fresh = kernel_facts_document(analyses, nd, "test");
+  ASSERT_EQ((*facts)["cubins"].size(), fresh["cubins"].size());
+  for (std::size_t i = 0; i < fresh["cubins"].size(); ++i) {
+    EXPECT_EQ((*facts)["cubins"][i]["functions"], fresh["cubins"][i]["functions"])
+        << "cubin " << fresh["cubins"][i]["cubin"] << ": kernel_facts.json is stale or the analysis is not deterministic";
   }
+  EXPECT_EQ((*facts)["layout"], fresh["layout"]);
+}
+
+TEST(SassSelfCheck, NvrtcPascalVoltaTimedKernels) {
+#ifdef DIVBENCH_NVRTC_FACTS
+  const auto facts = load_kernel_facts(std::filesystem::path(DIVBENCH_NVRTC_FACTS).parent_path().string(),
+                                       std::filesystem::path(DIVBENCH_NVRTC_FACTS).filename().string());
+  ASSERT_TRUE(facts) << DIVBENCH_NVRTC_FACTS << " missing or not divbench.kernels/1";
+  const std::set<int> have = archs_of(*facts);
+  EXPECT_EQ(have, (std::set<int>{61, 70}));
+  check_all(*facts, have);
+#else
+  if (required()) FAIL() << "the CUDA 12 prefix (scripts/study/setup-cu12.sh) was not found at configure time";
+  GTEST_SKIP() << "no CUDA 12 prefix at configure time: sm_61/sm_70 not compiled";
+#endif
 }

@@ -26,6 +26,15 @@ struct ControlWord {
 
 // nullopt when the instruction has no 128-bit encoding.
 std::optional<ControlWord> decode_control(const Instruction& ins);
+
+// Maxwell/Pascal: the instruction's 21-bit share of its bundle's 64-bit control word (slot s = 0, 1,
+// 2 at bits 21s..21s+20: stall 0-3, yield 4, write barrier 5-7, read barrier 8-10, wait mask 11-16,
+// reuse 17-20; the maxas layout). The slot is the instruction's place in its 32-byte bundle
+// (offset % 32 = 8, 16, 24). nullopt without a bundle control word (Encoding::control). Only the
+// scheduling fields are filled (opcode_bits, guard and barrier_reg keep their defaults).
+std::optional<ControlWord> decode_bundle_control(const Instruction& ins);
+// decode_control for 128-bit instructions, decode_bundle_control for 64-bit ones.
+std::optional<ControlWord> scheduling_control(const Instruction& ins);
 json to_json(const ControlWord& w);
 
 }  // namespace divbench::sass

@@ -1,0 +1,204 @@
+// divbench kernels: facts about divbench's timed kernels from their SASS (docs/sass.md, "Kernel facts").
+//   kernels facts FILE... --out F.json     loops, clock reads, branch sides, bracketing, probe arm layout
+//                                          ("divbench.kernels/1"); the build writes kernel_facts.json
+//   kernels fit --cost COST.json --facts F.json --out CONSTANTS.json
+//                                          fits the loop-cost model's constants to measured a values
+//   kernels predict --facts F.json... --constants C.json --out-dir DIR
+//                                          predicted a, b, s per architecture (results/predicted/)
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli/command.hpp"
+#include "divbench/core/errors.hpp"
+#include "divbench/core/json_io.hpp"
+#include "divbench/sass/kernel_facts.hpp"
+#include "divbench/sass/loop_cost.hpp"
+#include "divbench/sass/nvdisasm.hpp"
+#include "divbench/sass/slope_prediction.hpp"
+
+namespace {
+
+using namespace divbench;
+
+struct FactsOptions {
+  std::vector<std::string> files;
+  std::string nvdisasm;
+  std::string out;
+  bool if_tools = false;
+  bool quiet = false;
+};
+
+struct FitOptions {
+  std::string cost, facts, out;
+  std::vector<std::string> kway;
+};
+
+struct PredictOptions {
+  std::vector<std::string> facts;
+  std::string constants, out_dir;
+  std::uint32_t n = sass::kDefaultPredictionIters;
+  std::string compare;
+  std::vector<std::string> expect;
+};
+
+void require_writable(const std::string& path, const char* what) {
+  std::string why;
+  if (!path_is_writable(path, &why)) throw UsageError(std::string(what) + ": " + why);
+}
+
+std::string command_line(const std::string& head, const std::vector<std::string>& args) {
+  std::string c = head;
+  for (const auto& a : args) c += " " + a;
+  return c;
+}
+
+int run_facts(const FactsOptions& o) {
+  if (o.files.empty()) throw UsageError("kernels facts: give at least one cubin, object or executable");
+  if (o.out.empty()) throw UsageError("kernels facts: --out FILE.json is required");
+  require_writable(o.out, "--out");
+  for (const auto& f : o.files) sass::inspect_file(f);
+  std::string nvdisasm;
+  if (o.if_tools) {
+    nvdisasm = sass::locate_tool("nvdisasm", o.nvdisasm);
+    if (nvdisasm.empty() || sass::locate_tool("cuobjdump", nvdisasm).empty()) {
+      std::error_code ec;
+      std::filesystem::remove(o.out, ec);  // no stale facts about an older binary
+      std::cerr << "divbench kernels facts: nvdisasm/cuobjdump not found: " << o.out << " not written\n";
+      return kExitOk;
+    }
+  } else {
+    nvdisasm = sass::find_nvdisasm(o.nvdisasm);
+  }
+  sass::TempDir tmp;
+  std::vector<sass::Cubin> cubins;
+  for (const auto& f : o.files) {
+    if (!o.quiet) std::cerr << "divbench kernels facts: " << f << "\n";
+    for (auto& c : sass::load_cubins(f, nvdisasm, tmp)) cubins.push_back(std::move(c));
+  }
+  std::vector<sass::CubinAnalysis> analyses;
+  for (const auto& c : cubins) analyses.push_back(sass::analyze(c));
+  write_json_atomic(o.out, sass::kernel_facts_document(analyses, nvdisasm, command_line("divbench kernels facts", o.files)));
+  return kExitOk;
+}
+
+int run_fit(const FitOptions& o) {
+  if (o.cost.empty() == o.kway.empty()) throw UsageError("kernels fit: give either --cost FILE or --kway FILE...");
+  require_writable(o.out, "--out");
+  const json facts = read_json_file(o.facts);
+  if (facts.value("schema", "") != sass::kKernelFactsSchema)
+    throw UsageError("--facts: " + o.facts + " is not a " + sass::kKernelFactsSchema + " document");
+  sass::CostFit fit;
+  if (!o.cost.empty()) {
+    fit = sass::fit_from_cost_result(read_json_file(o.cost), o.cost, facts, o.facts);
+  } else {
+    std::vector<json> docs;
+    for (const auto& k : o.kway) docs.push_back(read_json_file(k));
+    fit = sass::fit_from_kway_results(docs, o.kway, facts, o.facts);
+  }
+  write_json_atomic(o.out, sass::to_json(fit));
+  std::cout << sass::fit_summary(fit);
+  return kExitOk;
+}
+
+// Compares the regenerated documents with the committed ones in `dir`: one line per difference,
+// architectures expected but not regenerated, committed files without a regenerated one (a note
+// unless expected). Returns the number of problems.
+int compare_with(const std::vector<std::pair<std::string, json>>& docs, const std::string& dir,
+                 const std::vector<std::string>& expect) {
+  int problems = 0;
+  std::set<std::string> made;
+  for (const auto& [arch, doc] : docs) {
+    made.insert(arch);
+    const auto path = std::filesystem::path(dir) / (arch + ".json");
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+      std::cout << arch << ": no committed " << path.string() << "\n";
+      ++problems;
+      continue;
+    }
+    const auto lines = sass::compare_predictions(read_json_file(path.string()), doc);
+    for (const auto& l : lines) std::cout << arch << ".json: " << l << "\n";
+    problems += static_cast<int>(lines.size());
+    if (lines.empty()) std::cout << arch << ": same as committed\n";
+  }
+  for (const auto& e : expect)
+    if (!made.count(e)) {
+      std::cout << e << ": expected but not regenerated (no k-way kernel for it in the facts)\n";
+      ++problems;
+    }
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("sm_", 0) == 0 && entry.path().extension() == ".json" && !made.count(entry.path().stem().string()))
+      std::cout << entry.path().stem().string() << ": committed, not regenerated by this build (not compared)\n";
+  }
+  return problems;
+}
+
+int run_predict(const PredictOptions& o) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(o.out_dir, ec)) throw UsageError("--out-dir: " + o.out_dir + " is not a directory");
+  if (!o.compare.empty() && !std::filesystem::is_directory(o.compare, ec))
+    throw UsageError("--compare: " + o.compare + " is not a directory");
+  if (o.n == 0) throw UsageError("--n: must be at least 1");
+  const sass::CostConstants constants = sass::constants_from_json(read_json_file(o.constants), o.constants);
+  std::vector<json> docs;
+  for (const auto& f : o.facts) docs.push_back(read_json_file(f));
+  const auto predicted = sass::predict_slopes(docs, o.facts, constants, o.constants, o.n);
+  for (const auto& [arch, doc] : predicted) {
+    write_json_atomic((std::filesystem::path(o.out_dir) / (arch + ".json")).string(), doc);
+    std::cout << sass::prediction_summary(doc);
+  }
+  if (o.compare.empty()) return kExitOk;
+  const int problems = compare_with(predicted, o.compare, o.expect);
+  if (problems == 0) return kExitOk;
+  std::cout << problems << " difference(s) from " << o.compare
+            << ": after an intended change (kernels, toolkit, constants), regenerate with scripts/predict.sh and commit\n";
+  return 1;
+}
+
+divbench::cli::Command kernels_command() {
+  divbench::cli::Command c;
+  c.name = "kernels";
+  c.help = "Facts about divbench's timed kernels from their SASS: loops, clock bracketing, loop-cost model";
+  c.setup = [](CLI::App& sub) -> std::function<int()> {
+    sub.require_subcommand(1);
+    auto fo = std::make_shared<FactsOptions>();
+    auto* facts = sub.add_subcommand("facts", "Write divbench.kernels/1 for cubins, objects or executables");
+    facts->add_option("files", fo->files, "Cubins, objects or executables with embedded cubins")->required();
+    facts->add_option("--out", fo->out, "The divbench.kernels/1 JSON file (written atomically)")->required();
+    facts->add_option("--nvdisasm", fo->nvdisasm, "Path of nvdisasm (default: the search of docs/sass.md)");
+    facts->add_flag("--if-tools", fo->if_tools,
+                    "Without nvdisasm/cuobjdump: remove --out, print a note and exit 0 (the build's step)");
+    facts->add_flag("--quiet", fo->quiet, "No progress lines");
+    auto fi = std::make_shared<FitOptions>();
+    auto* fit = sub.add_subcommand("fit", "Fit the loop-cost model's constants to a cost result's measured a");
+    fit->add_option("--cost", fi->cost, "A divbench.result/1 of --sweep cost (summary.bodies[].a)");
+    fit->add_option("--kway", fi->kway, "Provisional instead: --sweep k results, one per body (a ~ s/n)");
+    fit->add_option("--facts", fi->facts, "kernel_facts.json of the binary that produced it")->required();
+    fit->add_option("--out", fi->out, "Constants JSON (divbench.loop_cost/1)")->required();
+    auto po = std::make_shared<PredictOptions>();
+    auto* predict = sub.add_subcommand("predict", "Predicted a, b, s per architecture from SASS and the constants");
+    predict->add_option("--facts", po->facts, "divbench.kernels/1 files (every architecture they hold)")->required();
+    predict->add_option("--constants", po->constants, "Constants JSON from `kernels fit`")->required();
+    predict->add_option("--out-dir", po->out_dir, "Directory for sm_XX.json (must exist)")->required();
+    predict->add_option("--n", po->n, "Iterations per path for s = a*n + b (default 10000)");
+    predict->add_option("--compare", po->compare, "Compare with the committed sm_XX.json in DIR (exit 1 on a difference)");
+    predict->add_option("--expect", po->expect, "With --compare: architectures that must be regenerated (sm_XX ...)");
+    return [facts, fit, predict, fo, fi, po]() -> int {
+      if (facts->parsed()) return run_facts(*fo);
+      if (fit->parsed()) return run_fit(*fi);
+      if (predict->parsed()) return run_predict(*po);
+      throw UsageError("kernels: give facts, fit or predict");
+    };
+  };
+  return c;
+}
+
+}  // namespace
+
+DIVBENCH_REGISTER_COMMAND(kernels_command);

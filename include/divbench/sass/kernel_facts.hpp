@@ -1,0 +1,90 @@
+// Facts the dynamic experiments need about the kernels of a binary, from its SASS: for every
+// function, its natural loops (with every instruction and its control-word scheduling fields), its
+// clock reads, its potentially divergent branches with what each side (fall-through / taken) holds,
+// the timed region and whether the clock reads bracket it, and the work loop (the one innermost
+// loop of the timed region). Plus per architecture the layout of the probes' two-arm branches.
+// Written as "divbench.kernels/1" (docs/sass.md, docs/schemas.md) by `divbench kernels facts`, and
+// after every build next to the divbench executable as kernel_facts.json, which experiments read
+// at run time (load_kernel_facts).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "divbench/core/json_io.hpp"
+#include "divbench/sass/analysis.hpp"
+#include "divbench/sass/control_word.hpp"
+#include "divbench/sass/loops.hpp"
+
+namespace divbench::sass {
+
+inline constexpr const char* kKernelFactsSchema = "divbench.kernels/1";
+inline constexpr const char* kKernelFactsFile = "kernel_facts.json";
+
+struct LoopInstruction {
+  std::uint64_t offset = 0;
+  std::string text;                    // "@!P1 BRA 0x1e0"
+  std::string base;                    // "BRA"
+  std::optional<ControlWord> control;  // nullopt when the listing had no encodings
+  bool jump = false;  // single-path loops: the next instruction of the iteration is not the next address
+};
+
+struct LoopFacts {
+  int id = -1;                          // index in the function's loop list
+  std::uint64_t header = 0;             // offset of the header block
+  std::string entry;                    // function or subroutine ("$kernel$callee") holding it
+  std::vector<std::uint64_t> blocks;    // block starts
+  std::vector<std::uint64_t> latches;   // back-edge source blocks
+  int depth = 1;
+  int parent = -1;                      // id, -1 when outermost
+  std::vector<std::uint64_t> barrier_regions;  // BSSY (SSY) offsets of the barrier regions holding the header
+  // One path per iteration (each block has one successor inside the loop, the blocks form one
+  // cycle); then `instructions` are in execution order and `taken_branches` counts the jumps
+  // (edges to a block other than the next address) of one iteration, back edge included.
+  bool single_path = false;
+  int taken_branches = 0;
+  std::vector<LoopInstruction> instructions;  // offset order, or execution order when single_path
+
+  int instruction_count() const { return static_cast<int>(instructions.size()); }
+  // Sum of the stall fields; nullopt when an instruction has no decoded control word.
+  std::optional<int> stall_sum() const;
+};
+
+LoopFacts loop_facts(const FunctionAnalysis& a, const Loops& loops, int id);
+json to_json(const LoopFacts& l);
+LoopFacts loop_from_json(const json& j);  // throws UsageError on a malformed entry
+
+// The facts of one function (JSON object of the "functions" array).
+json function_facts(const FunctionAnalysis& a);
+// The whole document for analysed cubins: schema, provenance, cubins[].functions[], layout.
+json kernel_facts_document(const std::vector<CubinAnalysis>& cubins, const std::string& nvdisasm,
+                           const std::string& command);
+
+// A two-arm branch whose arms are distinct CALLs (the progress probes): which arm's call is on the
+// branch's fall-through side and which call site comes first in the layout.
+struct ArmSpec {
+  std::string name;         // "producer_consumer"
+  std::string kernel;       // substring of the kernel's mangled name
+  std::string then_callee;  // substring of the `then` arm's symbol
+  std::string else_callee;
+};
+const std::vector<ArmSpec>& probe_arm_specs();
+// {then_call, else_call, branch, fallthrough_arm: "then"|"else", then_arm_first} or an object with
+// "error" when the arms were merged or the branch cannot be found.
+json arm_layout(const FunctionAnalysis& a, const ArmSpec& spec);
+
+// ---- Readers (run time) ----
+// kernel_facts.json (or `file`) in `dir` (the executable's directory); nullopt when absent,
+// unreadable or not "divbench.kernels/1". Throws nothing.
+std::optional<json> load_kernel_facts(const std::string& dir, const std::string& file = kKernelFactsFile);
+// Directory of the running executable (/proc/self/exe), "" when unknown.
+std::string executable_dir();
+// The functions of the cubin for `sm` whose mangled name contains every needle.
+std::vector<const json*> find_functions(const json& facts, int sm, const std::vector<std::string>& needles);
+// layout[sm_XX][name] (see arm_layout), nullopt when absent.
+std::optional<json> probe_layout(const json& facts, int sm, const std::string& name);
+// Producer/consumer: whether the `then` arm's call site is laid out first (the fall-through side).
+std::optional<bool> pc_then_arm_first(const json& facts, int sm);
+
+}  // namespace divbench::sass

@@ -1,0 +1,101 @@
+// The loop-cost model (issue 12, item 3): cycles per iteration a of a work body's inner loop, from
+// its SASS alone, for one warp running alone on its scheduler.
+//
+// One iteration is issued in order, as the control words say:
+//   * after instruction i the next one issues stall(i) cycles later (the compiler's stall field
+//     covers every fixed-latency dependence);
+//   * a jump to a non-consecutive address (the taken back branch) adds B cycles          [constant 1]
+//   * an instruction whose wait mask names a scoreboard waits until that scoreboard is released:
+//     W cycles after the issue of the variable-latency instruction that set it (MUFU, conversions,
+//     ... any scoreboard producer that is not a memory access)                           [constant 2]
+//     A read-barrier scoreboard is released at its producer's issue (operands read; not modelled).
+// a is the steady-state period of that schedule (simulated over many iterations, so waits that
+// cross the back edge count). Two constants, shared by every body, fitted per architecture to
+// measured a values (least squares of the relative error). Not covered, and said so:
+//   * waits on a memory access (LDG, LDS, LD, ATOM, TEX, ...): the memory latency is not a model
+//     constant; a is then reported as a lower bound (that wait taken as zero);
+//   * loops with more than one path per iteration, or without decoded control words.
+// Where the constants come from is recorded with them ("divbench.loop_cost/1").
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "divbench/core/json_io.hpp"
+#include "divbench/sass/kernel_facts.hpp"
+
+namespace divbench::sass {
+
+inline constexpr const char* kLoopCostSchema = "divbench.loop_cost/1";
+
+struct CostConstants {
+  int sm = 0;                              // architecture fitted on
+  std::optional<double> taken_branch;      // B, cycles; nullopt = not fitted
+  std::optional<double> variable_latency;  // W, cycles; nullopt = not fitted (no measured body needs it)
+  json source = json::object();            // measurements and binary the fit used
+};
+
+struct CostPrediction {
+  std::optional<double> a;            // predicted cycles per iteration; nullopt = not predicted
+  std::optional<double> lower_bound;  // when a is not predicted but a bound is known
+  std::string status;                 // "predicted" | "lower bound: ..." | "not predicted: ..."
+  int instructions = 0;
+  std::optional<int> stall_sum;
+  int taken_branches = 0;
+  int variable_latency_waits = 0;  // waits on a W-class producer inside the loop, per iteration
+  int memory_waits = 0;            // waits on a memory access inside the loop, per iteration
+};
+
+// True for memory accesses (their latency is not a model constant).
+bool is_memory_access(const std::string& base);
+// Steady-state cycles per iteration of the schedule above with explicit parameters (single-path
+// loop with control words; throws std::invalid_argument otherwise).
+double simulate_period(const LoopFacts& loop, double taken_branch, double variable_latency, double memory_latency);
+CostPrediction predict_loop_cost(const LoopFacts& loop, const CostConstants& c);
+json to_json(const CostPrediction& p);
+
+// ---- Fitting ----
+struct MeasuredLoop {
+  std::string body;
+  double a = 0;  // measured cycles per iteration
+  LoopFacts loop;
+};
+struct BodyFit {
+  std::string body;
+  double a = 0;
+  CostPrediction fitted;   // with the constants fitted on every used body (in-sample)
+  CostPrediction loo;      // with constants fitted leaving this body out (out-of-sample), when possible
+  bool used = false;       // entered the fit (predictable: no memory waits)
+};
+struct CostFit {
+  CostConstants constants;
+  std::vector<BodyFit> bodies;
+};
+// Fits B (and W when some used body waits on a W-class producer) on the predictable loops.
+CostFit fit_constants(const std::vector<MeasuredLoop>& measured, int sm, const json& source);
+json to_json(const CostFit& f);
+std::string fit_summary(const CostFit& f);
+CostConstants constants_from_json(const json& j, const std::string& what);  // throws UsageError
+
+// The mangled-name needles of kway_kernel<Body> for a body name ("fma_chain" -> {"kway_kernel",
+// "8FmaChainE"}): robust to further template parameters (placements).
+std::vector<std::string> kway_body_needles(const std::string& body);
+// The work loops of kway_kernel<body> for `sm` in a divbench.kernels/1 document (one per matching
+// function, e.g. per placement), in name order. Throws UsageError when none is found.
+std::vector<LoopFacts> body_work_loops(const json& facts, int sm, const std::string& body);
+
+// Measured a from a --sweep cost result (summary.bodies[] = {body, a, ...}) on its device's
+// architecture, fitted with the work loops of `facts`.
+CostFit fit_from_cost_result(const json& cost, const std::string& cost_path, const json& facts,
+                             const std::string& facts_path);
+// Provisional measured a from --sweep k results of one body each (config.body, config.iters = n,
+// fit.s): a ~ s/n, which still holds b/n (b, the per-path overhead, is not separated by a k sweep);
+// recorded as such. For use until a --sweep cost result exists.
+CostFit fit_from_kway_results(const std::vector<json>& kway, const std::vector<std::string>& paths, const json& facts,
+                              const std::string& facts_path);
+// Run time (the cost experiment): fits the constants on this run's bodies and fills each element of
+// `bodies` ({body, a, ...}) with a_predicted, a_rel_err (in-sample), a_predicted_loo, a_rel_err_loo
+// and a_predicted_status. Returns the fit (constants and source) for the result's summary.
+json fill_cost_predictions(json& bodies, const json& facts, int sm, const json& source);
+
+}  // namespace divbench::sass

@@ -1,0 +1,178 @@
+// Clock reads, branch sides, the timed region and the clock64 bracketing check (bracket.hpp).
+#include "divbench/sass/bracket.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace divbench::sass {
+
+std::string clock_kind(const Instruction& ins) {
+  if (ins.base != "CS2R" && ins.base != "S2R" && ins.base != "S2UR") return "";
+  for (const auto& op : ins.operands) {
+    if (op.rfind("SR_CLOCK", 0) == 0) return "clock";
+    if (op.rfind("SR_GLOBALTIMER", 0) == 0) return "globaltimer";
+  }
+  return "";
+}
+
+std::vector<ClockRead> clock_reads(const Function& f, const Cfg& cfg) {
+  std::vector<ClockRead> out;
+  for (std::size_t i = 0; i < f.instructions.size(); ++i) {
+    if (cfg.block_of_instruction[i] < 0) continue;
+    const std::string k = clock_kind(f.instructions[i]);
+    if (!k.empty()) out.push_back({i, f.instructions[i].offset, k});
+  }
+  return out;
+}
+
+std::vector<int> blocks_until(const Cfg& cfg, int first, int stop, int avoid) {
+  std::vector<int> out;
+  if (first < 0 || first == stop || first == avoid) return out;
+  std::vector<char> seen(cfg.blocks.size(), 0);
+  std::vector<int> work{first};
+  seen[first] = 1;
+  while (!work.empty()) {
+    const int v = work.back();
+    work.pop_back();
+    out.push_back(v);
+    for (int w : cfg.blocks[v].succ)
+      if (!seen[w] && w != stop && w != avoid) {
+        seen[w] = 1;
+        work.push_back(w);
+      }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+BranchSides branch_sides(const FunctionAnalysis& a, std::size_t i) {
+  BranchSides s;
+  const Cfg& cfg = a.cfg;
+  const int b = cfg.block_of_instruction[i];
+  if (b < 0) return s;
+  const int ipdom = a.pd.ipdom[b] >= 0 && a.pd.ipdom[b] < static_cast<int>(cfg.blocks.size()) ? a.pd.ipdom[b] : -1;
+  const auto& ins = a.function->instructions;
+  const int next = i + 1 < ins.size() ? cfg.block_of_instruction[i + 1] : -1;
+  for (int succ : cfg.blocks[b].succ) {
+    if (succ == next && is_conditional(ins[i])) s.fallthrough = succ;
+    else s.taken.push_back(succ);
+  }
+  s.fallthrough_blocks = blocks_until(cfg, s.fallthrough, ipdom, b);
+  std::set<int> taken;
+  for (int t : s.taken)
+    for (int x : blocks_until(cfg, t, ipdom, b)) taken.insert(x);
+  s.taken_blocks.assign(taken.begin(), taken.end());
+  return s;
+}
+
+namespace {
+
+void add_block(const Cfg& cfg, int b, std::set<std::size_t>& out) {
+  for (std::size_t k = cfg.blocks[b].first; k <= cfg.blocks[b].last; ++k) out.insert(k);
+}
+
+bool side_has_work(const FunctionAnalysis& a, const Loops& loops, const std::vector<int>& blocks) {
+  for (int b : blocks) {
+    if (loops.innermost(b) >= 0) return true;
+    for (std::size_t k = a.cfg.blocks[b].first; k <= a.cfg.blocks[b].last; ++k)
+      if (a.function->instructions[k].base == "CALL") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TimedRegion timed_region(const FunctionAnalysis& a, const Loops& loops) {
+  TimedRegion r;
+  const Function& f = *a.function;
+  const Cfg& cfg = a.cfg;
+  if (f.instructions.empty() || cfg.block_of_instruction[0] < 0) return r;
+  const auto dom = dominators_from(cfg, cfg.block_of_instruction[0]);
+  auto from_entry = [&](int b) { return b >= 0 && dom[b] >= 0; };
+  std::set<std::size_t> in;
+  for (std::size_t l = 0; l < loops.loops.size(); ++l) {
+    if (!from_entry(loops.loops[l].header)) continue;
+    r.loops.push_back(static_cast<int>(l));
+    for (int b : loops.loops[l].blocks) add_block(cfg, b, in);
+  }
+  for (std::size_t i = 0; i < f.instructions.size(); ++i) {
+    const int b = cfg.block_of_instruction[i];
+    if (!from_entry(b) || !is_potentially_divergent(f.instructions[i]) || i != cfg.blocks[b].last) continue;
+    const BranchSides s = branch_sides(a, i);
+    const bool in_loop = loops.innermost(b) >= 0;
+    if (!in_loop && !side_has_work(a, loops, s.fallthrough_blocks) && !side_has_work(a, loops, s.taken_blocks)) continue;
+    r.branches.push_back(f.instructions[i].offset);
+    in.insert(i);
+    for (int x : s.fallthrough_blocks) add_block(cfg, x, in);
+    for (int x : s.taken_blocks) add_block(cfg, x, in);
+  }
+  // Barrier regions holding any of it contribute their opening and closing instructions.
+  std::set<std::size_t> barrier_ins;
+  for (const auto& reg : a.regions) {
+    bool holds = false;
+    for (auto k : reg.instructions) holds = holds || in.count(k);
+    if (!holds) continue;
+    r.barriers.push_back(reg.bssy_offset);
+    barrier_ins.insert(reg.bssy);
+    for (std::size_t k = 0; k < f.instructions.size(); ++k)
+      if (std::find(reg.bsync.begin(), reg.bsync.end(), f.instructions[k].offset) != reg.bsync.end() &&
+          cfg.block_of_instruction[k] >= 0)
+        barrier_ins.insert(k);
+  }
+  in.insert(barrier_ins.begin(), barrier_ins.end());
+  std::sort(r.barriers.begin(), r.barriers.end());
+  r.barriers.erase(std::unique(r.barriers.begin(), r.barriers.end()), r.barriers.end());
+  r.instructions.assign(in.begin(), in.end());
+  return r;
+}
+
+Bracket check_bracket(const FunctionAnalysis& a, const TimedRegion& region) {
+  Bracket br;
+  const Function& f = *a.function;
+  const Cfg& cfg = a.cfg;
+  if (f.instructions.empty() || cfg.block_of_instruction[0] < 0) return br;
+  const auto dom = dominators_from(cfg, cfg.block_of_instruction[0]);
+  auto before = [&](std::size_t x, std::size_t y) {  // x runs before y on every path from the entry
+    const int bx = cfg.block_of_instruction[x], by = cfg.block_of_instruction[y];
+    return bx == by ? x <= y : dominates(dom, bx, by);
+  };
+  auto after = [&](std::size_t x, std::size_t y) {  // x runs after y on every path to the exit
+    const int bx = cfg.block_of_instruction[x], by = cfg.block_of_instruction[y];
+    return bx == by ? x >= y : a.pd.postdominates(bx, by);
+  };
+  std::vector<ClockRead> clocks;
+  for (const auto& c : clock_reads(f, cfg))
+    if (c.kind == "clock" && dom[cfg.block_of_instruction[c.index]] >= 0) clocks.push_back(c);
+  if (clocks.empty() || region.instructions.empty()) return br;
+  // The pair (start runs before stop) enclosing the most region instructions; ties: the later
+  // start, then the earlier stop.
+  const ClockRead *start = nullptr, *stop = nullptr;
+  std::size_t most = 0;
+  for (const auto& s : clocks)
+    for (const auto& t : clocks) {
+      if (s.index == t.index || !before(s.index, t.index)) continue;
+      std::size_t n = 0;
+      for (auto k : region.instructions) n += k != s.index && k != t.index && before(s.index, k) && after(t.index, k);
+      const bool better = !start || n > most || (n == most && (s.offset > start->offset ||
+                                                               (s.offset == start->offset && t.offset < stop->offset)));
+      if (better) {
+        start = &s;
+        stop = &t;
+        most = n;
+      }
+    }
+  if (!start) {  // one clock read, or none runs before another: no bracket
+    br.start = clocks.front().offset;
+    for (auto k : region.instructions) br.not_before_stop.push_back(f.instructions[k].offset);
+    return br;
+  }
+  br.start = start->offset;
+  br.stop = stop->offset;
+  for (auto k : region.instructions) {
+    if (!before(start->index, k) || k == start->index) br.not_after_start.push_back(f.instructions[k].offset);
+    if (!after(stop->index, k) || k == stop->index) br.not_before_stop.push_back(f.instructions[k].offset);
+  }
+  return br;
+}
+
+}  // namespace divbench::sass

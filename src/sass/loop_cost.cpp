@@ -1,0 +1,431 @@
+// The loop-cost model: an in-order issue schedule from control words with two constants (B, W),
+// its fit to measured a values, and its use on a cost result (loop_cost.hpp).
+#include "divbench/sass/loop_cost.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include "divbench/core/errors.hpp"
+
+namespace divbench::sass {
+
+bool is_memory_access(const std::string& b) {
+  static const char* const kPrefixes[] = {"LD", "ST", "ATOM", "TEX", "TLD", "TMML", "TXD", "TXQ", "SU"};
+  if (b == "RED" || b == "CCTL") return true;
+  for (const char* p : kPrefixes)
+    if (b.rfind(p, 0) == 0) return true;
+  return false;
+}
+
+namespace {
+
+bool memory_class(const LoopInstruction& i) { return is_memory_access(i.base); }
+
+bool schedulable(const LoopFacts& l, std::string* why) {
+  if (l.instructions.empty()) {
+    if (why) *why = "not predicted: empty loop";
+    return false;
+  }
+  if (!l.single_path) {
+    if (why) *why = "not predicted: the loop has more than one path per iteration";
+    return false;
+  }
+  for (const auto& i : l.instructions)
+    if (!i.control) {
+      if (why) *why = "not predicted: no decoded control words (stall fields) in this listing";
+      return false;
+    }
+  return true;
+}
+
+// Scoreboard waits inside the loop, classified by the producer that last set each waited scoreboard
+// (cyclically: a producer later in the loop feeds the next iteration's consumer).
+void count_waits(const LoopFacts& l, int& var, int& mem) {
+  var = mem = 0;
+  const std::size_t n = l.instructions.size();
+  for (std::size_t c = 0; c < n; ++c) {
+    const int mask = l.instructions[c].control->wait_mask;
+    for (int b = 0; b < 6; ++b) {
+      if (!(mask & (1 << b))) continue;
+      for (std::size_t d = 1; d <= n; ++d) {
+        const auto& p = l.instructions[(c + n - d) % n];
+        if (p.control->write_barrier == b) {
+          (memory_class(p) ? mem : var) += 1;
+          break;
+        }
+        if (p.control->read_barrier == b) break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+double simulate_period(const LoopFacts& l, double B, double W, double M) {
+  if (!schedulable(l, nullptr)) throw std::invalid_argument("simulate_period: loop is not schedulable");
+  constexpr int kIterations = 24;
+  std::array<double, 6> ready{};  // when each scoreboard is released
+  double t = 0;
+  std::vector<double> starts;
+  for (int it = 0; it < kIterations; ++it) {
+    for (std::size_t k = 0; k < l.instructions.size(); ++k) {
+      const auto& i = l.instructions[k];
+      const ControlWord& w = *i.control;
+      double issue = t;
+      for (int b = 0; b < 6; ++b)
+        if (w.wait_mask & (1 << b)) issue = std::max(issue, ready[b]);
+      if (k == 0) starts.push_back(issue);
+      if (w.write_barrier >= 0 && w.write_barrier < 6) ready[w.write_barrier] = issue + (memory_class(i) ? M : W);
+      if (w.read_barrier >= 0 && w.read_barrier < 6) ready[w.read_barrier] = std::max(ready[w.read_barrier], issue);
+      t = issue + w.stall + (i.jump ? B : 0.0);
+    }
+  }
+  // The schedule is periodic after a transient; average over the second half.
+  const int h = kIterations / 2;
+  return (starts[kIterations - 1] - starts[h - 1]) / (kIterations - h);
+}
+
+namespace {
+// Periods are sums of stalls and the constants: rounding removes floating-point residue.
+double tidy(double x) { return std::round(x * 1e6) / 1e6; }
+}  // namespace
+
+CostPrediction predict_loop_cost(const LoopFacts& l, const CostConstants& c) {
+  CostPrediction p;
+  p.instructions = l.instruction_count();
+  p.stall_sum = l.stall_sum();
+  p.taken_branches = l.taken_branches;
+  std::string why;
+  if (!schedulable(l, &why)) {
+    p.status = why;
+    return p;
+  }
+  count_waits(l, p.variable_latency_waits, p.memory_waits);
+  if (!c.taken_branch) {
+    p.status = "not predicted: the taken-branch constant B is not fitted";
+    return p;
+  }
+  const double B = *c.taken_branch;
+  if (p.variable_latency_waits > 0 && !c.variable_latency) {
+    p.lower_bound = tidy(simulate_period(l, B, 0, 0));
+    p.status = "lower bound: the loop waits on a variable-latency instruction and W is not fitted";
+    return p;
+  }
+  const double W = c.variable_latency.value_or(0);
+  if (p.memory_waits > 0) {
+    p.lower_bound = tidy(simulate_period(l, B, W, 0));
+    p.status = "lower bound: the loop waits on a memory access, whose latency the model does not include";
+    return p;
+  }
+  p.a = tidy(simulate_period(l, B, W, 0));
+  p.status = "predicted";
+  return p;
+}
+
+json to_json(const CostPrediction& p) {
+  return json{{"a", p.a ? json(*p.a) : json(nullptr)},
+              {"lower_bound", p.lower_bound ? json(*p.lower_bound) : json(nullptr)},
+              {"status", p.status},
+              {"instructions", p.instructions},
+              {"stall_sum", p.stall_sum ? json(*p.stall_sum) : json(nullptr)},
+              {"taken_branches", p.taken_branches},
+              {"variable_latency_waits", p.variable_latency_waits},
+              {"memory_waits", p.memory_waits}};
+}
+
+namespace {
+
+struct Candidate {
+  double B = 0, W = 0, err = std::numeric_limits<double>::infinity();
+};
+
+double objective(const std::vector<const MeasuredLoop*>& used, double B, double W) {
+  double e = 0;
+  for (const auto* m : used) {
+    const double r = (simulate_period(m->loop, B, W, 0) - m->a) / m->a;
+    e += r * r;
+  }
+  return e;
+}
+
+// Grid search of B in [0, 64] and, when needed, W in [0, 256]: 1-cycle steps, then 0.1 and 0.01
+// around the best point so far.
+Candidate search(const std::vector<const MeasuredLoop*>& used, bool need_w) {
+  Candidate best;
+  auto scan = [&](double b0, double b1, double w0, double w1, double step) {
+    for (double B = std::max(0.0, b0); B <= b1 + 1e-9; B += step)
+      for (double W = std::max(0.0, w0); W <= (need_w ? w1 : 0.0) + 1e-9; W += step) {
+        const double e = objective(used, B, W);
+        if (e < best.err - 1e-15) best = {B, W, e};
+      }
+  };
+  scan(0, 64, 0, 256, 1.0);
+  for (double step : {0.1, 0.01}) {
+    const Candidate c = best;
+    scan(c.B - 10 * step, c.B + 10 * step, c.W - 10 * step, c.W + 10 * step, step);
+  }
+  best.B = std::round(best.B * 100) / 100;
+  best.W = std::round(best.W * 100) / 100;
+  return best;
+}
+
+bool needs_w(const LoopFacts& l) {
+  int var = 0, mem = 0;
+  count_waits(l, var, mem);
+  return var > 0;
+}
+
+bool predictable(const LoopFacts& l) {
+  if (!schedulable(l, nullptr)) return false;
+  int var = 0, mem = 0;
+  count_waits(l, var, mem);
+  return mem == 0;
+}
+
+CostConstants constants_for(const std::vector<const MeasuredLoop*>& used, int sm) {
+  CostConstants c;
+  c.sm = sm;
+  if (used.empty()) return c;
+  bool w = false;
+  for (const auto* m : used) w = w || needs_w(m->loop);
+  const Candidate best = search(used, w);
+  c.taken_branch = best.B;
+  if (w) c.variable_latency = best.W;
+  return c;
+}
+
+}  // namespace
+
+CostFit fit_constants(const std::vector<MeasuredLoop>& measured, int sm, const json& source) {
+  CostFit fit;
+  std::vector<const MeasuredLoop*> used;
+  for (const auto& m : measured)
+    if (predictable(m.loop) && m.a > 0) used.push_back(&m);
+  fit.constants = constants_for(used, sm);
+  json src = source;
+  json names = json::array();
+  for (const auto* m : used) names.push_back(m->body);
+  src["bodies_fitted"] = names;
+  src["objective"] = "least squares of (predicted - measured) / measured over the bodies fitted";
+  fit.constants.source = src;
+  for (const auto& m : measured) {
+    BodyFit b;
+    b.body = m.body;
+    b.a = m.a;
+    b.used = std::find(used.begin(), used.end(), &m) != used.end();
+    b.fitted = predict_loop_cost(m.loop, fit.constants);
+    if (b.used) {
+      std::vector<const MeasuredLoop*> rest;
+      for (const auto* u : used)
+        if (u != &m) rest.push_back(u);
+      const CostConstants loo = constants_for(rest, sm);
+      b.loo = predict_loop_cost(m.loop, loo);
+    }
+    fit.bodies.push_back(std::move(b));
+  }
+  return fit;
+}
+
+namespace {
+
+json rel_err(const std::optional<double>& pred, double a) {
+  return pred && a > 0 ? json((*pred - a) / a) : json(nullptr);
+}
+
+json constants_json(const CostConstants& c) {
+  return json{{"schema", kLoopCostSchema},
+              {"sm", c.sm},
+              {"arch", "sm_" + std::to_string(c.sm)},
+              {"taken_branch_cycles", c.taken_branch ? json(*c.taken_branch) : json(nullptr)},
+              {"variable_latency_cycles", c.variable_latency ? json(*c.variable_latency) : json(nullptr)},
+              {"source", c.source}};
+}
+
+}  // namespace
+
+json to_json(const CostFit& f) {
+  json j = constants_json(f.constants);
+  json bodies = json::array();
+  for (const auto& b : f.bodies) {
+    bodies.push_back(json{{"body", b.body},
+                          {"a", b.a},
+                          {"fitted", b.used},
+                          {"a_predicted", b.fitted.a ? json(*b.fitted.a) : json(nullptr)},
+                          {"a_rel_err", rel_err(b.fitted.a, b.a)},
+                          {"a_predicted_loo", b.loo.a ? json(*b.loo.a) : json(nullptr)},
+                          {"a_rel_err_loo", rel_err(b.loo.a, b.a)},
+                          {"a_lower_bound", b.fitted.lower_bound ? json(*b.fitted.lower_bound) : json(nullptr)},
+                          {"prediction", to_json(b.fitted)}});
+  }
+  j["bodies"] = bodies;
+  return j;
+}
+
+std::string fit_summary(const CostFit& f) {
+  std::ostringstream s;
+  char buf[256];
+  auto num = [](const std::optional<double>& v) {
+    char b[32];
+    if (!v) return std::string("n/a");
+    std::snprintf(b, sizeof b, "%.2f", *v);
+    return std::string(b);
+  };
+  s << "loop-cost model sm_" << f.constants.sm << ": B (taken branch) = " << num(f.constants.taken_branch)
+    << " cycles, W (variable latency) = " << num(f.constants.variable_latency) << " cycles\n";
+  for (const auto& b : f.bodies) {
+    const auto shown = b.fitted.a ? b.fitted.a : b.fitted.lower_bound;
+    std::snprintf(buf, sizeof buf, "  %-14s a = %9.3f  predicted %9s (%s)  leave-one-out %9s\n", b.body.c_str(), b.a,
+                  num(shown).c_str(), b.fitted.a ? "fitted" : b.fitted.status.c_str(), num(b.loo.a).c_str());
+    s << buf;
+  }
+  return s.str();
+}
+
+CostConstants constants_from_json(const json& j, const std::string& what) {
+  try {
+    if (j.value("schema", "") != kLoopCostSchema) throw UsageError(what + ": not a " + kLoopCostSchema + " document");
+    CostConstants c;
+    c.sm = j.at("sm").get<int>();
+    if (!j.at("taken_branch_cycles").is_null()) c.taken_branch = j.at("taken_branch_cycles").get<double>();
+    if (!j.at("variable_latency_cycles").is_null()) c.variable_latency = j.at("variable_latency_cycles").get<double>();
+    c.source = j.at("source");
+    return c;
+  } catch (const json::exception& e) {
+    throw UsageError(what + ": malformed " + kLoopCostSchema + " (" + e.what() + ")");
+  }
+}
+
+std::vector<std::string> kway_body_needles(const std::string& body) {
+  std::string camel;
+  bool up = true;
+  for (char ch : body) {
+    if (ch == '_') {
+      up = true;
+      continue;
+    }
+    camel += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(ch))) : ch;
+    up = false;
+  }
+  return {"kway_kernel", std::to_string(camel.size()) + camel + "E"};
+}
+
+std::vector<LoopFacts> body_work_loops(const json& facts, int sm, const std::string& body) {
+  std::vector<LoopFacts> out;
+  for (const json* f : find_functions(facts, sm, kway_body_needles(body))) {
+    if (!f->contains("work_loop") || (*f)["work_loop"].is_null())
+      throw UsageError("kway_kernel<" + body + "> (sm_" + std::to_string(sm) + "): no single work loop in its timed region");
+    const int id = (*f)["work_loop"].get<int>();
+    out.push_back(loop_from_json((*f)["loops"].at(static_cast<std::size_t>(id))));
+  }
+  if (out.empty()) throw UsageError("no kway_kernel<" + body + "> for sm_" + std::to_string(sm) + " in the kernel facts");
+  return out;
+}
+
+namespace {
+
+int device_sm(const json& result, const std::string& what) {
+  try {
+    const auto& d = result.at("device");
+    if (d.contains("cc_major")) return d.at("cc_major").get<int>() * 10 + d.at("cc_minor").get<int>();
+    const std::string cc = d.at("cc").get<std::string>();
+    const auto dot = cc.find('.');
+    return std::stoi(cc.substr(0, dot)) * 10 + std::stoi(cc.substr(dot + 1));
+  } catch (const std::exception&) {
+    throw UsageError(what + ": no device compute capability (device.cc)");
+  }
+}
+
+json facts_source(const json& facts, const std::string& facts_path) {
+  json s{{"kernel_facts", facts_path}};
+  if (facts.contains("provenance")) s["kernel_facts_git"] = facts["provenance"].value("git", "");
+  return s;
+}
+
+}  // namespace
+
+CostFit fit_from_cost_result(const json& cost, const std::string& cost_path, const json& facts,
+                             const std::string& facts_path) {
+  const int sm = device_sm(cost, cost_path);
+  if (!cost.contains("summary") || !cost["summary"].contains("bodies") || !cost["summary"]["bodies"].is_array())
+    throw UsageError(cost_path + ": no summary.bodies[] (a --sweep cost result)");
+  std::vector<MeasuredLoop> measured;
+  for (const auto& b : cost["summary"]["bodies"]) {
+    if (!b.contains("body") || !b.contains("a") || !b["a"].is_number())
+      throw UsageError(cost_path + ": summary.bodies[] entry without body and numeric a");
+    const double a = b["a"].get<double>();
+    if (!std::isfinite(a) || a <= 0) throw UsageError(cost_path + ": body " + b["body"].get<std::string>() + " has a <= 0");
+    const std::string body = b["body"].get<std::string>();
+    measured.push_back({body, a, body_work_loops(facts, sm, body).front()});
+  }
+  json src = facts_source(facts, facts_path);
+  src["measured"] = cost_path;
+  src["measured_quantity"] = "summary.bodies[].a of --sweep cost (least-squares a of T(k,n) = k(an+b)+c)";
+  if (cost.contains("device")) src["device"] = cost["device"].value("name", "");
+  const json& p = cost.contains("provenance") ? cost["provenance"] : cost;
+  src["measured_git"] = p.value("git", "");
+  src["measured_created"] = p.value("created", "");
+  return fit_constants(measured, sm, src);
+}
+
+CostFit fit_from_kway_results(const std::vector<json>& kway, const std::vector<std::string>& paths, const json& facts,
+                              const std::string& facts_path) {
+  if (kway.empty()) throw UsageError("kernels fit: no --kway results");
+  const int sm = device_sm(kway.front(), paths.front());
+  std::vector<MeasuredLoop> measured;
+  json files = json::array(), gits = json::array();
+  for (std::size_t i = 0; i < kway.size(); ++i) {
+    const json& r = kway[i];
+    if (device_sm(r, paths[i]) != sm) throw UsageError(paths[i] + ": another architecture than " + paths.front());
+    double s = 0, n = 0;
+    std::string body;
+    try {
+      body = r.at("config").at("body").get<std::string>();
+      n = r.at("config").at("iters").get<double>();
+      s = r.at("fit").at("s").get<double>();
+    } catch (const json::exception&) {
+      throw UsageError(paths[i] + ": not a --sweep k result (config.body, config.iters, fit.s)");
+    }
+    if (!(n > 0) || !(s > 0) || !std::isfinite(s)) throw UsageError(paths[i] + ": fit.s or config.iters not positive");
+    measured.push_back({body, s / n, body_work_loops(facts, sm, body).front()});
+    files.push_back(paths[i]);
+    gits.push_back(r.value("git", ""));
+  }
+  json src = facts_source(facts, facts_path);
+  src["measured"] = files;
+  src["measured_git"] = gits;
+  src["measured_quantity"] =
+      "provisional: a ~ s/n from --sweep k results (fit.s at config.iters = n), which still includes b/n";
+  if (kway.front().contains("device")) src["device"] = kway.front()["device"].value("name", "");
+  return fit_constants(measured, sm, src);
+}
+
+json fill_cost_predictions(json& bodies, const json& facts, int sm, const json& source) {
+  std::vector<MeasuredLoop> measured;
+  for (const auto& b : bodies) {
+    const std::string body = b.at("body").get<std::string>();
+    measured.push_back({body, b.at("a").get<double>(), body_work_loops(facts, sm, body).front()});
+  }
+  json src = source;
+  src["measured_quantity"] = "this result's summary.bodies[].a (constants fitted in-sample)";
+  const CostFit fit = fit_constants(measured, sm, src);
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    const BodyFit& f = fit.bodies[i];
+    bodies[i]["a_predicted"] = f.fitted.a ? json(*f.fitted.a) : json(nullptr);
+    bodies[i]["a_rel_err"] = rel_err(f.fitted.a, f.a);
+    bodies[i]["a_predicted_loo"] = f.loo.a ? json(*f.loo.a) : json(nullptr);
+    bodies[i]["a_rel_err_loo"] = rel_err(f.loo.a, f.a);
+    bodies[i]["a_lower_bound"] = f.fitted.lower_bound ? json(*f.fitted.lower_bound) : json(nullptr);
+    bodies[i]["a_predicted_status"] = f.fitted.status;
+  }
+  json j = to_json(fit);
+  j.erase("bodies");
+  return j;
+}
+
+}  // namespace divbench::sass

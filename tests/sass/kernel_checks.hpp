@@ -1,0 +1,133 @@
+// The structural checks of divbench's timed kernels, on a "divbench.kernels/1" document (what the
+// build writes next to divbench and what experiments read): shared by the self-check (real
+// binaries, every architecture) and the tests that feed them broken facts to show they fail.
+//
+// Per architecture, by substring of the mangled name (robust to added template parameters):
+//   kway_kernel            a guarded divergent branch inside a loop (the loop over paths), one work
+//                          loop, clock reads bracketing the timed region; <Sfu>: MUFU in the work
+//                          loop; <MemDivergent>: a memory load in the work loop
+//   pred_branchy_kernel    a guarded divergent branch inside a loop; more barrier regions than the
+//                          branch-free single path pred_select_kernel<1>; bracketed
+//   pred_select_kernel     no more divergent branches (guarded or not) and no more barrier regions
+//                          than pred_select_kernel<1>; bracketed
+//   producer_consumer_kernel, peer_wait_kernel
+//                          the two arms are two call sites separated by one divergent branch (its
+//                          fall-through arm known); bracketed
+//   lock_kernel            bracketed
+//   calibration_kernel     present (timed with events: no clock reads)
+// Adding a kernel: one entry in kTimedKernels (and a rule below if it needs more than bracketing).
+#pragma once
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "divbench/core/json_io.hpp"
+
+namespace divbench::sass::test {
+
+struct KernelRule {
+  const char* needle;
+  bool timed;  // uses the region timer: its clock reads must bracket its timed region
+};
+inline const std::vector<KernelRule>& timed_kernel_rules() {
+  static const std::vector<KernelRule> v = {
+      {"kway_kernel", true},          {"pred_branchy_kernel", true}, {"pred_select_kernel", true},
+      {"producer_consumer_kernel", true}, {"peer_wait_kernel", true},   {"lock_kernel", true},
+      {"calibration_kernel", false},
+  };
+  return v;
+}
+
+inline bool has(const json& f, const std::string& needle) {
+  return f.value("name", "").find(needle) != std::string::npos;
+}
+
+// Divergent branches with a closing barrier region (bssy set, placement not "unclosed"), optionally
+// only those on a loop.
+inline int guarded_branches(const json& f, bool in_loop_only) {
+  int n = 0;
+  for (const auto& b : f["divergent_branches"]) {
+    if (in_loop_only && b["loop"].is_null()) continue;
+    bool guarded = false;
+    for (std::size_t i = 0; i < b["bssy"].size(); ++i)
+      guarded = guarded || (!b["bssy"][i].is_null() && b["placement"][i] != "unclosed");
+    n += guarded ? 1 : 0;
+  }
+  return n;
+}
+
+inline const json* work_loop(const json& f) {
+  if (!f.contains("work_loop") || f["work_loop"].is_null()) return nullptr;
+  return &f["loops"][f["work_loop"].get<std::size_t>()];
+}
+
+inline bool loop_has(const json& loop, const std::vector<std::string>& bases) {
+  for (const auto& i : loop["instructions"])
+    if (std::find(bases.begin(), bases.end(), i["base"].get<std::string>()) != bases.end()) return true;
+  return false;
+}
+
+// Problems of the functions of architecture `sm` (every cubin of that sm in `facts`), one line each.
+inline std::vector<std::string> check_timed_kernels(const json& facts, int sm) {
+  std::vector<std::string> p;
+  std::vector<const json*> fns;
+  for (const auto& c : facts["cubins"])
+    if (c["sm"] == sm)
+      for (const auto& f : c["functions"]) fns.push_back(&f);
+  const std::string arch = "sm_" + std::to_string(sm);
+  auto say = [&](const json& f, const std::string& what) { p.push_back(arch + " " + f["name"].get<std::string>() + ": " + what); };
+  const json* single = nullptr;
+  for (const json* f : fns)
+    if (has(*f, "pred_select_kernelILi1E")) single = f;
+  for (const auto& rule : timed_kernel_rules()) {
+    int found = 0;
+    for (const json* fp : fns) {
+      const json& f = *fp;
+      if (!has(f, rule.needle)) continue;
+      ++found;
+      if (rule.timed && f["timed_region"]["bracketed"] != true)
+        say(f, "the clock reads do not bracket the timed region (start " + f["timed_region"]["start_clock"].dump() +
+                   ", stop " + f["timed_region"]["stop_clock"].dump() + ", before start " +
+                   f["timed_region"]["not_after_start"].dump() + ", after stop " +
+                   f["timed_region"]["not_before_stop"].dump() + ")");
+      const std::string needle = rule.needle;
+      if ((needle == "kway_kernel" || needle == "pred_branchy_kernel") && guarded_branches(f, true) < 1)
+        say(f, "no guarded divergent branch inside a loop");
+      if (needle == "kway_kernel") {
+        const json* w = work_loop(f);
+        if (!w) say(f, "no single work loop in the timed region");
+        if (w && has(f, "3SfuE") && !loop_has(*w, {"MUFU"})) say(f, "the SFU body's work loop has no MUFU");
+        if (w && has(f, "12MemDivergentE") && !loop_has(*w, {"LDG", "LD"}))
+          say(f, "the divergent-memory body's work loop has no global load");
+      }
+      if (needle == "pred_branchy_kernel" || needle == "pred_select_kernel") {
+        if (!single) {
+          say(f, "no pred_select_kernel<1> (the single-path baseline) in this architecture");
+          continue;
+        }
+        const int base_regions = (*single)["barrier_regions"].get<int>();
+        if (needle == "pred_branchy_kernel" && f["barrier_regions"].get<int>() <= base_regions)
+          say(f, "the branchy kernel has " + f["barrier_regions"].dump() + " barrier regions, the single path " +
+                     std::to_string(base_regions) + ": it does not branch");
+        if (needle == "pred_select_kernel") {
+          if (f["barrier_regions"].get<int>() > base_regions)
+            say(f, "a predicated twin has " + f["barrier_regions"].dump() + " barrier regions, the single path " +
+                       std::to_string(base_regions) + ": it branches");
+          if (f["divergent_branches"].size() > (*single)["divergent_branches"].size() ||
+              guarded_branches(f, false) > guarded_branches(*single, false))
+            say(f, "a predicated twin has more divergent branches than pred_select_kernel<1>");
+        }
+      }
+      if (needle == "producer_consumer_kernel" || needle == "peer_wait_kernel") {
+        if (f["arms"].empty()) say(f, "no arm layout");
+        for (const auto& a : f["arms"])
+          if (a.contains("error") || !a.contains("fallthrough_arm"))
+            say(f, "arms: " + a.value("error", std::string("no fall-through arm")));
+      }
+    }
+    if (found == 0) p.push_back(arch + ": no function matching '" + rule.needle + "'");
+  }
+  return p;
+}
+
+}  // namespace divbench::sass::test

@@ -1,0 +1,218 @@
+// Kernel facts on hand-made listings: natural loops and nesting, irreducible cycles, the clock
+// bracketing check (a listing that passes, and two where work escapes the bracket), probe arm
+// layout (and merged arms), the loop JSON round trip, and the self-check rules failing on broken facts.
+#include <gtest/gtest.h>
+
+#include "divbench/core/errors.hpp"
+#include "divbench/sass/bracket.hpp"
+#include "divbench/sass/kernel_facts.hpp"
+#include "fixture_util.hpp"
+#include "kernel_checks.hpp"
+
+using namespace divbench;
+using namespace divbench::sass;
+using namespace divbench::sass::test;
+
+namespace {
+
+struct Loaded {
+  Function f;
+  FunctionAnalysis a;
+  Loops loops;
+};
+std::unique_ptr<Loaded> load(const std::string& name) {
+  auto l = std::make_unique<Loaded>();
+  l->f = load_fixture(name);
+  l->a = analyze(l->f);
+  l->loops = find_loops(l->a.cfg);
+  return l;
+}
+
+Bracket bracket_of(const Loaded& l) { return check_bracket(l.a, timed_region(l.a, l.loops)); }
+
+}  // namespace
+
+TEST(KernelFacts, NestedLoopsDepthParentAndPaths) {
+  auto l = load("nested_loops");
+  ASSERT_EQ(l->loops.loops.size(), 2u);
+  const Loop& outer = l->loops.loops[0];
+  const Loop& inner = l->loops.loops[1];
+  EXPECT_EQ(l->a.cfg.blocks[outer.header].start, 0x10u);
+  EXPECT_EQ(l->a.cfg.blocks[inner.header].start, 0x20u);
+  EXPECT_EQ(inner.parent, 0);
+  EXPECT_EQ(inner.depth, 2);
+  EXPECT_EQ(outer.depth, 1);
+  EXPECT_EQ(outer.children, std::vector<int>{1});
+  const LoopFacts in = loop_facts(l->a, l->loops, 1);
+  EXPECT_TRUE(in.single_path);
+  EXPECT_EQ(in.taken_branches, 1);
+  EXPECT_EQ(in.instruction_count(), 3);
+  EXPECT_TRUE(in.instructions.back().jump);
+  EXPECT_EQ(in.instructions.back().base, "BRA");
+  EXPECT_FALSE(in.stall_sum());  // no encodings in a -json fixture: no stall fields
+  const LoopFacts out = loop_facts(l->a, l->loops, 0);
+  EXPECT_FALSE(out.single_path);  // the inner loop's latch has two successors inside the outer loop
+  EXPECT_EQ(out.instruction_count(), 6);
+  EXPECT_TRUE(l->loops.irreducible_blocks.empty());
+}
+
+TEST(KernelFacts, IrreducibleCycleIsNotANaturalLoop) {
+  auto l = load("irreducible");
+  EXPECT_TRUE(l->loops.loops.empty());
+  std::vector<std::uint64_t> starts;
+  for (int b : l->loops.irreducible_blocks) starts.push_back(l->a.cfg.blocks[b].start);
+  EXPECT_EQ(starts, (std::vector<std::uint64_t>{0x20, 0x50}));
+}
+
+TEST(KernelFacts, LoopJsonRoundTrip) {
+  auto l = load("nested_loops");
+  LoopFacts in = loop_facts(l->a, l->loops, 1);
+  ControlWord w;
+  w.stall = 4;
+  w.write_barrier = 2;
+  w.wait_mask = 5;
+  in.instructions[0].control = w;
+  const LoopFacts back = loop_from_json(to_json(in));
+  EXPECT_EQ(to_json(back), to_json(in));
+  EXPECT_EQ(back.instructions[0].control->write_barrier, 2);
+  EXPECT_THROW(loop_from_json(json{{"id", 0}}), UsageError);
+}
+
+TEST(KernelFacts, ClockReadsBracketTheRegion) {
+  auto l = load("bracket_ok");
+  const auto clocks = clock_reads(l->f, l->a.cfg);
+  ASSERT_EQ(clocks.size(), 2u);
+  const TimedRegion r = timed_region(l->a, l->loops);
+  EXPECT_EQ(r.loops, std::vector<int>{0});
+  EXPECT_EQ(r.branches, (std::vector<std::uint64_t>{0x20, 0x60}));  // the path branch and the loop's latch
+  EXPECT_EQ(r.barriers, std::vector<std::uint64_t>{0x10});
+  const Bracket b = check_bracket(l->a, r);
+  EXPECT_EQ(b.start, 0x0u);
+  EXPECT_EQ(b.stop, 0x80u);
+  EXPECT_TRUE(b.bracketed());
+}
+
+TEST(KernelFacts, WorkAfterTheStopClockFailsTheBracket) {
+  auto l = load("bracket_escape_loop");
+  const Bracket b = bracket_of(*l);
+  EXPECT_FALSE(b.bracketed());
+  EXPECT_EQ(b.stop, 0x60u);
+  EXPECT_EQ(b.not_before_stop, (std::vector<std::uint64_t>{0x70, 0x80, 0x90}));  // the loop
+  EXPECT_TRUE(b.not_after_start.empty());
+}
+
+TEST(KernelFacts, StopClockInsideTheBarrierRegionFailsTheBracket) {
+  auto l = load("bracket_escape_bsync");
+  const Bracket b = bracket_of(*l);
+  EXPECT_FALSE(b.bracketed());
+  EXPECT_EQ(b.stop, 0x60u);
+  // The BSSY, the branch (its taken side skips the read), the read itself and the rest of its side,
+  // and the BSYNC lie outside the bracket.
+  EXPECT_EQ(b.not_before_stop, (std::vector<std::uint64_t>{0x10, 0x20, 0x60, 0x70, 0x80}));
+}
+
+TEST(KernelFacts, FunctionFactsCarryTheBracket) {
+  auto ok = load("bracket_ok");
+  EXPECT_EQ(function_facts(ok->a)["timed_region"]["bracketed"], true);
+  auto bad = load("bracket_escape_loop");
+  const json f = function_facts(bad->a);
+  EXPECT_EQ(f["timed_region"]["bracketed"], false);
+  EXPECT_EQ(f["work_loop"], 0);
+  auto none = load("nested_loops");  // loops but no clock read: not a timed function
+  EXPECT_TRUE(function_facts(none->a)["timed_region"]["bracketed"].is_null());
+}
+
+TEST(KernelFacts, ArmLayoutNamesTheFallThroughArm) {
+  auto l = load("arms");
+  const ArmSpec spec{"pc", "arms", "pc_armILi0E", "pc_armILi1E"};
+  const json j = arm_layout(l->a, spec);
+  ASSERT_FALSE(j.contains("error")) << j.dump();
+  EXPECT_EQ(j["branch"], 0x10);
+  EXPECT_EQ(j["then_call"], 0x30);
+  EXPECT_EQ(j["else_call"], 0x60);
+  EXPECT_EQ(j["fallthrough_arm"], "then");
+  EXPECT_EQ(j["then_arm_first"], true);
+  const ArmSpec swapped{"pc", "arms", "pc_armILi1E", "pc_armILi0E"};
+  EXPECT_EQ(arm_layout(l->a, swapped)["fallthrough_arm"], "else");
+  // The branch's sides: the calls each holds, the clock reads outside both.
+  const json br = function_facts(l->a)["divergent_branches"][0];
+  EXPECT_EQ(br["fallthrough"], 0x20);
+  EXPECT_EQ(br["sides"]["fallthrough"]["calls"], json::array({"$k$pc_armILi0E"}));
+  EXPECT_EQ(br["sides"]["taken"]["calls"], json::array({"$k$pc_armILi1E"}));
+  EXPECT_EQ(function_facts(l->a)["timed_region"]["bracketed"], true);
+}
+
+TEST(KernelFacts, MergedArmsAreAnError) {
+  auto l = load("arms_merged");
+  const json j = arm_layout(l->a, ArmSpec{"pc", "arms", "pc_armILi0E", "pc_armILi1E"});
+  EXPECT_TRUE(j.contains("error"));
+}
+
+TEST(KernelFacts, ReadersFindFunctionsAndLayout) {
+  json facts{{"schema", kKernelFactsSchema},
+             {"cubins", json::array({json{{"sm", 90},
+                                          {"functions", json::array({json{{"name", "_Z11kway_kernelIN6bodies8FmaChainELi16EEv"}},
+                                                                     json{{"name", "_Z11kway_kernelIN6bodies3SfuEEv"}}})}}})},
+             {"layout", json{{"sm_90", json{{"producer_consumer", json{{"then_arm_first", false}}}}}}}};
+  EXPECT_EQ(find_functions(facts, 90, {"kway_kernel", "8FmaChainE"}).size(), 1u);
+  EXPECT_EQ(find_functions(facts, 90, {"kway_kernel"}).size(), 2u);
+  EXPECT_TRUE(find_functions(facts, 80, {"kway_kernel"}).empty());
+  EXPECT_EQ(pc_then_arm_first(facts, 90), false);
+  EXPECT_FALSE(pc_then_arm_first(facts, 80));
+  EXPECT_FALSE(load_kernel_facts("/nonexistent-dir"));
+}
+
+// The self-check rules on facts built from fixtures: they pass on good facts and name each defect.
+namespace {
+
+json fixture_function(const std::string& fixture, const std::string& name) {
+  auto l = load(fixture);
+  json f = function_facts(l->a);
+  f["name"] = name;
+  return f;
+}
+
+json facts_of(const std::vector<json>& functions) {
+  return json{{"schema", kKernelFactsSchema},
+              {"cubins", json::array({json{{"sm", 90}, {"functions", functions}}})}};
+}
+
+bool mentions(const std::vector<std::string>& problems, const std::string& what) {
+  for (const auto& p : problems)
+    if (p.find(what) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST(KernelChecks, RulesFailOnBrokenFacts) {
+  // A bracketed kway-like kernel whose work loop is not guarded by a divergent branch in a loop,
+  // a kway kernel whose work escapes the bracket, merged producer/consumer arms, a missing family.
+  const json ok = fixture_function("bracket_ok", "kway_kernelI3SfuE");
+  const json escaped = fixture_function("bracket_escape_loop", "kway_kernelI8FmaChainE");
+  json merged = fixture_function("arms_merged", "producer_consumer_kernel");
+  merged["arms"] = json::array({json{{"error", "the two arms are not two call sites (merged or inlined)"}}});
+  const auto problems = test::check_timed_kernels(facts_of({ok, escaped, merged}), 90);
+  EXPECT_TRUE(mentions(problems, "kway_kernelI8FmaChainE: the clock reads do not bracket")) << problems.size();
+  EXPECT_FALSE(mentions(problems, "kway_kernelI3SfuE: the clock reads"));
+  EXPECT_TRUE(mentions(problems, "kway_kernelI3SfuE: the SFU body's work loop has no MUFU"));
+  EXPECT_TRUE(mentions(problems, "kway_kernelI3SfuE: no guarded divergent branch inside a loop"));
+  EXPECT_TRUE(mentions(problems, "producer_consumer_kernel: arms: the two arms are not two call sites"));
+  EXPECT_TRUE(mentions(problems, "no function matching 'peer_wait_kernel'"));
+  EXPECT_TRUE(mentions(problems, "no function matching 'lock_kernel'"));
+}
+
+TEST(KernelChecks, PredicationRules) {
+  // Single path: one barrier region; a branchy kernel with the same count does not branch; a
+  // "predicated" twin with more branches does.
+  const json single = fixture_function("bracket_ok", "pred_select_kernelILi1E");
+  const json branchy_flat = fixture_function("bracket_ok", "pred_branchy_kernel");
+  json twin = fixture_function("bracket_ok", "pred_select_kernelILi4E");
+  twin["barrier_regions"] = 3;
+  twin["divergent_branches"].push_back(twin["divergent_branches"][0]);
+  const auto problems = test::check_timed_kernels(facts_of({single, branchy_flat, twin}), 90);
+  EXPECT_TRUE(mentions(problems, "pred_branchy_kernel: the branchy kernel has 1 barrier regions, the single path 1"));
+  EXPECT_TRUE(mentions(problems, "pred_select_kernelILi4E: a predicated twin has 3 barrier regions"));
+  EXPECT_TRUE(mentions(problems, "pred_select_kernelILi4E: a predicated twin has more divergent branches"));
+  EXPECT_FALSE(mentions(problems, "pred_select_kernelILi1E: a predicated twin"));
+}

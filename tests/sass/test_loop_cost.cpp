@@ -1,0 +1,240 @@
+// The loop-cost model on synthetic loops (the H200's sm_90 listings of fma_chain and sfu, by their
+// control words): the schedule, what is not predicted, the fit recovering known constants, the
+// cost-result plumbing, and the predicted-slope documents and their comparison.
+#include <gtest/gtest.h>
+
+#include "divbench/core/errors.hpp"
+#include "divbench/sass/loop_cost.hpp"
+#include "divbench/sass/slope_prediction.hpp"
+
+using namespace divbench;
+using namespace divbench::sass;
+
+namespace {
+
+struct Ins {
+  const char* base;
+  int stall;
+  int wb = 7;
+  int wait = 0;
+  bool jump = false;
+};
+
+LoopFacts loop(const std::vector<Ins>& v) {
+  LoopFacts l;
+  l.id = 0;
+  l.single_path = true;
+  std::uint64_t off = 0x100;
+  for (const auto& i : v) {
+    LoopInstruction x;
+    x.offset = off;
+    off += 16;
+    x.base = i.base;
+    x.text = i.base;
+    ControlWord w;
+    w.stall = i.stall;
+    w.write_barrier = i.wb;
+    w.wait_mask = i.wait;
+    x.control = w;
+    x.jump = i.jump;
+    l.instructions.push_back(x);
+    if (i.jump) ++l.taken_branches;
+  }
+  l.header = 0x100;
+  l.blocks = {0x100};
+  l.latches = {0x100};
+  return l;
+}
+
+// sm_90, nvcc 13.0: kway_kernel<FmaChain> and kway_kernel<Sfu> work loops (stall, scoreboards).
+LoopFacts fma_chain() {
+  return loop({{"VIADD", 2}, {"FFMA", 3}, {"ISETP", 1}, {"FFMA", 4}, {"FFMA", 4}, {"FFMA", 4}, {"BRA", 5, 7, 0, true}});
+}
+LoopFacts int_alu() {
+  return loop({{"IMAD", 5}, {"SHF", 4}, {"LOP3", 4}, {"SHF", 5}, {"IMAD", 2}, {"VIADD", 5}, {"ISETP", 13},
+               {"BRA", 5, 7, 0, true}});
+}
+LoopFacts sfu() {
+  return loop({{"FMUL", 1}, {"VIADD", 3}, {"MUFU", 2, 0}, {"ISETP", 1}, {"FFMA", 4, 7, 1}, {"FMUL", 4},
+               {"MUFU", 2, 0}, {"FFMA", 2, 7, 1}, {"BRA", 5, 7, 0, true}});
+}
+LoopFacts mem() {
+  return loop({{"LOP3", 5}, {"IMAD", 6}, {"LDG", 1, 2}, {"VIADD", 5}, {"ISETP", 1}, {"FFMA", 4, 7, 4}, {"IMAD", 4},
+               {"VIADD", 4}, {"BRA", 5, 7, 0, true}});
+}
+
+CostConstants constants(double B, std::optional<double> W) {
+  CostConstants c;
+  c.sm = 90;
+  c.taken_branch = B;
+  c.variable_latency = W;
+  return c;
+}
+
+}  // namespace
+
+TEST(LoopCost, StallsPlusTakenBranch) {
+  EXPECT_DOUBLE_EQ(simulate_period(fma_chain(), 5, 17, 0), 28.0);  // 23 + B
+  EXPECT_DOUBLE_EQ(simulate_period(int_alu(), 5, 17, 0), 48.0);    // 43 + B
+  const auto p = predict_loop_cost(fma_chain(), constants(5, 17));
+  EXPECT_EQ(p.status, "predicted");
+  EXPECT_EQ(p.a, 28.0);
+  EXPECT_EQ(p.stall_sum, 23);
+  EXPECT_EQ(p.variable_latency_waits, 0);
+}
+
+TEST(LoopCost, ScoreboardWaitsAddWhatTheStallsDoNotCover) {
+  // MUFU -> FFMA is 3 and 2 cycles of stalls apart: each wait adds W - 3 and W - 2.
+  EXPECT_DOUBLE_EQ(simulate_period(sfu(), 5, 17, 0), 24 + 5 + (17 - 3) + (17 - 2));
+  EXPECT_DOUBLE_EQ(simulate_period(sfu(), 5, 2, 0), 29.0);  // covered by the stalls: no extra
+  const auto p = predict_loop_cost(sfu(), constants(5, 17));
+  EXPECT_EQ(p.variable_latency_waits, 2);
+  EXPECT_EQ(p.a, 58.0);
+}
+
+TEST(LoopCost, WaitAcrossTheBackEdge) {
+  // The producer is the loop's last instruction before the branch; its consumer opens the next
+  // iteration: 5 (BRA) + B cycles apart.
+  const LoopFacts l = loop({{"FFMA", 1, 7, 1}, {"IADD3", 2}, {"MUFU", 1, 0}, {"BRA", 5, 7, 0, true}});
+  EXPECT_DOUBLE_EQ(simulate_period(l, 4, 30, 0), 1 + 2 + 30);  // MUFU issue to next MUFU: 30 + 1 + 2
+  EXPECT_DOUBLE_EQ(simulate_period(l, 4, 5, 0), 13.0);         // 9 + B, the wait covered
+}
+
+TEST(LoopCost, WhatIsNotPredictedIsSaid) {
+  const auto m = predict_loop_cost(mem(), constants(5, 17));
+  EXPECT_FALSE(m.a);
+  EXPECT_EQ(m.memory_waits, 1);
+  ASSERT_TRUE(m.lower_bound);
+  EXPECT_EQ(*m.lower_bound, 35 + 5);  // issue-bound: the load's latency taken as zero
+  EXPECT_NE(m.status.find("lower bound"), std::string::npos);
+  const auto w = predict_loop_cost(sfu(), constants(5, std::nullopt));
+  EXPECT_FALSE(w.a);
+  EXPECT_NE(w.status.find("W is not fitted"), std::string::npos);
+  LoopFacts branchy = fma_chain();
+  branchy.single_path = false;
+  EXPECT_NE(predict_loop_cost(branchy, constants(5, 17)).status.find("more than one path"), std::string::npos);
+  LoopFacts bare = fma_chain();
+  bare.instructions[2].control.reset();
+  EXPECT_NE(predict_loop_cost(bare, constants(5, 17)).status.find("no decoded control words"), std::string::npos);
+  EXPECT_FALSE(predict_loop_cost(fma_chain(), CostConstants{}).a);
+  EXPECT_TRUE(is_memory_access("LDG"));
+  EXPECT_TRUE(is_memory_access("STS"));
+  EXPECT_TRUE(is_memory_access("RED"));
+  EXPECT_FALSE(is_memory_access("REDUX"));
+  EXPECT_FALSE(is_memory_access("MUFU"));
+}
+
+TEST(LoopCost, FitRecoversKnownConstants) {
+  // "Measured" a made with B = 4.5, W = 20: the fit finds them; leave-one-out predicts the FMA
+  // bodies from the rest; mem_divergent is not fitted (memory wait).
+  const double B = 4.5, W = 20;
+  std::vector<MeasuredLoop> m{{"fma_chain", simulate_period(fma_chain(), B, W, 0), fma_chain()},
+                              {"int_alu", simulate_period(int_alu(), B, W, 0), int_alu()},
+                              {"sfu", simulate_period(sfu(), B, W, 0), sfu()},
+                              {"mem_divergent", 300, mem()}};
+  const CostFit f = fit_constants(m, 90, json{{"measured", "synthetic"}});
+  ASSERT_TRUE(f.constants.taken_branch && f.constants.variable_latency);
+  EXPECT_NEAR(*f.constants.taken_branch, B, 0.011);
+  EXPECT_NEAR(*f.constants.variable_latency, W, 0.011);
+  EXPECT_EQ(f.constants.source["bodies_fitted"], json::array({"fma_chain", "int_alu", "sfu"}));
+  ASSERT_EQ(f.bodies.size(), 4u);
+  EXPECT_TRUE(f.bodies[0].used);
+  EXPECT_NEAR(*f.bodies[0].loo.a, m[0].a, 0.05);  // B from int_alu and sfu
+  EXPECT_FALSE(f.bodies[2].loo.a);                // without sfu, nothing fixes W
+  EXPECT_FALSE(f.bodies[3].used);
+  EXPECT_TRUE(f.bodies[3].fitted.lower_bound);
+  const json j = to_json(f);
+  EXPECT_EQ(j["schema"], kLoopCostSchema);
+  const CostConstants back = constants_from_json(j, "fit");
+  EXPECT_EQ(back.taken_branch, f.constants.taken_branch);
+  EXPECT_EQ(back.variable_latency, f.constants.variable_latency);
+  EXPECT_THROW(constants_from_json(json{{"schema", "x"}}, "bad"), UsageError);
+  EXPECT_NE(fit_summary(f).find("sfu"), std::string::npos);
+}
+
+TEST(LoopCost, WIsNotFittedWithoutABodyThatNeedsIt) {
+  std::vector<MeasuredLoop> m{{"fma_chain", 28, fma_chain()}, {"int_alu", 48, int_alu()}, {"sfu", 0, sfu()}};
+  const CostFit f = fit_constants(m, 90, json::object());
+  EXPECT_NEAR(*f.constants.taken_branch, 5.0, 1e-9);
+  EXPECT_FALSE(f.constants.variable_latency);
+  EXPECT_FALSE(f.bodies[2].fitted.a);
+}
+
+namespace {
+
+json function_with_loop(const std::string& name, const LoopFacts& l) {
+  return json{{"name", name}, {"work_loop", 0}, {"loops", json::array({to_json(l)})}};
+}
+
+json facts(int sm) {
+  return json{{"schema", kKernelFactsSchema},
+              {"provenance", json{{"git", "abc"}, {"nvdisasm_version", "release 13.5"}}},
+              {"cubins", json::array({json{{"sm", sm},
+                                           {"ptxas", "release 13.0"},
+                                           {"functions", json::array({function_with_loop("kway_kernelI8FmaChainE", fma_chain()),
+                                                                      function_with_loop("kway_kernelI6IntAluE", int_alu()),
+                                                                      function_with_loop("kway_kernelI3SfuE", sfu()),
+                                                                      function_with_loop("kway_kernelI12MemDivergentE", mem())})}}})}};
+}
+
+}  // namespace
+
+TEST(LoopCost, BodyNeedlesAndWorkLoops) {
+  EXPECT_EQ(kway_body_needles("mem_divergent"), (std::vector<std::string>{"kway_kernel", "12MemDivergentE"}));
+  EXPECT_EQ(kway_body_needles("sfu"), (std::vector<std::string>{"kway_kernel", "3SfuE"}));
+  EXPECT_EQ(body_work_loops(facts(90), 90, "sfu").size(), 1u);
+  EXPECT_THROW(body_work_loops(facts(90), 90, "fma_indep"), UsageError);
+  EXPECT_THROW(body_work_loops(facts(90), 80, "sfu"), UsageError);
+}
+
+TEST(LoopCost, CostResultFitAndRunTimeFill) {
+  const json cost{{"device", json{{"name", "test GPU"}, {"cc", "9.0"}}},
+                  {"git", "def"},
+                  {"summary", json{{"bodies", json::array({json{{"body", "fma_chain"}, {"a", 28.0}},
+                                                           json{{"body", "int_alu"}, {"a", 48.0}},
+                                                           json{{"body", "sfu"}, {"a", 58.0}},
+                                                           json{{"body", "mem_divergent"}, {"a", 312.0}}})}}}};
+  const CostFit f = fit_from_cost_result(cost, "cost.json", facts(90), "facts.json");
+  EXPECT_EQ(f.constants.sm, 90);
+  EXPECT_NEAR(*f.constants.taken_branch, 5, 1e-9);
+  EXPECT_NEAR(*f.constants.variable_latency, 17, 1e-9);
+  EXPECT_EQ(f.constants.source["measured"], "cost.json");
+  EXPECT_EQ(f.constants.source["measured_git"], "def");
+  json bodies = cost["summary"]["bodies"];
+  const json model = fill_cost_predictions(bodies, facts(90), 90, json{{"run", "test"}});
+  EXPECT_EQ(bodies[0]["a_predicted"], 28.0);
+  EXPECT_EQ(bodies[0]["a_rel_err"], 0.0);
+  EXPECT_EQ(bodies[2]["a_predicted"], 58.0);
+  EXPECT_TRUE(bodies[3]["a_predicted"].is_null());
+  EXPECT_EQ(bodies[3]["a_lower_bound"], 40.0);
+  EXPECT_EQ(model["taken_branch_cycles"], 5.0);
+  json bad = cost;
+  bad["summary"]["bodies"][0]["a"] = -1;
+  EXPECT_THROW(fit_from_cost_result(bad, "bad.json", facts(90), "facts.json"), UsageError);
+  EXPECT_THROW(fit_from_cost_result(json{{"device", json{{"cc", "9.0"}}}}, "x.json", facts(90), "f"), UsageError);
+}
+
+TEST(SlopePrediction, DocumentsPerArchitectureAndComparison) {
+  const auto docs = predict_slopes({facts(80)}, {"facts.json"}, constants(5, 17), "constants.json", 10000);
+  ASSERT_EQ(docs.size(), 1u);
+  const json& d = docs[0].second;
+  EXPECT_EQ(docs[0].first, "sm_80");
+  EXPECT_EQ(d["schema"], kPredictedSchema);
+  EXPECT_EQ(d["bodies"][0]["body"], "fma_chain");
+  EXPECT_EQ(d["bodies"][0]["a"], 28.0);
+  EXPECT_EQ(d["bodies"][0]["s"], 280000.0);
+  EXPECT_TRUE(d["bodies"][0]["b"].is_null());
+  EXPECT_EQ(d["s"], 280000.0);
+  EXPECT_NE(d["model"]["constants_here"].get<std::string>().find("assumed"), std::string::npos);
+  EXPECT_NE(d["bodies"][1]["a_status"].get<std::string>().find("not predicted"), std::string::npos);  // fma_indep absent
+  EXPECT_TRUE(d["bodies"][4]["a"].is_null());  // mem_divergent: lower bound only
+  EXPECT_EQ(d["bodies"][4]["a_lower_bound"], 40.0);
+  EXPECT_NE(prediction_summary(d).find("sfu a=58.00"), std::string::npos);
+  json again = predict_slopes({facts(80)}, {"elsewhere.json"}, constants(5, 17), "c.json", 10000)[0].second;
+  EXPECT_TRUE(compare_predictions(d, again).empty());  // only "run" differs
+  again["bodies"][0]["a"] = 29.0;
+  const auto diff = compare_predictions(d, again);
+  ASSERT_EQ(diff.size(), 1u);
+  EXPECT_EQ(diff[0], "bodies.0.a: committed 28.0, regenerated 29.0");
+  EXPECT_THROW(predict_slopes({json{{"schema", "x"}}}, {"x"}, constants(5, 17), "c", 1), UsageError);
+}
