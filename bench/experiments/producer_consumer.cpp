@@ -2,19 +2,18 @@
 // flag (the paper's Section IV-E saw <= 2 spins with the producer's path laid out first). Both
 // structural orders run: the producer in the `then` arm and in the `else` arm of one divergent
 // if/else, each arm a distinct __noinline__ function. Which arm the compiler laid out first (the
-// branch's fall-through) is read from this binary's SASS at build time (sass_layout.json next to the
-// executable, written by scripts/sass_dynamic_check.py); the run itself records which arm the
-// hardware entered first (clock64 at entry).
+// branch's fall-through) is read from this binary's SASS at build time (kernel_facts.json next to the
+// executable, written by `divbench kernels facts`); the run itself records which arm the hardware
+// entered first (clock64 at entry).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <optional>
 
 #include "divbench/core/json_io.hpp"
 #include "divbench/kernels/kway.hpp"
+#include "divbench/sass/kernel_facts.hpp"
 #include "harness/experiment.hpp"
 #include "probe_options.hpp"
 
@@ -32,26 +31,11 @@ ProbeCaps pc_caps() {
   return c;
 }
 
-// Build-time SASS facts of this binary: {"sm_90": {"pc_then_arm_first": true, ...}, ...}.
-json sass_layout() {
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return json::object();
-  const auto path = exe.parent_path() / "sass_layout.json";
-  if (!std::filesystem::exists(path)) return json::object();
-  try {
-    return read_json_file(path.string());
-  } catch (...) {
-    return json::object();
-  }
-}
-
+// Build-time SASS facts of this binary (kernel_facts.json next to the executable).
 std::optional<bool> then_arm_first(const DeviceRecord& d) {
-  const json layout = sass_layout();
-  const std::string arch = "sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor);
-  if (layout.contains(arch) && layout[arch].contains("pc_then_arm_first"))
-    return layout[arch]["pc_then_arm_first"].get<bool>();
-  return std::nullopt;
+  const auto facts = sass::load_kernel_facts(sass::executable_dir());
+  if (!facts) return std::nullopt;
+  return sass::pc_then_arm_first(*facts, d.cc_major * 10 + d.cc_minor);
 }
 
 json check_run(const PcRun& run, bool producer_in_then, std::uint32_t work, float want) {
