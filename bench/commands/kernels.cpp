@@ -141,7 +141,6 @@ int compare_with(const std::vector<std::pair<std::string, json>>& docs, const st
 
 int run_predict(const PredictOptions& o) {
   std::error_code ec;
-  if (!std::filesystem::is_directory(o.out_dir, ec)) throw UsageError("--out-dir: " + o.out_dir + " is not a directory");
   if (!o.compare.empty() && !std::filesystem::is_directory(o.compare, ec))
     throw UsageError("--compare: " + o.compare + " is not a directory");
   if (o.n == 0) throw UsageError("--n: must be at least 1");
@@ -149,6 +148,8 @@ int run_predict(const PredictOptions& o) {
   std::vector<json> docs;
   for (const auto& f : o.facts) docs.push_back(read_json_file(f));
   const auto predicted = sass::predict_slopes(docs, o.facts, constants, o.constants, o.n);
+  std::filesystem::create_directories(o.out_dir, ec);
+  if (!std::filesystem::is_directory(o.out_dir, ec)) throw UsageError("--out-dir: cannot create " + o.out_dir);
   for (const auto& [arch, doc] : predicted) {
     write_json_atomic((std::filesystem::path(o.out_dir) / (arch + ".json")).string(), doc);
     std::cout << sass::prediction_summary(doc);
@@ -185,7 +186,7 @@ divbench::cli::Command kernels_command() {
     auto* predict = sub.add_subcommand("predict", "Predicted a, b, s per architecture from SASS and the constants");
     predict->add_option("--facts", po->facts, "divbench.kernels/1 files (every architecture they hold)")->required();
     predict->add_option("--constants", po->constants, "Constants JSON from `kernels fit`")->required();
-    predict->add_option("--out-dir", po->out_dir, "Directory for sm_XX.json (must exist)")->required();
+    predict->add_option("--out-dir", po->out_dir, "Directory for sm_XX.json (created when missing)")->required();
     predict->add_option("--n", po->n, "Iterations per path for s = a*n + b (default 10000)");
     predict->add_option("--compare", po->compare, "Compare with the committed sm_XX.json in DIR (exit 1 on a difference)");
     predict->add_option("--expect", po->expect, "With --compare: architectures that must be regenerated (sm_XX ...)");

@@ -15,6 +15,32 @@ std::string clock_kind(const Instruction& ins) {
   return "";
 }
 
+bool reads_clock_low(const Instruction& ins) {
+  if (clock_kind(ins) != "clock") return false;
+  for (const auto& op : ins.operands)
+    if (op == "SR_CLOCKLO") return true;
+  return false;
+}
+
+bool is_call(const Instruction& ins) { return ins.base == "CALL" || ins.base == "CAL" || ins.base == "JCAL"; }
+
+bool is_timer_retry_loop(const Function& f, const Cfg& cfg, const Loop& loop) {
+  static const char* const kPlumbing[] = {"ISETP", "IADD", "IADD3", "IADD32I", "VIADD", "MOV", "MOV32I", "NOP", "BRA"};
+  bool reads = false;
+  for (int b : loop.blocks)
+    for (std::size_t k = cfg.blocks[b].first; k <= cfg.blocks[b].last; ++k) {
+      const Instruction& i = f.instructions[k];
+      if (!clock_kind(i).empty()) {
+        reads = true;
+        continue;
+      }
+      if (std::find_if(std::begin(kPlumbing), std::end(kPlumbing), [&](const char* p) { return i.base == p; }) ==
+          std::end(kPlumbing))
+        return false;
+    }
+  return reads;
+}
+
 std::vector<ClockRead> clock_reads(const Function& f, const Cfg& cfg) {
   std::vector<ClockRead> out;
   for (std::size_t i = 0; i < f.instructions.size(); ++i) {
@@ -71,11 +97,20 @@ void add_block(const Cfg& cfg, int b, std::set<std::size_t>& out) {
   for (std::size_t k = cfg.blocks[b].first; k <= cfg.blocks[b].last; ++k) out.insert(k);
 }
 
-bool side_has_work(const FunctionAnalysis& a, const Loops& loops, const std::vector<int>& blocks) {
+// Blocks of loops that are work (not timer retry loops).
+std::vector<char> work_blocks(const FunctionAnalysis& a, const Loops& loops) {
+  std::vector<char> w(a.cfg.blocks.size(), 0);
+  for (const auto& l : loops.loops)
+    if (!is_timer_retry_loop(*a.function, a.cfg, l))
+      for (int b : l.blocks) w[b] = 1;
+  return w;
+}
+
+bool side_has_work(const FunctionAnalysis& a, const std::vector<char>& work, const std::vector<int>& blocks) {
   for (int b : blocks) {
-    if (loops.innermost(b) >= 0) return true;
+    if (work[b]) return true;
     for (std::size_t k = a.cfg.blocks[b].first; k <= a.cfg.blocks[b].last; ++k)
-      if (a.function->instructions[k].base == "CALL") return true;
+      if (is_call(a.function->instructions[k])) return true;
   }
   return false;
 }
@@ -90,8 +125,9 @@ TimedRegion timed_region(const FunctionAnalysis& a, const Loops& loops) {
   const auto dom = dominators_from(cfg, cfg.block_of_instruction[0]);
   auto from_entry = [&](int b) { return b >= 0 && dom[b] >= 0; };
   std::set<std::size_t> in;
+  const auto work = work_blocks(a, loops);
   for (std::size_t l = 0; l < loops.loops.size(); ++l) {
-    if (!from_entry(loops.loops[l].header)) continue;
+    if (!from_entry(loops.loops[l].header) || is_timer_retry_loop(f, cfg, loops.loops[l])) continue;
     r.loops.push_back(static_cast<int>(l));
     for (int b : loops.loops[l].blocks) add_block(cfg, b, in);
   }
@@ -99,8 +135,7 @@ TimedRegion timed_region(const FunctionAnalysis& a, const Loops& loops) {
     const int b = cfg.block_of_instruction[i];
     if (!from_entry(b) || !is_potentially_divergent(f.instructions[i]) || i != cfg.blocks[b].last) continue;
     const BranchSides s = branch_sides(a, i);
-    const bool in_loop = loops.innermost(b) >= 0;
-    if (!in_loop && !side_has_work(a, loops, s.fallthrough_blocks) && !side_has_work(a, loops, s.taken_blocks)) continue;
+    if (!work[b] && !side_has_work(a, work, s.fallthrough_blocks) && !side_has_work(a, work, s.taken_blocks)) continue;
     r.branches.push_back(f.instructions[i].offset);
     in.insert(i);
     for (int x : s.fallthrough_blocks) add_block(cfg, x, in);
@@ -142,7 +177,7 @@ Bracket check_bracket(const FunctionAnalysis& a, const TimedRegion& region) {
   };
   std::vector<ClockRead> clocks;
   for (const auto& c : clock_reads(f, cfg))
-    if (c.kind == "clock" && dom[cfg.block_of_instruction[c.index]] >= 0) clocks.push_back(c);
+    if (reads_clock_low(f.instructions[c.index]) && dom[cfg.block_of_instruction[c.index]] >= 0) clocks.push_back(c);
   if (clocks.empty() || region.instructions.empty()) return br;
   // The pair (start runs before stop) enclosing the most region instructions; ties: the later
   // start, then the earlier stop.

@@ -1,5 +1,6 @@
 #include "divbench/sass/control_word.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace divbench::sass {
@@ -40,6 +41,22 @@ std::optional<ControlWord> decode_bundle_control(const Instruction& ins) {
 std::optional<ControlWord> scheduling_control(const Instruction& ins) {
   if (auto w = decode_control(ins)) return w;
   return decode_bundle_control(ins);
+}
+
+std::optional<ControlWord> scheduling_control(const Function& f, std::size_t i) {
+  const Instruction& ins = f.instructions.at(i);
+  if (auto w = scheduling_control(ins)) return w;
+  if (f.instruction_bytes != 8) return std::nullopt;
+  const std::uint64_t bundle = ins.offset / 32;
+  const std::size_t lo = i >= 3 ? i - 3 : 0, hi = std::min(f.instructions.size(), i + 4);
+  for (std::size_t k = lo; k < hi; ++k) {
+    const Instruction& s = f.instructions[k];
+    if (k == i || s.offset / 32 != bundle || !s.encoding || !s.encoding->control) continue;
+    Instruction copy = ins;
+    copy.encoding = Encoding{0, 0, 64, s.encoding->control};
+    return decode_bundle_control(copy);
+  }
+  return std::nullopt;
 }
 
 json to_json(const ControlWord& w) {

@@ -71,8 +71,9 @@ std::vector<int> single_path(const Cfg& cfg, const Loop& l) {
   return path.size() == l.blocks.size() ? path : std::vector<int>{};
 }
 
-LoopInstruction loop_instruction(const Instruction& ins) {
-  return {ins.offset, ins.text(), ins.base, scheduling_control(ins)};
+LoopInstruction loop_instruction(const Function& f, std::size_t i) {
+  const Instruction& ins = f.instructions[i];
+  return {ins.offset, ins.text(), ins.base, scheduling_control(f, i)};
 }
 
 std::string callee_of(const Instruction& ins) {
@@ -90,7 +91,7 @@ json side_json(const FunctionAnalysis& a, const Loops& loops, const std::vector<
     for (std::size_t k = a.cfg.blocks[b].first; k <= a.cfg.blocks[b].last; ++k) {
       const auto& ins = a.function->instructions[k];
       ++n;
-      if (ins.base == "CALL") calls.push_back(callee_of(ins));
+      if (is_call(ins)) calls.push_back(callee_of(ins));
       if (!clock_kind(ins).empty()) clocks.push_back(json{{"offset", ins.offset}, {"kind", clock_kind(ins)}});
     }
   }
@@ -133,11 +134,15 @@ json branches_json(const FunctionAnalysis& a, const Loops& loops) {
   return out;
 }
 
-// The innermost loops of the timed region (no child loop inside it); the work loop when there is one.
+// The innermost loops of the timed region (no child loop of the region inside it; timer retry loops
+// are not in the region); the work loop when there is one.
 std::vector<int> leaf_loops(const Loops& loops, const TimedRegion& r) {
   std::vector<int> out;
-  for (int l : r.loops)
-    if (loops.loops[l].children.empty()) out.push_back(l);
+  for (int l : r.loops) {
+    bool leaf = true;
+    for (int c : loops.loops[l].children) leaf = leaf && std::find(r.loops.begin(), r.loops.end(), c) == r.loops.end();
+    if (leaf) out.push_back(l);
+  }
   return out;
 }
 
@@ -156,6 +161,7 @@ LoopFacts loop_facts(const FunctionAnalysis& a, const Loops& loops, int id) {
   f.latches = starts(cfg, l.latches);
   f.depth = l.depth;
   f.parent = l.parent;
+  f.timer_retry = is_timer_retry_loop(*a.function, cfg, l);
   for (const auto& r : a.regions)
     if (std::find(r.instructions.begin(), r.instructions.end(), cfg.blocks[l.header].first) != r.instructions.end())
       f.barrier_regions.push_back(r.bssy_offset);
@@ -165,7 +171,7 @@ LoopFacts loop_facts(const FunctionAnalysis& a, const Loops& loops, int id) {
   const auto& order = f.single_path ? path : l.blocks;
   for (std::size_t k = 0; k < order.size(); ++k) {
     const Block& b = cfg.blocks[order[k]];
-    for (std::size_t i = b.first; i <= b.last; ++i) f.instructions.push_back(loop_instruction(a.function->instructions[i]));
+    for (std::size_t i = b.first; i <= b.last; ++i) f.instructions.push_back(loop_instruction(*a.function, i));
     if (f.single_path && cfg.blocks[order[(k + 1) % order.size()]].start != b.end) {
       ++f.taken_branches;
       f.instructions.back().jump = true;
@@ -195,6 +201,7 @@ json to_json(const LoopFacts& l) {
               {"latches", l.latches},
               {"depth", l.depth},
               {"parent", l.parent >= 0 ? json(l.parent) : json(nullptr)},
+              {"timer_retry", l.timer_retry},
               {"in_barrier_region", !l.barrier_regions.empty()},
               {"barrier_regions", l.barrier_regions},
               {"single_path", l.single_path},
@@ -214,6 +221,7 @@ LoopFacts loop_from_json(const json& j) {
     l.latches = j.at("latches").get<std::vector<std::uint64_t>>();
     l.depth = j.at("depth").get<int>();
     l.parent = j.at("parent").is_null() ? -1 : j.at("parent").get<int>();
+    l.timer_retry = j.at("timer_retry").get<bool>();
     l.barrier_regions = j.at("barrier_regions").get<std::vector<std::uint64_t>>();
     l.single_path = j.at("single_path").get<bool>();
     l.taken_branches = j.at("taken_branches").get<int>();
@@ -253,7 +261,7 @@ json arm_layout(const FunctionAnalysis& a, const ArmSpec& spec) {
   const Cfg& cfg = a.cfg;
   std::optional<std::size_t> then_call, else_call;
   for (std::size_t i = 0; i < f.instructions.size(); ++i) {
-    if (f.instructions[i].base != "CALL" || cfg.block_of_instruction[i] < 0) continue;
+    if (!is_call(f.instructions[i]) || cfg.block_of_instruction[i] < 0) continue;
     const std::string callee = callee_of(f.instructions[i]);
     if (!then_call && callee.find(spec.then_callee) != std::string::npos) then_call = i;
     if (!else_call && callee.find(spec.else_callee) != std::string::npos) else_call = i;

@@ -34,6 +34,8 @@ std::vector<Function> parse_nvdisasm_text(const std::string& listing, int sm) {
   std::optional<std::uint64_t> bundle_control;
   Instruction* last = nullptr;
   bool last_needs_hi = false;
+  // Maxwell/Pascal dual issue `{ A ; B }`: B's line has no hex; its encoding is the next hex-only line.
+  bool last_needs_encoding = false;
   std::istringstream in(listing);
   std::string line;
   std::smatch m;
@@ -45,6 +47,7 @@ std::vector<Function> parse_nvdisasm_text(const std::string& listing, int sm) {
       pend.emplace_back();
       pending_labels.clear();
       last = nullptr;
+      last_needs_encoding = false;
       continue;
     }
     if (fns.empty()) continue;
@@ -62,6 +65,13 @@ std::vector<Function> parse_nvdisasm_text(const std::string& listing, int sm) {
       if (last && last_needs_hi) {
         last->encoding->hi = v;
         last_needs_hi = false;
+      } else if (last && last_needs_encoding) {
+        Encoding e;
+        e.lo = v;
+        e.bits = 64;
+        e.control = bundle_control;
+        last->encoding = e;
+        last_needs_encoding = false;
       } else if (sm > 0 && sm < 70) {
         bundle_control = v;  // Maxwell/Pascal: control word of the next three instructions
       }
@@ -87,7 +97,8 @@ std::vector<Function> parse_nvdisasm_text(const std::string& listing, int sm) {
       while (std::getline(ts, t, ',')) p.target_labels.push_back(t);
       body = std::regex_replace(body, kTargets, "");
     }
-    while (!body.empty() && (body.back() == ';' || body.back() == ' ')) body.pop_back();
+    while (!body.empty() && (body.back() == ';' || body.back() == ' ' || body.back() == '}')) body.pop_back();
+    if (!body.empty() && body[0] == '{') body.erase(0, body.find_first_not_of("{ "));
     const bool has_table = !p.target_labels.empty();
     std::string refs = body;
     for (std::sregex_iterator it(refs.begin(), refs.end(), kLabelRef), end; it != end; ++it)
@@ -118,6 +129,7 @@ std::vector<Function> parse_nvdisasm_text(const std::string& listing, int sm) {
     pend.back().push_back(std::move(p));
     last = &f.instructions.back();
     last_needs_hi = last->encoding && last->encoding->bits == 128;
+    last_needs_encoding = !last->encoding && sm > 0 && sm < 70;
   }
   // Resolve label references now that every label of the section is known.
   for (std::size_t fi = 0; fi < fns.size(); ++fi) {

@@ -74,6 +74,18 @@ json body_json(const json& facts, int sm, const std::string& body, const CostCon
 
 std::string arch_of(int sm) { return "sm_" + std::to_string(sm); }
 
+json caveats(int sm, const CostConstants& c) {
+  json v = json::array();
+  if (sm != c.sm)
+    v.push_back("B and W were fitted on " + arch_of(c.sm) + " measurements; on " + arch_of(sm) +
+                " they are an assumption (its branch cost and SFU latency may differ)");
+  if (sm < 70)
+    v.push_back("pre-Volta: stalls come from each bundle's 64-bit control word (maxas layout); a dual-issued pair "
+                "shows stall 0 on its first instruction; not checked against a Pascal GPU");
+  v.push_back("one warp alone on its scheduler: no contention from other warps is modelled");
+  return v;
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, json>> predict_slopes(const std::vector<json>& facts,
@@ -112,7 +124,8 @@ std::vector<std::pair<std::string, json>> predict_slopes(const std::vector<json>
         {"constants_fitted_on", arch_of(c.sm)},
         {"constants_here", c.sm == sm ? "fitted on this architecture"
                                       : "assumed: fitted on " + arch_of(c.sm) + ", not measured on " + arch_of(sm)},
-        {"constants_source", c.source}};
+        {"constants_source", c.source},
+        {"caveats", caveats(sm, c)}};
     doc["toolkit"] = json{{"ptxas", json(std::vector<std::string>(ptxas.begin(), ptxas.end()))},
                           {"nvdisasm", f.contains("provenance") ? f["provenance"].value("nvdisasm_version", "") : ""}};
     json bodies = json::array();

@@ -216,3 +216,44 @@ TEST(KernelChecks, PredicationRules) {
   EXPECT_TRUE(mentions(problems, "pred_select_kernelILi4E: a predicated twin has more divergent branches"));
   EXPECT_FALSE(mentions(problems, "pred_select_kernelILi1E: a predicated twin"));
 }
+
+// Pascal dual issue `{ A ; B }`: B's hex is on the line after it (after a label, even); it is B's
+// encoding, not the next bundle's control word.
+TEST(KernelFacts, PascalDualIssuePairKeepsItsEncodingAndBundleControl) {
+  const std::string listing = R"(
+	.section	.text.k,"ax",@progbits
+.text.k:
+                                                                          /* 0x001fc500fea007f1 */
+        /*0008*/                   IADD32I R5, R5, 0x1 ;                 /* 0x1c00000000170505 */
+        /*0010*/                   FFMA R4, R4, c[0x2][0x10], R3 ;       /* 0x4980018800470404 */
+        /*0018*/         {         FFMA R4, R4, c[0x2][0x10], R3 ;       /* 0x4980018800470404 */
+                                                                          /* 0x001fc000ffa007fd */
+        /*0028*/              @!P1 BRA `(.L_x_1)         }
+.L_x_2:
+                                                                          /* 0xe2400ffffb09000f */
+        /*0030*/                   SYNC ;                               /* 0xf0f800000007000f */
+.L_x_1:
+        /*0038*/                   EXIT ;                               /* 0xe30000000007000f */
+)";
+  const auto fns = parse_nvdisasm_text(listing, 61);
+  ASSERT_EQ(fns.size(), 1u);
+  const Function& f = fns[0];
+  ASSERT_EQ(f.instructions.size(), 6u);
+  EXPECT_EQ(f.instructions[2].opcode, "FFMA");
+  const Instruction& bra = f.instructions[3];
+  EXPECT_EQ(bra.offset, 0x28u);
+  EXPECT_EQ(bra.opcode, "BRA");
+  EXPECT_EQ(bra.guard, "P1");
+  EXPECT_EQ(bra.targets, std::vector<std::uint64_t>{0x38});
+  ASSERT_TRUE(bra.encoding);
+  EXPECT_EQ(bra.encoding->lo, 0xe2400ffffb09000full);
+  EXPECT_EQ(bra.encoding->control, 0x001fc000ffa007fdull);
+  EXPECT_EQ(f.instructions[4].encoding->control, 0x001fc000ffa007fdull);  // SYNC: the same bundle
+  const auto w = scheduling_control(f, 3);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->stall, 13);  // 0x7fd: stall 13, yield 1, no barriers
+  EXPECT_EQ(w->write_barrier, 7);
+  const auto ffma = scheduling_control(f, 2);  // slot 2 of the first bundle
+  ASSERT_TRUE(ffma);
+  EXPECT_EQ(ffma->stall, static_cast<int>((0x001fc500fea007f1ull >> 42) & 0xf));
+}

@@ -2,13 +2,18 @@
 // kernel enclose all of its divergent work in the CFG?
 //
 //  * Clock reads: CS2R / S2R / S2UR of SR_CLOCKLO / SR_CLOCKHI (kind "clock"), and of
-//    SR_GLOBALTIMERLO / HI (kind "globaltimer", reported, never a bracket).
+//    SR_GLOBALTIMERLO / HI (kind "globaltimer", reported, never a bracket). A bracket end is a read
+//    of SR_CLOCKLO (Volta+ CS2R reads all 64 bits there).
+//  * Timer retry loops: before Volta a 64-bit clock64 / %globaltimer read is a loop (read HI, LO,
+//    HI again; retry while the HIs differ, at most a bounded number of times). A loop whose every
+//    instruction is a timer read or integer compare / add / move / branch and that reads a timer is
+//    such a loop: it is part of the read, not work (is_timer_retry_loop).
 //  * The timed region, found from the SASS alone, in code reachable from the function's entry
 //    (subroutines are reached through their CALL, which is in the region):
-//      - every natural loop (all its instructions);
+//      - every natural loop but timer retry loops (all its instructions);
 //      - every potentially divergent branch that lies in such a loop or whose sides (the blocks
-//        reachable from its successors before its IPDom) hold a CALL or a loop block, with those
-//        sides;
+//        reachable from its successors before its IPDom) hold a call (CALL; Pascal CAL) or a block
+//        of such a loop, with those sides;
 //      - the BSSY and BSYNC instructions (Pascal: SSY and its target) of every barrier region that
 //        holds any of the above.
 //    Straight-line code (the timer's own lane-0 store, a __syncwarp's out-of-line path) is not
@@ -39,6 +44,11 @@ struct ClockRead {
 std::vector<ClockRead> clock_reads(const Function& f, const Cfg& cfg);
 // "clock" / "globaltimer" when the instruction reads one, else "".
 std::string clock_kind(const Instruction& ins);
+// A read of SR_CLOCKLO: what a bracket end can be.
+bool reads_clock_low(const Instruction& ins);
+// CALL, and Pascal's CAL / JCAL.
+bool is_call(const Instruction& ins);
+bool is_timer_retry_loop(const Function& f, const Cfg& cfg, const Loop& loop);
 
 // Blocks reachable from `first` without entering `stop` or `avoid` (either may be -1).
 std::vector<int> blocks_until(const Cfg& cfg, int first, int stop, int avoid);

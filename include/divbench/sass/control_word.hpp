@@ -35,6 +35,10 @@ std::optional<ControlWord> decode_control(const Instruction& ins);
 std::optional<ControlWord> decode_bundle_control(const Instruction& ins);
 // decode_control for 128-bit instructions, decode_bundle_control for 64-bit ones.
 std::optional<ControlWord> scheduling_control(const Instruction& ins);
+// Instruction i of f; for a 64-bit instruction without a bundle control word of its own (the text
+// listing gives none to the second instruction of a dual-issue pair `{ A ; B }`), the control word
+// another instruction of the same 32-byte bundle carries.
+std::optional<ControlWord> scheduling_control(const Function& f, std::size_t i);
 json to_json(const ControlWord& w);
 
 }  // namespace divbench::sass
