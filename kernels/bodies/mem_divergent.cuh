@@ -6,7 +6,9 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#ifndef __CUDACC_RTC__
 #include <vector>
+#endif
 
 #include "bits.cuh"
 
@@ -30,6 +32,7 @@ struct MemDivergent {
   static constexpr double tolerance = 0.0;
   // 2^21 words (8 MiB): larger than L1, inside the H200's L2; lanes land on distinct lines.
   static constexpr std::uint32_t table_words = 1u << 21;
+#ifndef __CUDACC_RTC__  // host only (NVRTC, tests/sass/nvrtc/, compiles the device code)
   static std::vector<float> make_table(std::uint64_t seed) {
     std::vector<float> t(table_words);
     std::uint64_t s = seed | 1u;
@@ -39,6 +42,7 @@ struct MemDivergent {
     }
     return t;
   }
+#endif
 };
 
 }  // namespace divbench::bodies

@@ -1,11 +1,14 @@
 // Calibration kernels: lane l runs path l % K, each path the FMA chain with its own constants.
-#include <stdexcept>
-#include <string>
 #include <utility>
 
 #include "../bodies/fma_chain.cuh"
+#ifndef __CUDACC_RTC__  // host side: NVRTC (tests/sass/nvrtc/) compiles the kernels only
+#include <stdexcept>
+#include <string>
+
 #include "divbench/cuda/check.hpp"
 #include "divbench/kernels/calibration.hpp"
+#endif
 
 namespace divbench {
 namespace {
@@ -32,6 +35,7 @@ __global__ void calibration_kernel(std::uint32_t iters, float* out) {
   out[threadIdx.x] = calibrated_lane<K>(lane, iters);
 }
 
+#ifndef __CUDACC_RTC__  // host side: NVRTC (tests/sass/nvrtc/) compiles the kernels only
 template <class F>
 auto dispatch(int k, F&& f) {
   switch (k) {
@@ -44,8 +48,11 @@ auto dispatch(int k, F&& f) {
     default: throw std::invalid_argument("calibration kernel not built for k=" + std::to_string(k));
   }
 }
+#endif
 
 }  // namespace
+
+#ifndef __CUDACC_RTC__  // host side: NVRTC (tests/sass/nvrtc/) compiles the kernels only
 
 const std::vector<int>& calibration_ks() {
   static const std::vector<int> ks{1, 2, 4, 8, 16, 32};
@@ -63,5 +70,7 @@ void launch_calibration(int k, std::uint32_t iters, float* out, cudaStream_t str
 float calibration_reference(int k, std::uint32_t iters, int lane) {
   return dispatch(k, [&](auto K) { return calibrated_lane<decltype(K)::value>(lane, iters); });
 }
+
+#endif  // __CUDACC_RTC__
 
 }  // namespace divbench

@@ -41,10 +41,13 @@ __global__ void kway_kernel(KwayParams p, RegionSample* samples, float* out) {
   out[tid] = x;
 }
 
+#ifndef __CUDACC_RTC__  // host side: NVRTC (tests/sass/nvrtc/) compiles the kernels only
 // Host reference of one lane: the same body, compiled for the host, for the lane's path.
 template <class Body>
 float reference(int path, float x, const KwayParams& p, const float* table) {
   return Body::template run<0>(x, p.iters_of_path[path], table, p.table_words);
 }
+
+#endif
 
 }  // namespace divbench::kway

@@ -1,14 +1,16 @@
 // Predication versus divergence: one path, a real two-way divergent branch (one kernel, arms = 1 or
 // 2), and a branch-free form that computes every arm and selects (the SASS test checks the branchy
 // kernel branches and the predicated ones do not).
-#include <stdexcept>
-
 #include "../bodies/fma_chain.cuh"
-#include "divbench/cuda/check.hpp"
 #include "divbench/cuda/timing.cuh"
 #include "../kway/kway.cuh"
 #include "divbench/kernels/kway.hpp"
+#ifndef __CUDACC_RTC__  // host side: NVRTC (tests/sass/nvrtc/) compiles the kernels only
+#include <stdexcept>
+
+#include "divbench/cuda/check.hpp"
 #include "divbench/kernels/predication.hpp"
+#endif
 
 namespace divbench {
 namespace pred {
@@ -79,6 +81,7 @@ __global__ void pred_select_kernel(PredArms p, RegionSample* samples, float* out
   out[threadIdx.x] = r;
 }
 
+#ifndef __CUDACC_RTC__  // host side: NVRTC (tests/sass/nvrtc/) compiles the kernels only
 PredArms make_arms(int arms, std::uint32_t iters) {
   if (arms < 1 || arms > kWarpLanes) throw std::invalid_argument("predication: arms outside 1..32");
   PredArms p{};
@@ -91,8 +94,10 @@ PredArms make_arms(int arms, std::uint32_t iters) {
   for (int lane = 0; lane < kWarpLanes; ++lane) p.mask[lane % arms] |= 1u << lane;
   return p;
 }
+#endif
 
 }  // namespace pred
+#ifndef __CUDACC_RTC__  // host side: NVRTC (tests/sass/nvrtc/) compiles the kernels only
 
 const char* pred_variant_name(PredVariant v) {
   switch (v) {
@@ -142,5 +147,7 @@ float predication_reference(PredVariant v, int arms, std::uint32_t iters, int la
   const int q = lane % p.arms;
   return bodies::FmaChain::chain(kway::lane_seed(lane), p.a[q], p.b[q], iters);
 }
+
+#endif  // __CUDACC_RTC__
 
 }  // namespace divbench

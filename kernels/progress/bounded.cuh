@@ -2,9 +2,11 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#ifndef __CUDACC_RTC__
 #include <vector>
 
 #include "divbench/cuda/check.hpp"
+#endif
 #include "divbench/cuda/timing.cuh"
 
 namespace divbench::progress {
@@ -25,6 +27,7 @@ struct Cap {
   }
 };
 
+#ifndef __CUDACC_RTC__  // host only (NVRTC, tests/sass/nvrtc/, compiles the device code)
 // Device memory for one probe launch: `words` zeroed 32-bit words plus `records` bytes of per-lane
 // records (poisoned with 0xff so a lane that writes nothing is caught), freed on scope exit.
 struct ProbeMemory {
@@ -58,5 +61,6 @@ struct ProbeMemory {
     DIVBENCH_CUDA_CHECK(cudaMemcpy(&region, sample, sizeof region, cudaMemcpyDeviceToHost));
   }
 };
+#endif
 
 }  // namespace divbench::progress

@@ -59,6 +59,7 @@ __global__ void lock_kernel(std::uint32_t* words, std::uint32_t cs_iters, std::u
 
 }  // namespace progress
 
+#ifndef __CUDACC_RTC__  // host side: NVRTC (tests/sass/nvrtc/) compiles the kernels only
 const char* lock_form_name(LockForm f) {
   return f == LockForm::release_in_branch ? "release_in_branch" : "release_after_loop";
 }
@@ -84,5 +85,7 @@ LockRun run_lock_probe(LockForm form, std::uint32_t cs_iters, const ProbeCaps& c
 float lock_cs_reference(int lane, std::uint32_t cs_iters) {
   return bodies::FmaChain::run<0>(kway::lane_seed(lane), cs_iters, nullptr, 0);
 }
+
+#endif  // __CUDACC_RTC__
 
 }  // namespace divbench

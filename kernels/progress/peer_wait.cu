@@ -53,6 +53,7 @@ __global__ void peer_wait_kernel(std::uint32_t* words, std::uint32_t rounds, std
 
 }  // namespace progress
 
+#ifndef __CUDACC_RTC__  // host side: NVRTC (tests/sass/nvrtc/) compiles the kernels only
 PeerWaitRun run_peer_wait_probe(std::uint32_t rounds, const ProbeCaps& caps) {
   progress::ProbeMemory mem(2, kWarpLanes * sizeof(PeerWaitLane));
   progress::peer_wait_kernel<<<1, kWarpLanes>>>(mem.words, rounds, caps.max_spins, caps.max_ns,
@@ -65,5 +66,7 @@ PeerWaitRun run_peer_wait_probe(std::uint32_t rounds, const ProbeCaps& caps) {
   run.pong = w[1];
   return run;
 }
+
+#endif  // __CUDACC_RTC__
 
 }  // namespace divbench

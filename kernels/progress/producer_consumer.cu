@@ -67,6 +67,7 @@ __global__ void producer_consumer_kernel(std::uint32_t* words, std::uint32_t wor
 
 }  // namespace progress
 
+#ifndef __CUDACC_RTC__  // host side: NVRTC (tests/sass/nvrtc/) compiles the kernels only
 PcRun run_producer_consumer_probe(bool producer_in_then, int producer_lane, std::uint32_t work,
                                   const ProbeCaps& caps) {
   if (producer_lane < 0 || producer_lane >= kWarpLanes)
@@ -86,5 +87,7 @@ PcRun run_producer_consumer_probe(bool producer_in_then, int producer_lane, std:
 float producer_reference(int producer_lane, std::uint32_t work) {
   return bodies::FmaChain::run<0>(kway::lane_seed(producer_lane), work, nullptr, 0);
 }
+
+#endif  // __CUDACC_RTC__
 
 }  // namespace divbench

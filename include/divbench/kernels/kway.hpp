@@ -4,13 +4,15 @@
 // work body's loop for iters_of_path[P] iterations inside `if (path == P)`, closed by
 // __syncwarp(mask_of_path[P]); the region is bracketed by clock64() after a full __syncwarp().
 #pragma once
+#include <cstddef>
+#include <cstdint>
+#ifndef __CUDACC_RTC__  // NVRTC (tests/sass/nvrtc/) sees the types only
 #include <cuda_runtime_api.h>
 
 #include <array>
-#include <cstddef>
-#include <cstdint>
 #include <string>
 #include <vector>
+#endif
 
 #include "divbench/cuda/region_sample.hpp"
 
@@ -20,10 +22,12 @@ inline constexpr int kWarpLanes = 32;
 
 enum class Body { fma_chain, fma_indep, int_alu, sfu, mem_divergent };
 
+#ifndef __CUDACC_RTC__
 const std::vector<Body>& all_bodies();
 const char* body_name(Body b);
 // Throws UsageError naming the valid bodies.
 Body parse_body(const std::string& name);
+#endif
 
 struct KwayParams {
   std::int32_t k = 1;
@@ -34,6 +38,7 @@ struct KwayParams {
   std::uint32_t table_words = 0;                // a power of two
 };
 
+#ifndef __CUDACC_RTC__
 // Fill mask_of_path from path_of_lane (k must already be set; every lane's path < k).
 void finish_kway_params(KwayParams& p);
 
@@ -55,5 +60,6 @@ float kway_reference(Body body, const KwayParams& p, int lane, const std::vector
 
 // Largest relative error accepted against kway_reference (0: bit-exact).
 double kway_tolerance(Body body);
+#endif  // __CUDACC_RTC__
 
 }  // namespace divbench

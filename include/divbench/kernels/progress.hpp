@@ -4,7 +4,9 @@
 // Each call runs ONE launch synchronously and returns what every lane recorded.
 #pragma once
 #include <cstdint>
+#ifndef __CUDACC_RTC__  // NVRTC (tests/sass/nvrtc/) sees the types the kernels use only
 #include <vector>
+#endif
 
 #include "divbench/cuda/region_sample.hpp"
 
@@ -20,7 +22,9 @@ enum class LockForm {
   release_in_branch,   // while (!done) { if (CAS == 0) { critical; release; done } }  (the paper's lock)
   release_after_loop,  // while (CAS != 0) spin; critical; release   (the classic SIMT-stack deadlock form)
 };
+#ifndef __CUDACC_RTC__
 const char* lock_form_name(LockForm f);
+#endif
 
 struct LockLane {
   std::uint32_t acquired;  // 1: this lane ran the critical section
@@ -32,6 +36,7 @@ struct LockLane {
   std::uint64_t acquired_clk;  // clock64 when it acquired (SM cycles; compare lanes, not launches)
 };
 
+#ifndef __CUDACC_RTC__
 struct LockRun {
   std::vector<LockLane> lanes;  // 32
   std::uint32_t counter = 0;    // the plain (non-atomic) counter the critical sections incremented
@@ -41,6 +46,7 @@ struct LockRun {
 
 LockRun run_lock_probe(LockForm form, std::uint32_t cs_iters, const ProbeCaps& caps);
 float lock_cs_reference(int lane, std::uint32_t cs_iters);
+#endif
 
 // ---- peer-wait: even lanes (side 0) and odd lanes (side 1) of one warp, in the two arms of one
 // divergent if/else, hand a token back and forth `rounds` times: side 0 waits for pong >= r and then
@@ -55,6 +61,7 @@ struct PeerWaitLane {
   std::uint64_t total_spins;
 };
 
+#ifndef __CUDACC_RTC__
 struct PeerWaitRun {
   std::vector<PeerWaitLane> lanes;
   std::uint32_t ping = 0, pong = 0;
@@ -62,6 +69,7 @@ struct PeerWaitRun {
 };
 
 PeerWaitRun run_peer_wait_probe(std::uint32_t rounds, const ProbeCaps& caps);
+#endif
 
 // ---- producer/consumer: lane `producer_lane` runs `work` iterations of the FMA chain, publishes the
 // result and sets a flag; the 31 other lanes spin on the flag, then read the result. The producer
@@ -80,6 +88,7 @@ struct PcLane {
   std::uint64_t done_clk;   // clock64 when done (producer: after publishing; consumer: after reading)
 };
 
+#ifndef __CUDACC_RTC__
 struct PcRun {
   std::vector<PcLane> lanes;
   std::uint32_t flag = 0;
@@ -89,5 +98,6 @@ struct PcRun {
 PcRun run_producer_consumer_probe(bool producer_in_then, int producer_lane, std::uint32_t work,
                                   const ProbeCaps& caps);
 float producer_reference(int producer_lane, std::uint32_t work);
+#endif
 
 }  // namespace divbench
