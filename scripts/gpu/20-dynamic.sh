@@ -5,7 +5,7 @@
 #   all/                    the whole `divbench --all` output (its wall and region time in summary)
 #   kway_<body>.json        k = 1,2,4,8,16,32 for every work body
 #   kway_<map>.json         the same for the contiguous, permuted and unbalanced lane maps
-#   dynamic_sass.{json,txt} structural SASS checks of this binary (predication, probe arm layout)
+#   kernel_facts.json       this binary's kernel facts (docs/sass.md), made at build time
 #   sanitizer_<tool>.log    compute-sanitizer memcheck/racecheck/synccheck over every kernel
 # (the GPU GoogleTest suite, tests/gpu/test_dynamic_kernels.cpp included, runs in 05-tests.sh)
 # and appends one-line summaries to $RESULTS/summary.txt. Every spin in every kernel is capped
@@ -17,12 +17,15 @@ mkdir -p "$H/all"
 STAGE=dynamic
 source scripts/gpu/lib.sh
 
-# 1. The SASS evidence of this very binary (which producer/consumer arm is laid out first, etc.);
-# sass_layout.json next to divbench is what --probe producer-consumer reads to name the orders.
-step sass python3 scripts/sass_dynamic_check.py "$DIVBENCH" --check --json "$H/dynamic_sass.json" \
-  --layout-json "$BIN/sass_layout.json" >"$H/dynamic_sass.txt" 2>&1
-note "dynamic sass: $(head -1 "$H/dynamic_sass.txt" 2>/dev/null)"
-[ -f "$BIN/sass_layout.json" ] && cp "$BIN/sass_layout.json" "$H/sass_layout.json"
+# 1. The SASS facts of this very binary (probe arm layout, loops, clock bracketing), written next to
+# divbench at build time (`divbench kernels facts`, carried by prepare.sh): what --probe
+# producer-consumer reads to name the orders. The CPU self-check (tests/sass) already checked them.
+if [ -f "$BIN/kernel_facts.json" ]; then
+  cp "$BIN/kernel_facts.json" "$H/kernel_facts.json"
+  note "dynamic sass: kernel_facts.json of this binary copied"
+else
+  note "dynamic sass: no kernel_facts.json next to $DIVBENCH (built without nvdisasm): probe layouts unknown"
+fi
 
 # 2. The whole reproduction in one command: its wall time is part of the result.
 t0=$(date +%s.%N)

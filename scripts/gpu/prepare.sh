@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run HERE (the CPU build machine): build the sm_90 tree (preset h200) and gather what the H200
 # machine needs into .gpubundle/ (ignored by git), which the device tool carries:
-#   .gpubundle/bin/   divbench and the test executables (GPU tests run there)
+#   .gpubundle/bin/   divbench, its kernel_facts.json and the test executables (GPU tests run there)
 #   .gpubundle/lib/   shared libraries the test machine lacks (Google Benchmark)
 #   .gpubundle/share/ extra files stages need (e.g. standalone cubins), if any
 # Set DIVBENCH_BUNDLE_CUPTI=1 to bundle CUPTI/NVPerf too (when the machine's toolkit lacks them).
@@ -14,6 +14,8 @@ b=.gpubundle
 rm -rf "$b"
 mkdir -p "$b/bin" "$b/lib" "$b/share"
 cp build-h200/divbench "$b/bin/"
+# Its SASS facts (divbench kernels facts, written by the build), read at run time next to the binary.
+cp build-h200/kernel_facts.json "$b/bin/" 2>/dev/null || echo "prepare: no build-h200/kernel_facts.json (nvdisasm missing)"
 # Test executables that need or use a GPU (the static-pipeline tests read build-tree files and run in CI).
 find build-h200/tests -maxdepth 2 -type f -executable \( -name 'divbench_*gpu_tests' -o -name divbench_cpu_tests \
   -o -name divbench_body_tests \) -exec cp {} "$b/bin/" \;
