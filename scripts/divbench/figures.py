@@ -383,20 +383,22 @@ def main(argv=None) -> int:
         ctx.gpus = dr.load_gpus([args.results]) if args.results.is_dir() else []
         prepare_out(ctx.out)
         ctx.plt = setup_matplotlib()
+        messages = []  # printed once everything is written: an error is then the only line
         for name in only:
             try:
                 outs, inputs = globals()[name](ctx)
                 made.append((name, outs, inputs))
-                print(f"figures: {name}: " + ", ".join(rel(o) for o in outs), file=sys.stderr)
+                messages.append(f"figures: {name}: " + ", ".join(rel(o) for o in outs))
             except Skip as s:
                 skipped.append((name, str(s)))
-                print(f"figures: skip {name}: {s}", file=sys.stderr)
+                messages.append(f"figures: skip {name}: {s}")
         if made and set(only) == set(FIGURES):
             write_index(ctx, made, skipped)
         for path, content in ctx.pending.items():
             write_atomic(path, content)
     except (InputError, OutputError) as e:
         return fail("figures", e)
+    print("\n".join(messages), file=sys.stderr)
     return 0
 
 
