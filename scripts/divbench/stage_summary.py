@@ -47,42 +47,48 @@ def _all_wall(folder: str, t0: float, t1: float) -> list[str]:
             f"wall/region {wall / region if region else 0:.2f} (goal <= 60 s, <= 2x)"]
 
 
+def _predication(s: dict) -> list[str]:
+    return [f"predication: branchy/single={s.get('ratio_branchy_over_single', 0):.4f} (paper 2.00) "
+            f"predicated/single={s.get('ratio_predicated_over_single', 0):.4f} (paper 1.00) "
+            f"by arms={ {k: round(v, 3) for k, v in s.get('predicated_over_single_by_arms', {}).items()} } "
+            f"throttled={s.get('any_throttled')}"]
+
+
+def _occupancy(s: dict) -> list[str]:
+    out = [f"occupancy: region penalty {s.get('penalty_min', 0):.2f}..{s.get('penalty_max', 0):.2f} (paper 28-31), "
+           f"kernel penalty {s.get('kernel_penalty_min', 0):.2f}..{s.get('kernel_penalty_max', 0):.2f}"]
+    return out + [f"  occupancy {p['series']:7s} target={p['target']:5d} warps={p['total_warps']:5d} "
+                  f"sms={p['sms_used']:3d} occ={p['achieved_occupancy']:.3f} region={p['region_penalty']:.2f} "
+                  f"kernel={p['kernel_penalty']:.2f}" for p in s.get("pairs", [])]
+
+
+def _lock(s: dict) -> list[str]:
+    return [f"lock: completed={s.get('completed')} lanes_served={s.get('lanes_served')}/32 "
+            f"cap_reached={s.get('cap_reached')} classic form completed={s.get('classic_form_completed')} "
+            f"served={s.get('classic_form_lanes_served')}"]
+
+
+def _peer_wait(s: dict) -> list[str]:
+    return [f"peer_wait: completed={s.get('completed')} cap_reached={s.get('cap_reached')} "
+            f"rounds={s.get('rounds')} max spins one wait={s.get('max_spins_one_wait')}"]
+
+
+def _producer_consumer(s: dict) -> list[str]:
+    return [f"producer_consumer: producer_in_then={o['producer_in_then']} producer_first(SASS)={o['producer_first']} "
+            f"W={o['work']:>8} max_consumer_spins={o['max_consumer_spins']} completed={o['completed']} "
+            f"producer_entered_first={o['producer_entered_first']}" for o in s.get("orders", [])]
+
+
+PROBES = [("predication.json", _predication), ("occupancy.json", _occupancy), ("lock.json", _lock),
+          ("peer_wait.json", _peer_wait), ("producer_consumer.json", _producer_consumer)]
+
+
 def dynamic(folder: str, t0: float, t1: float) -> list[str]:
     out = _all_wall(folder, t0, t1)
-    d = _load(folder, "predication.json", out)
-    if d:
-        s = d.summary
-        out.append(f"predication: branchy/single={s.get('ratio_branchy_over_single', 0):.4f} (paper 2.00) "
-                   f"predicated/single={s.get('ratio_predicated_over_single', 0):.4f} (paper 1.00) "
-                   f"by arms={ {k: round(v, 3) for k, v in s.get('predicated_over_single_by_arms', {}).items()} } "
-                   f"throttled={s.get('any_throttled')}")
-    d = _load(folder, "occupancy.json", out)
-    if d:
-        s = d.summary
-        out.append(f"occupancy: region penalty {s.get('penalty_min', 0):.2f}..{s.get('penalty_max', 0):.2f} (paper 28-31), "
-                   f"kernel penalty {s.get('kernel_penalty_min', 0):.2f}..{s.get('kernel_penalty_max', 0):.2f}")
-        for p in s.get("pairs", []):
-            out.append(f"  occupancy {p['series']:7s} target={p['target']:5d} warps={p['total_warps']:5d} "
-                       f"sms={p['sms_used']:3d} occ={p['achieved_occupancy']:.3f} region={p['region_penalty']:.2f} "
-                       f"kernel={p['kernel_penalty']:.2f}")
-    d = _load(folder, "lock.json", out)
-    if d:
-        s = d.summary
-        out.append(f"lock: completed={s.get('completed')} lanes_served={s.get('lanes_served')}/32 "
-                   f"cap_reached={s.get('cap_reached')} classic form completed={s.get('classic_form_completed')} "
-                   f"served={s.get('classic_form_lanes_served')}")
-    d = _load(folder, "peer_wait.json", out)
-    if d:
-        s = d.summary
-        out.append(f"peer_wait: completed={s.get('completed')} cap_reached={s.get('cap_reached')} "
-                   f"rounds={s.get('rounds')} max spins one wait={s.get('max_spins_one_wait')}")
-    d = _load(folder, "producer_consumer.json", out)
-    if d:
-        for o in d.summary.get("orders", []):
-            out.append(f"producer_consumer: producer_in_then={o['producer_in_then']} "
-                       f"producer_first(SASS)={o['producer_first']} W={o['work']:>8} "
-                       f"max_consumer_spins={o['max_consumer_spins']} completed={o['completed']} "
-                       f"producer_entered_first={o['producer_entered_first']}")
+    for name, lines in PROBES:
+        d = _load(folder, name, out)
+        if d:
+            out += lines(d.summary)
     for name in BODIES + MAPS:
         d = _load(folder, f"kway_{name}.json", out)
         if not d:
