@@ -348,13 +348,27 @@ def parser(root: Path) -> ArgumentParser:
     return ap
 
 
-def prepare_out(out: Path) -> Path:
-    """The output folder, created when missing; an OutputError when it cannot be."""
+def prepare_out(out: Path) -> list[Path]:
+    """Creates the output folder when missing (before any drawing: an unwritable place fails first);
+    returns the folders it created, innermost first, for remove_created() to take back on an error."""
+    created = []
+    p = out
+    while not p.exists() and p != p.parent:
+        created.append(p)
+        p = p.parent
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise OutputError(f"{out}: cannot create the output folder ({e.strerror or e})") from None
-    return out
+    return created
+
+
+def remove_created(created: list[Path]) -> None:
+    for d in created:
+        try:
+            d.rmdir()  # only when still empty
+        except OSError:
+            return
 
 
 def main(argv=None) -> int:
@@ -374,14 +388,14 @@ def main(argv=None) -> int:
     ctx.out = args.out or args.results / "figures"
     ctx.body, ctx.map = args.body, args.map
     ctx.pending = {}  # path -> content: written only once every figure has been drawn
-    made, skipped = [], []
+    made, skipped, created = [], [], []
     try:
         if args.reference is not None and str(args.reference).lower() == "none":
             ctx.reference = None
         else:
             ctx.reference = dr.load_reference(args.reference or args.results / "reference" / "paper-2607.23402.json")
         ctx.gpus = dr.load_gpus([args.results]) if args.results.is_dir() else []
-        prepare_out(ctx.out)
+        created = prepare_out(ctx.out)
         ctx.plt = setup_matplotlib()
         messages = []  # printed once everything is written: an error is then the only line
         for name in only:
@@ -397,6 +411,7 @@ def main(argv=None) -> int:
         for path, content in ctx.pending.items():
             write_atomic(path, content)
     except (InputError, OutputError) as e:
+        remove_created(created)
         return fail("figures", e)
     print("\n".join(messages), file=sys.stderr)
     return 0
