@@ -63,7 +63,7 @@ def make_results(root: Path, with_static=True, with_occupancy=True):
               {"penalty_min": 30.0, "penalty_max": 31.0, "kernel_penalty_min": 30.0, "kernel_penalty_max": 33.0,
                "pairs": pairs}))
     if with_static:
-        # the shapes scripts/study/study_lib.py writes (divbench.study.figure4/1, divbench.study.table2/1)
+        # the shapes scripts/divbench/study/records.py writes (divbench.study.figure4/1, divbench.study.table2/1)
         common = {"corpus": {"kernels": 3, "sha256": "synthetic"}, "toolkits": {"sm_80": "synthetic nvcc", "sm_90": "synthetic nvcc",
                   "sm_100": "synthetic nvcc"}, "run": {"date": "2000-01-01T00:00:00Z", "generator": "conftest.py"}}
         write(root / "static", "figure4.json", {"schema": "divbench.study.figure4/1", **common, "architectures": {
