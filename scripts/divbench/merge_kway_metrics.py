@@ -15,7 +15,8 @@ import io
 import sys
 
 from divbench.cli import ArgumentParser, fail
-from divbench.jsonio import InputError, OutputError, check_writable, load_json, write_json
+from divbench.jsonio import InputError, OutputError, check_writable, write_json
+from divbench.results import load_result
 from divbench.provenance import read_provenance
 
 RATIO = "smsp__thread_inst_executed_per_inst_executed.ratio"
@@ -163,7 +164,7 @@ def main(argv=None):
                             "launch configuration in a second process", "note": a.note,
                   "ncu_version": a.ncu_version, "experiments": []}
         for dpath, npath in zip(a.divbench, a.ncu):
-            doc = load_json(dpath)
+            doc = load_result(dpath).data
             try:
                 with open(npath, encoding="utf-8") as f:
                     launches = parse_ncu_csv(f.read())

@@ -46,7 +46,8 @@ def divbench_doc(ks, scale=1.0):
         pts.append({"k": k, "median_cycles": 1000.0 * k, "clock_mhz": 1980.0, "wall_ms": 2.5, "launches": 201,
                     "metrics": {"available": True, "values": full, "twin": twin, "profile_ms": 40.0,
                                 "twin_profile_ms": 30.0, "region": {"ratio": merger.region(full, twin)}}})
-    return {"experiment": "kway", "config": {}, "device": {"name": "synthetic"}, "provenance": {}, "points": pts}
+    return {"schema": "divbench.result/1", "experiment": "kway", "config": {},
+            "device": {"name": "synthetic", "cc": "9.0"}, "git": "synthetic", "points": pts}
 
 
 def ncu_launches(ks):
@@ -97,6 +98,17 @@ def test_unavailable_divbench_metrics_fail(tmp_path):
     doc = divbench_doc([1, 2])
     doc["points"][1]["metrics"] = {"available": False, "reason": "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"}
     assert "INSUFFICIENT_PRIVILEGES" in run_merger(tmp_path, doc, csv_text(ncu_launches([1, 2])), expect_rc=2)
+
+
+def test_not_a_result_fails(tmp_path):
+    doc = divbench_doc([1, 2])
+    doc["device"]["name"] = 7
+    assert "device.name is 7" in run_merger(tmp_path, doc, csv_text(ncu_launches([1, 2])), expect_rc=2)
+
+
+def test_provenance_is_carried(tmp_path):
+    res = run_merger(tmp_path, divbench_doc([1, 2]), csv_text(ncu_launches([1, 2])))
+    assert res["provenance"] == {"toolkit": None, "git": "synthetic", "created": None, "host": None, "command": None}
 
 
 def test_malformed_result_fails(tmp_path):
