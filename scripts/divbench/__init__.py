@@ -10,6 +10,10 @@ pytest finds the package through `pythonpath = scripts` in pytest.ini. Nothing e
 One of each concept (docs/schemas.md names the formats):
   jsonio      reading JSON with one-line errors; the one atomic writer (temp, fsync, rename, fsync dir)
   results     the one reader of divbench.result/1 files (validated: schema, types, finite numbers)
-  provenance  the one reader of a file's provenance (result, sass, study and merged-metrics files)
+  provenance  the one reader of a file's provenance (result, sass, bitflip and merged-metrics files)
   cli         argument parsing and the error convention: `PROG: error: ...`, one line, exit 2
+  paths       the repository root
+The tools: compare (cross-GPU table), gate + gate_report + stats (compare --gate, numpy), figures +
+figure_inputs + series + table2 (matplotlib), study/ (the static study), merge_kway_metrics (CUPTI vs
+ncu), stage_summary (the GPU stages' summary lines).
 """
