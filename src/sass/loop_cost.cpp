@@ -301,6 +301,19 @@ CostConstants constants_from_json(const json& j, const std::string& what) {
   }
 }
 
+std::optional<CostConstants> committed_constants() {
+  static const char* const kText =
+#include "divbench/loop_cost_constants.inc"
+      ;
+  try {
+    const std::string text(kText);
+    if (text.find_first_not_of(" \n\r\t") == std::string::npos) return std::nullopt;
+    return constants_from_json(json::parse(text), kCommittedConstantsFile);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 std::vector<std::string> kway_body_needles(const std::string& body) {
   std::string camel;
   bool up = true;
@@ -403,29 +416,6 @@ CostFit fit_from_kway_results(const std::vector<json>& kway, const std::vector<s
       "provisional: a ~ s/n from --sweep k results (fit.s at config.iters = n), which still includes b/n";
   if (kway.front().contains("device")) src["device"] = kway.front()["device"].value("name", "");
   return fit_constants(measured, sm, src);
-}
-
-json fill_cost_predictions(json& bodies, const json& facts, int sm, const json& source) {
-  std::vector<MeasuredLoop> measured;
-  for (const auto& b : bodies) {
-    const std::string body = b.at("body").get<std::string>();
-    measured.push_back({body, b.at("a").get<double>(), body_work_loops(facts, sm, body).front()});
-  }
-  json src = source;
-  src["measured_quantity"] = "this result's summary.bodies[].a (constants fitted in-sample)";
-  const CostFit fit = fit_constants(measured, sm, src);
-  for (std::size_t i = 0; i < bodies.size(); ++i) {
-    const BodyFit& f = fit.bodies[i];
-    bodies[i]["a_predicted"] = f.fitted.a ? json(*f.fitted.a) : json(nullptr);
-    bodies[i]["a_rel_err"] = rel_err(f.fitted.a, f.a);
-    bodies[i]["a_predicted_loo"] = f.loo.a ? json(*f.loo.a) : json(nullptr);
-    bodies[i]["a_rel_err_loo"] = rel_err(f.loo.a, f.a);
-    bodies[i]["a_lower_bound"] = f.fitted.lower_bound ? json(*f.fitted.lower_bound) : json(nullptr);
-    bodies[i]["a_predicted_status"] = f.fitted.status;
-  }
-  json j = to_json(fit);
-  j.erase("bodies");
-  return j;
 }
 
 }  // namespace divbench::sass

@@ -37,7 +37,23 @@ json loop_json(const LoopFacts& l, const CostPrediction& p) {
               {"stalls", stalls}};
 }
 
-json body_json(const json& facts, int sm, const std::string& body, const CostConstants& c, std::uint32_t n) {
+std::string arch_of(int sm) { return "sm_" + std::to_string(sm); }
+
+json caveats(int sm, const CostConstants& c) {
+  json v = json::array();
+  if (sm != c.sm)
+    v.push_back("B and W were fitted on " + arch_of(c.sm) + " measurements; on " + arch_of(sm) +
+                " they are an assumption (its branch cost and SFU latency may differ)");
+  if (sm < 70)
+    v.push_back("pre-Volta: stalls come from each bundle's 64-bit control word (maxas layout); a dual-issued pair "
+                "shows stall 0 on its first instruction; not checked against a Pascal GPU");
+  v.push_back("one warp alone on its scheduler: no contention from other warps is modelled");
+  return v;
+}
+
+}  // namespace
+
+json predict_body(const json& facts, int sm, const std::string& body, const CostConstants& c, std::uint32_t n) {
   json j{{"body", body}};
   std::vector<LoopFacts> loops;
   try {
@@ -72,21 +88,17 @@ json body_json(const json& facts, int sm, const std::string& body, const CostCon
   return j;
 }
 
-std::string arch_of(int sm) { return "sm_" + std::to_string(sm); }
-
-json caveats(int sm, const CostConstants& c) {
-  json v = json::array();
-  if (sm != c.sm)
-    v.push_back("B and W were fitted on " + arch_of(c.sm) + " measurements; on " + arch_of(sm) +
-                " they are an assumption (its branch cost and SFU latency may differ)");
-  if (sm < 70)
-    v.push_back("pre-Volta: stalls come from each bundle's 64-bit control word (maxas layout); a dual-issued pair "
-                "shows stall 0 on its first instruction; not checked against a Pascal GPU");
-  v.push_back("one warp alone on its scheduler: no contention from other warps is modelled");
-  return v;
+json model_json(const CostConstants& c, int sm) {
+  return json{{"name", "in-order issue from control-word stalls + B per taken jump + W per variable-latency wait"},
+              {"doc", "docs/sass.md (Loop-cost model)"},
+              {"taken_branch_cycles", c.taken_branch ? json(*c.taken_branch) : json(nullptr)},
+              {"variable_latency_cycles", c.variable_latency ? json(*c.variable_latency) : json(nullptr)},
+              {"constants_fitted_on", arch_of(c.sm)},
+              {"constants_here", c.sm == sm ? "fitted on this architecture"
+                                            : "assumed: fitted on " + arch_of(c.sm) + ", not measured on " + arch_of(sm)},
+              {"constants_source", c.source},
+              {"caveats", caveats(sm, c)}};
 }
-
-}  // namespace
 
 std::vector<std::pair<std::string, json>> predict_slopes(const std::vector<json>& facts,
                                                          const std::vector<std::string>& facts_paths,
@@ -116,20 +128,11 @@ std::vector<std::pair<std::string, json>> predict_slopes(const std::vector<json>
     doc["sm"] = sm;
     doc["n"] = n;
     doc["status"] = "predicted from SASS; not measured on this architecture";
-    doc["model"] = json{
-        {"name", "in-order issue from control-word stalls + B per taken jump + W per variable-latency wait"},
-        {"doc", "docs/sass.md (Loop-cost model)"},
-        {"taken_branch_cycles", c.taken_branch ? json(*c.taken_branch) : json(nullptr)},
-        {"variable_latency_cycles", c.variable_latency ? json(*c.variable_latency) : json(nullptr)},
-        {"constants_fitted_on", arch_of(c.sm)},
-        {"constants_here", c.sm == sm ? "fitted on this architecture"
-                                      : "assumed: fitted on " + arch_of(c.sm) + ", not measured on " + arch_of(sm)},
-        {"constants_source", c.source},
-        {"caveats", caveats(sm, c)}};
+    doc["model"] = model_json(c, sm);
     doc["toolkit"] = json{{"ptxas", json(std::vector<std::string>(ptxas.begin(), ptxas.end()))},
                           {"nvdisasm", f.contains("provenance") ? f["provenance"].value("nvdisasm_version", "") : ""}};
     json bodies = json::array();
-    for (const auto& b : predicted_bodies()) bodies.push_back(body_json(f, sm, b, c, n));
+    for (const auto& b : predicted_bodies()) bodies.push_back(predict_body(f, sm, b, c, n));
     doc["bodies"] = bodies;
     doc["default_body"] = predicted_bodies().front();
     doc["s"] = bodies[0]["s"];

@@ -3,6 +3,8 @@
 // cost-result plumbing, and the predicted-slope documents and their comparison.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "divbench/core/errors.hpp"
 #include "divbench/sass/loop_cost.hpp"
 #include "divbench/sass/slope_prediction.hpp"
@@ -187,7 +189,7 @@ TEST(LoopCost, BodyNeedlesAndWorkLoops) {
   EXPECT_THROW(body_work_loops(facts(90), 80, "sfu"), UsageError);
 }
 
-TEST(LoopCost, CostResultFitAndRunTimeFill) {
+TEST(LoopCost, CostResultFit) {
   const json cost{{"device", json{{"name", "test GPU"}, {"cc", "9.0"}}},
                   {"git", "def"},
                   {"summary", json{{"bodies", json::array({json{{"body", "fma_chain"}, {"a", 28.0}},
@@ -200,14 +202,10 @@ TEST(LoopCost, CostResultFitAndRunTimeFill) {
   EXPECT_NEAR(*f.constants.variable_latency, 17, 1e-9);
   EXPECT_EQ(f.constants.source["measured"], "cost.json");
   EXPECT_EQ(f.constants.source["measured_git"], "def");
-  json bodies = cost["summary"]["bodies"];
-  const json model = fill_cost_predictions(bodies, facts(90), 90, json{{"run", "test"}});
-  EXPECT_EQ(bodies[0]["a_predicted"], 28.0);
-  EXPECT_EQ(bodies[0]["a_rel_err"], 0.0);
-  EXPECT_EQ(bodies[2]["a_predicted"], 58.0);
-  EXPECT_TRUE(bodies[3]["a_predicted"].is_null());
-  EXPECT_EQ(bodies[3]["a_lower_bound"], 40.0);
-  EXPECT_EQ(model["taken_branch_cycles"], 5.0);
+  EXPECT_EQ(f.bodies[0].fitted.a, 28.0);
+  EXPECT_EQ(f.bodies[2].fitted.a, 58.0);
+  EXPECT_FALSE(f.bodies[3].fitted.a);
+  EXPECT_EQ(f.bodies[3].fitted.lower_bound, 40.0);
   json bad = cost;
   bad["summary"]["bodies"][0]["a"] = -1;
   EXPECT_THROW(fit_from_cost_result(bad, "bad.json", facts(90), "facts.json"), UsageError);
@@ -237,4 +235,25 @@ TEST(SlopePrediction, DocumentsPerArchitectureAndComparison) {
   ASSERT_EQ(diff.size(), 1u);
   EXPECT_EQ(diff[0], "bodies.0.a: committed 28.0, regenerated 29.0");
   EXPECT_THROW(predict_slopes({json{{"schema", "x"}}}, {"x"}, constants(5, 17), "c", 1), UsageError);
+}
+
+TEST(LoopCost, CommittedConstantsAreTheResultsFile) {
+  const auto c = committed_constants();
+  ASSERT_TRUE(c) << kCommittedConstantsFile << " is not embedded";
+  const json file = json::parse(std::ifstream(std::string(DIVBENCH_SOURCE_DIR) + "/" + kCommittedConstantsFile));
+  EXPECT_EQ(c->sm, file["sm"].get<int>());
+  EXPECT_EQ(c->taken_branch, file["taken_branch_cycles"].get<double>());
+  EXPECT_EQ(c->source, file["source"]);
+}
+
+TEST(SlopePrediction, OneBodyAsTheCostSweepAsksForIt) {
+  const json b = predict_body(facts(90), 90, "sfu", constants(5, 17), 100);
+  EXPECT_EQ(b["a"], 58.0);
+  EXPECT_EQ(b["s"], 5800.0);
+  EXPECT_EQ(b["functions"], 1);
+  const json missing = predict_body(facts(90), 90, "fma_indep", constants(5, 17), 100);
+  EXPECT_TRUE(missing["a"].is_null());
+  const json m = model_json(constants(5, 17), 61);
+  EXPECT_EQ(m["constants_fitted_on"], "sm_90");
+  EXPECT_EQ(m["caveats"].size(), 3u);
 }

@@ -76,6 +76,10 @@ CostFit fit_constants(const std::vector<MeasuredLoop>& measured, int sm, const j
 json to_json(const CostFit& f);
 std::string fit_summary(const CostFit& f);
 CostConstants constants_from_json(const json& j, const std::string& what);  // throws UsageError
+// The constants this build carries: results/h200/loop_cost.json as it was at configure time;
+// nullopt when that file was missing or is not a loop-cost document.
+inline constexpr const char* kCommittedConstantsFile = "results/h200/loop_cost.json";
+std::optional<CostConstants> committed_constants();
 
 // The mangled-name needles of kway_kernel<Body> for a body name ("fma_chain" -> {"kway_kernel",
 // "8FmaChainE"}): robust to further template parameters (placements).
@@ -93,9 +97,5 @@ CostFit fit_from_cost_result(const json& cost, const std::string& cost_path, con
 // recorded as such. For use until a --sweep cost result exists.
 CostFit fit_from_kway_results(const std::vector<json>& kway, const std::vector<std::string>& paths, const json& facts,
                               const std::string& facts_path);
-// Run time (the cost experiment): fits the constants on this run's bodies and fills each element of
-// `bodies` ({body, a, ...}) with a_predicted, a_rel_err (in-sample), a_predicted_loo, a_rel_err_loo
-// and a_predicted_status. Returns the fit (constants and source) for the result's summary.
-json fill_cost_predictions(json& bodies, const json& facts, int sm, const json& source);
 
 }  // namespace divbench::sass

@@ -31,6 +31,11 @@ std::vector<std::pair<std::string, json>> predict_slopes(const std::vector<json>
                                                          const std::vector<std::string>& facts_paths,
                                                          const CostConstants& constants,
                                                          const std::string& constants_path, std::uint32_t n);
+// One body on one architecture (an element of a document's "bodies"): a, a_lower_bound, a_status,
+// b (null), s = a*n, the work loop; the first of its functions (placements), which must agree.
+json predict_body(const json& facts, int sm, const std::string& body, const CostConstants& constants, std::uint32_t n);
+// The model block of a document: the constants, where they were fitted and what that means on `sm`.
+json model_json(const CostConstants& constants, int sm);
 std::string prediction_summary(const json& doc);
 
 // Differences between a regenerated and a committed document, ignoring "run": one line per changed

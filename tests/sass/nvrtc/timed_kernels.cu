@@ -1,9 +1,11 @@
 // The timed kernels as one NVRTC translation unit, for the architectures nvcc 13 refuses (sm_61,
-// sm_70): NVRTC 12.9 from the cu12 prefix (scripts/study/setup-cu12.sh, scripts/study/nvrtc_compile.py)
+// sm_70): NVRTC 12.9 from the cu12 prefix (scripts/study/setup-cu12.sh, scripts/divbench/study/nvrtc_compile.py)
 // compiles it with -I kernels -I include -I tests/sass/nvrtc/include. The kernel sources hide their
 // host side behind #ifndef __CUDACC_RTC__; templates are instantiated by taking their addresses
 // below. tests/sass/CMakeLists.txt builds it and `divbench kernels facts` analyses the cubins
 // (kernel_facts_nvrtc.json): the self-check and the predicted slopes for sm_61/sm_70 read them.
+#include <utility>
+
 #include "calibration/calibration.cu"
 #include "kway/kway.cuh"
 #include "bodies/fma_chain.cuh"
@@ -19,27 +21,31 @@
 namespace divbench::nvrtc {
 
 // Never called: naming each specialization's address makes NVRTC emit it.
+template <class Body, int... Pad>
+__device__ void kway_placements(void**& p, std::integer_sequence<int, Pad...>) {
+  ((*p++ = reinterpret_cast<void*>(&kway::kway_kernel<Body, Pad>)), ...);
+}
+
 __device__ void instantiate(void** p) {
-  int i = 0;
-  p[i++] = reinterpret_cast<void*>(&kway::kway_kernel<bodies::FmaChain>);
-  p[i++] = reinterpret_cast<void*>(&kway::kway_kernel<bodies::FmaIndep>);
-  p[i++] = reinterpret_cast<void*>(&kway::kway_kernel<bodies::IntAlu>);
-  p[i++] = reinterpret_cast<void*>(&kway::kway_kernel<bodies::Sfu>);
-  p[i++] = reinterpret_cast<void*>(&kway::kway_kernel<bodies::MemDivergent>);
-  p[i++] = reinterpret_cast<void*>(&pred::pred_select_kernel<1>);
-  p[i++] = reinterpret_cast<void*>(&pred::pred_select_kernel<2>);
-  p[i++] = reinterpret_cast<void*>(&pred::pred_select_kernel<4>);
-  p[i++] = reinterpret_cast<void*>(&pred::pred_select_kernel<8>);
-  p[i++] = reinterpret_cast<void*>(&pred::pred_select_kernel<16>);
-  p[i++] = reinterpret_cast<void*>(&pred::pred_select_kernel<32>);
-  p[i++] = reinterpret_cast<void*>(&progress::lock_kernel<LockForm::release_in_branch>);
-  p[i++] = reinterpret_cast<void*>(&progress::lock_kernel<LockForm::release_after_loop>);
-  p[i++] = reinterpret_cast<void*>(&calibration_kernel<1>);
-  p[i++] = reinterpret_cast<void*>(&calibration_kernel<2>);
-  p[i++] = reinterpret_cast<void*>(&calibration_kernel<4>);
-  p[i++] = reinterpret_cast<void*>(&calibration_kernel<8>);
-  p[i++] = reinterpret_cast<void*>(&calibration_kernel<16>);
-  p[i++] = reinterpret_cast<void*>(&calibration_kernel<32>);
+  kway_placements<bodies::FmaChain>(p, std::make_integer_sequence<int, kPlacements>{});
+  kway_placements<bodies::FmaIndep>(p, std::make_integer_sequence<int, kPlacements>{});
+  kway_placements<bodies::IntAlu>(p, std::make_integer_sequence<int, kPlacements>{});
+  kway_placements<bodies::Sfu>(p, std::make_integer_sequence<int, kPlacements>{});
+  kway_placements<bodies::MemDivergent>(p, std::make_integer_sequence<int, kPlacements>{});
+  *p++ = reinterpret_cast<void*>(&pred::pred_select_kernel<1>);
+  *p++ = reinterpret_cast<void*>(&pred::pred_select_kernel<2>);
+  *p++ = reinterpret_cast<void*>(&pred::pred_select_kernel<4>);
+  *p++ = reinterpret_cast<void*>(&pred::pred_select_kernel<8>);
+  *p++ = reinterpret_cast<void*>(&pred::pred_select_kernel<16>);
+  *p++ = reinterpret_cast<void*>(&pred::pred_select_kernel<32>);
+  *p++ = reinterpret_cast<void*>(&progress::lock_kernel<LockForm::release_in_branch>);
+  *p++ = reinterpret_cast<void*>(&progress::lock_kernel<LockForm::release_after_loop>);
+  *p++ = reinterpret_cast<void*>(&calibration_kernel<1>);
+  *p++ = reinterpret_cast<void*>(&calibration_kernel<2>);
+  *p++ = reinterpret_cast<void*>(&calibration_kernel<4>);
+  *p++ = reinterpret_cast<void*>(&calibration_kernel<8>);
+  *p++ = reinterpret_cast<void*>(&calibration_kernel<16>);
+  *p++ = reinterpret_cast<void*>(&calibration_kernel<32>);
 }
 
 }  // namespace divbench::nvrtc
