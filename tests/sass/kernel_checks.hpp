@@ -5,7 +5,10 @@
 // Per architecture, by substring of the mangled name (robust to added template parameters):
 //   kway_kernel            a guarded divergent branch inside a loop (the loop over paths), one work
 //                          loop, clock reads bracketing the timed region; <Sfu>: MUFU in the work
-//                          loop; <MemDivergent>: a memory load in the work loop
+//                          loop; <MemDivergent>: a memory load in the work loop; placements
+//                          kway_kernel<Body, Pad>: the work loop starts later for every larger Pad,
+//                          by exactly 16 bytes per Pad on sm_70+ (Pascal packs instructions in
+//                          bundles: only the order is checked)
 //   pred_branchy_kernel    a guarded divergent branch inside a loop; more barrier regions than the
 //                          branch-free single path pred_select_kernel<1>; bracketed
 //   pred_select_kernel     no more divergent branches (guarded or not) and no more barrier regions
@@ -18,6 +21,8 @@
 // Adding a kernel: one entry in kTimedKernels (and a rule below if it needs more than bracketing).
 #pragma once
 #include <algorithm>
+#include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -59,6 +64,42 @@ inline int guarded_branches(const json& f, bool in_loop_only) {
 inline const json* work_loop(const json& f) {
   if (!f.contains("work_loop") || f["work_loop"].is_null()) return nullptr;
   return &f["loops"][f["work_loop"].get<std::size_t>()];
+}
+
+// Pad of a kway_kernel<Body, Pad> name ("...8FmaChainELi3EEEv..." -> 3), -1 without one.
+inline int placement_of(const std::string& name) {
+  const auto k = name.find("kway_kernel");
+  const auto p = k == std::string::npos ? std::string::npos : name.find("ELi", k);
+  if (p == std::string::npos) return -1;
+  return std::atoi(name.c_str() + p + 3);
+}
+
+// Work-loop headers by body and placement: later for every larger Pad (16 bytes per Pad on sm_70+).
+inline void check_placements(const std::vector<const json*>& fns, int sm, std::vector<std::string>& p) {
+  std::map<std::string, std::map<int, std::uint64_t>> heads;  // body needle -> Pad -> header
+  for (const json* f : fns) {
+    const std::string name = (*f)["name"].get<std::string>();
+    const int pad = placement_of(name);
+    if (name.find("kway_kernel") == std::string::npos || pad < 0 || (*f)["work_loop"].is_null()) continue;
+    const auto body_end = name.find("ELi", name.find("kway_kernel"));
+    heads[name.substr(0, body_end)][pad] = (*f)["loops"][(*f)["work_loop"].get<std::size_t>()]["header"].get<std::uint64_t>();
+  }
+  for (const auto& [body, by_pad] : heads) {
+    const std::uint64_t h0 = by_pad.begin()->second;
+    const int p0 = by_pad.begin()->first;
+    std::uint64_t prev = 0;
+    bool first = true;
+    for (const auto& [pad, h] : by_pad) {
+      if (!first && h <= prev)
+        p.push_back("sm_" + std::to_string(sm) + " " + body + ": placement " + std::to_string(pad) +
+                    " does not move the work loop later (header " + std::to_string(h) + ")");
+      if (sm >= 70 && h != h0 + 16u * static_cast<std::uint64_t>(pad - p0))
+        p.push_back("sm_" + std::to_string(sm) + " " + body + ": placement " + std::to_string(pad) + " puts the work loop at " +
+                    std::to_string(h) + ", not " + std::to_string(h0 + 16u * static_cast<std::uint64_t>(pad - p0)));
+      prev = h;
+      first = false;
+    }
+  }
 }
 
 inline bool loop_has(const json& loop, const std::vector<std::string>& bases) {
@@ -127,6 +168,7 @@ inline std::vector<std::string> check_timed_kernels(const json& facts, int sm) {
     }
     if (found == 0) p.push_back(arch + ": no function matching '" + rule.needle + "'");
   }
+  check_placements(fns, sm, p);
   return p;
 }
 

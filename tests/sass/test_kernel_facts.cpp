@@ -257,3 +257,23 @@ TEST(KernelFacts, PascalDualIssuePairKeepsItsEncodingAndBundleControl) {
   ASSERT_TRUE(ffma);
   EXPECT_EQ(ffma->stall, static_cast<int>((0x001fc500fea007f1ull >> 42) & 0xf));
 }
+
+TEST(KernelChecks, PlacementsMoveTheWorkLoop) {
+  auto kway = [](int pad, std::uint64_t header) {
+    json f = fixture_function("bracket_ok", "_ZN8divbench4kway11kway_kernelINS_6bodies8FmaChainELi" + std::to_string(pad) +
+                                                "EEEvNS_10KwayParamsE");
+    f["loops"][0]["header"] = header;
+    return f;
+  };
+  EXPECT_EQ(placement_of("_ZN8divbench4kway11kway_kernelINS_6bodies3SfuELi12EEEvNS_10KwayParamsE"), 12);
+  EXPECT_EQ(placement_of("_ZN8divbench4kway11kway_kernelINS_6bodies3SfuEEEvNS_10KwayParamsE"), -1);
+  auto placement_problems = [&](std::vector<json> fns) {
+    std::vector<std::string> out;
+    for (const auto& p : test::check_timed_kernels(facts_of(fns), 90))
+      if (p.find("placement") != std::string::npos) out.push_back(p);
+    return out;
+  };
+  EXPECT_TRUE(placement_problems({kway(0, 0x220), kway(1, 0x230), kway(2, 0x240)}).empty());
+  EXPECT_EQ(placement_problems({kway(0, 0x220), kway(1, 0x230), kway(2, 0x230)}).size(), 2u);  // not later, not +32
+  EXPECT_EQ(placement_problems({kway(0, 0x220), kway(1, 0x240)}).size(), 1u);                   // +32 for one Pad
+}
