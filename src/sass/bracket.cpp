@@ -115,14 +115,20 @@ bool side_has_work(const FunctionAnalysis& a, const std::vector<char>& work, con
   return false;
 }
 
+// Dominators from the function's own entry (its first instruction); empty when that is unreachable.
+std::vector<int> entry_dominators(const FunctionAnalysis& a) {
+  if (a.function->instructions.empty() || a.cfg.block_of_instruction[0] < 0) return {};
+  return dominators_from(a.cfg, a.cfg.block_of_instruction[0]);
+}
+
 }  // namespace
 
 TimedRegion timed_region(const FunctionAnalysis& a, const Loops& loops) {
   TimedRegion r;
   const Function& f = *a.function;
   const Cfg& cfg = a.cfg;
-  if (f.instructions.empty() || cfg.block_of_instruction[0] < 0) return r;
-  const auto dom = dominators_from(cfg, cfg.block_of_instruction[0]);
+  const auto dom = entry_dominators(a);
+  if (dom.empty()) return r;
   auto from_entry = [&](int b) { return b >= 0 && dom[b] >= 0; };
   std::set<std::size_t> in;
   const auto work = work_blocks(a, loops);
@@ -165,8 +171,8 @@ Bracket check_bracket(const FunctionAnalysis& a, const TimedRegion& region) {
   Bracket br;
   const Function& f = *a.function;
   const Cfg& cfg = a.cfg;
-  if (f.instructions.empty() || cfg.block_of_instruction[0] < 0) return br;
-  const auto dom = dominators_from(cfg, cfg.block_of_instruction[0]);
+  const auto dom = entry_dominators(a);
+  if (dom.empty()) return br;
   auto before = [&](std::size_t x, std::size_t y) {  // x runs before y on every path from the entry
     const int bx = cfg.block_of_instruction[x], by = cfg.block_of_instruction[y];
     return bx == by ? x <= y : dominates(dom, bx, by);

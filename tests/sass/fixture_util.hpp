@@ -3,6 +3,7 @@
 #pragma once
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
@@ -27,6 +28,18 @@ inline Function load_fixture(const std::string& name) {
   std::ifstream txt(fixture_path(name + ".txt"));
   if (txt) merge_text_listing(fns, parse_nvdisasm_text(read_text(fixture_path(name + ".txt")), 90));
   return fns.at(0);
+}
+
+// A fixture and its analysis (which keeps a pointer to the function: both together, heap-allocated).
+struct AnalyzedFixture {
+  Function f;
+  FunctionAnalysis a;
+};
+inline std::unique_ptr<AnalyzedFixture> load_analyzed(const std::string& name) {
+  auto l = std::make_unique<AnalyzedFixture>();
+  l->f = load_fixture(name);
+  l->a = analyze(l->f);
+  return l;
 }
 
 // start -> successor starts (sorted)

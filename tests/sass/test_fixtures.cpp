@@ -13,17 +13,7 @@ using Edges = std::map<std::uint64_t, std::set<std::uint64_t>>;
 
 namespace {
 
-struct Loaded {
-  Function f;
-  FunctionAnalysis a;
-};
-// Analysis keeps a pointer to the function: keep both together, heap-allocated.
-std::unique_ptr<Loaded> load(const std::string& name) {
-  auto l = std::make_unique<Loaded>();
-  l->f = load_fixture(name);
-  l->a = analyze(l->f);
-  return l;
-}
+std::unique_ptr<AnalyzedFixture> load(const std::string& name) { return load_analyzed(name); }
 
 const BranchRecord* branch(const FunctionAnalysis& a, std::uint64_t off, int barrier = -2) {
   for (const auto& r : a.placement.branches)

@@ -15,18 +15,15 @@ using namespace divbench::sass::test;
 
 namespace {
 
+// A fixture, its analysis and its loops.
 struct Loaded {
-  Function f;
-  FunctionAnalysis a;
+  std::unique_ptr<AnalyzedFixture> fx;
+  const Function& f;
+  const FunctionAnalysis& a;
   Loops loops;
+  explicit Loaded(std::unique_ptr<AnalyzedFixture> p) : fx(std::move(p)), f(fx->f), a(fx->a), loops(find_loops(a.cfg)) {}
 };
-std::unique_ptr<Loaded> load(const std::string& name) {
-  auto l = std::make_unique<Loaded>();
-  l->f = load_fixture(name);
-  l->a = analyze(l->f);
-  l->loops = find_loops(l->a.cfg);
-  return l;
-}
+std::unique_ptr<Loaded> load(const std::string& name) { return std::make_unique<Loaded>(load_analyzed(name)); }
 
 Bracket bracket_of(const Loaded& l) { return check_bracket(l.a, timed_region(l.a, l.loops)); }
 
