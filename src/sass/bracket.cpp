@@ -7,7 +7,7 @@
 namespace divbench::sass {
 
 std::string clock_kind(const Instruction& ins) {
-  if (ins.base != "CS2R" && ins.base != "S2R" && ins.base != "S2UR") return "";
+  if (ins.base != "CS2R" && ins.base != "CS2UR" && ins.base != "S2R" && ins.base != "S2UR") return "";
   for (const auto& op : ins.operands) {
     if (op.rfind("SR_CLOCK", 0) == 0) return "clock";
     if (op.rfind("SR_GLOBALTIMER", 0) == 0) return "globaltimer";

@@ -330,7 +330,13 @@ std::vector<std::string> kway_body_needles(const std::string& body) {
 
 std::vector<LoopFacts> body_work_loops(const json& facts, int sm, const std::string& body) {
   std::vector<LoopFacts> out;
-  for (const json* f : find_functions(facts, sm, kway_body_needles(body))) {
+  auto fns = find_functions(facts, sm, kway_body_needles(body));
+  // Name order with shorter names first: placement 0, 1, ... (the Pad is the only difference).
+  std::sort(fns.begin(), fns.end(), [](const json* a, const json* b) {
+    const std::string x = (*a)["name"].get<std::string>(), y = (*b)["name"].get<std::string>();
+    return x.size() != y.size() ? x.size() < y.size() : x < y;
+  });
+  for (const json* f : fns) {
     if (!f->contains("work_loop") || (*f)["work_loop"].is_null())
       throw UsageError("kway_kernel<" + body + "> (sm_" + std::to_string(sm) + "): no single work loop in its timed region");
     const int id = (*f)["work_loop"].get<int>();

@@ -264,13 +264,39 @@ TEST(KernelChecks, PlacementsMoveTheWorkLoop) {
   };
   EXPECT_EQ(placement_of("_ZN8divbench4kway11kway_kernelINS_6bodies3SfuELi12EEEvNS_10KwayParamsE"), 12);
   EXPECT_EQ(placement_of("_ZN8divbench4kway11kway_kernelINS_6bodies3SfuEEEvNS_10KwayParamsE"), -1);
-  auto placement_problems = [&](std::vector<json> fns) {
-    std::vector<std::string> out;
-    for (const auto& p : test::check_timed_kernels(facts_of(fns), 90))
-      if (p.find("placement") != std::string::npos) out.push_back(p);
-    return out;
+  struct Found {
+    std::vector<std::string> problems, notes;
   };
-  EXPECT_TRUE(placement_problems({kway(0, 0x220), kway(1, 0x230), kway(2, 0x240)}).empty());
-  EXPECT_EQ(placement_problems({kway(0, 0x220), kway(1, 0x230), kway(2, 0x230)}).size(), 2u);  // not later, not +32
-  EXPECT_EQ(placement_problems({kway(0, 0x220), kway(1, 0x240)}).size(), 1u);                   // +32 for one Pad
+  auto check = [&](std::vector<json> fns) {
+    Found f;
+    for (const auto& p : test::check_timed_kernels(facts_of(fns), 90, &f.notes))
+      if (p.find("placement") != std::string::npos) f.problems.push_back(p);
+    return f;
+  };
+  const Found ok = check({kway(0, 0x220), kway(1, 0x230), kway(2, 0x240)});
+  EXPECT_TRUE(ok.problems.empty());
+  EXPECT_TRUE(ok.notes.empty());
+  const Found stuck = check({kway(0, 0x220), kway(1, 0x230), kway(2, 0x230)});
+  EXPECT_EQ(stuck.problems.size(), 1u);  // placement 2 does not move it later
+  ASSERT_EQ(stuck.notes.size(), 1u);
+  EXPECT_NE(stuck.notes[0].find("by 0 16 16 bytes"), std::string::npos) << stuck.notes[0];
+  const Found wide = check({kway(0, 0x220), kway(1, 0x240)});
+  EXPECT_TRUE(wide.problems.empty());
+  EXPECT_EQ(wide.notes.size(), 1u);  // +32 for one Pad: later, but not a pure shift
+}
+
+TEST(KernelFacts, ClockReadForms) {
+  auto ins = [](const std::string& base, std::vector<std::string> ops) {
+    Instruction i;
+    i.base = base;
+    i.opcode = base;
+    i.operands = std::move(ops);
+    return i;
+  };
+  EXPECT_EQ(clock_kind(ins("CS2R", {"R4", "SR_CLOCKLO"})), "clock");
+  EXPECT_TRUE(reads_clock_low(ins("CS2UR", {"UR6", "SR_CLOCKLO"})));  // sm_120/121
+  EXPECT_TRUE(reads_clock_low(ins("S2UR", {"UR6", "SR_CLOCKLO"})));
+  EXPECT_FALSE(reads_clock_low(ins("CS2R", {"R7", "SR_CLOCKHI"})));  // Pascal's HI half of a retry loop
+  EXPECT_EQ(clock_kind(ins("CS2R", {"R2", "SR_GLOBALTIMERLO"})), "globaltimer");
+  EXPECT_EQ(clock_kind(ins("S2R", {"R0", "SR_TID.X"})), "");
 }

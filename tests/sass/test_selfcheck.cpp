@@ -24,12 +24,13 @@ bool required() {
   return req && std::string(req) == "1";
 }
 
-// Numeric entries of a CMake architecture list ("75;80;90", "90-real"); others (native, all) skipped.
+// Numeric entries of the CMake architecture list, comma-separated ("75,80,90", "90-real"); others
+// (native, all) skipped.
 std::set<int> expected_archs(const std::string& list) {
   std::set<int> out;
   std::stringstream s(list);
   std::string item;
-  while (std::getline(s, item, ';')) {
+  while (std::getline(s, item, ',')) {
     const auto digits = item.substr(0, item.find_first_not_of("0123456789"));
     if (!digits.empty()) out.insert(std::stoi(digits));
   }
@@ -44,8 +45,10 @@ std::set<int> archs_of(const json& facts) {
 
 void check_all(const json& facts, const std::set<int>& archs) {
   for (int sm : archs) {
-    const auto problems = test::check_timed_kernels(facts, sm);
+    std::vector<std::string> notes;
+    const auto problems = test::check_timed_kernels(facts, sm, &notes);
     for (const auto& p : problems) ADD_FAILURE() << p;
+    for (const auto& n : notes) std::printf("note: %s\n", n.c_str());
     std::printf("sm_%d: %zu problem(s)\n", sm, problems.size());
   }
 }

@@ -1,7 +1,7 @@
 // Clock reads and the clock64 bracketing check (issue 12, item 5): do the two clock reads of a timed
 // kernel enclose all of its divergent work in the CFG?
 //
-//  * Clock reads: CS2R / S2R / S2UR of SR_CLOCKLO / SR_CLOCKHI (kind "clock"), and of
+//  * Clock reads: CS2R / CS2UR (sm_120) / S2R / S2UR of SR_CLOCKLO / SR_CLOCKHI (kind "clock"), and of
 //    SR_GLOBALTIMERLO / HI (kind "globaltimer", reported, never a bracket). A bracket end is a read
 //    of SR_CLOCKLO (Volta+ CS2R reads all 64 bits there).
 //  * Timer retry loops: before Volta a 64-bit clock64 / %globaltimer read is a loop (read HI, LO,

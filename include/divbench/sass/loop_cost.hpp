@@ -85,7 +85,8 @@ std::optional<CostConstants> committed_constants();
 // "8FmaChainE"}): robust to further template parameters (placements).
 std::vector<std::string> kway_body_needles(const std::string& body);
 // The work loops of kway_kernel<body> for `sm` in a divbench.kernels/1 document (one per matching
-// function, e.g. per placement), in name order. Throws UsageError when none is found.
+// function, e.g. per placement), placement 0 first (names ordered by length, then text). Throws
+// UsageError when none is found.
 std::vector<LoopFacts> body_work_loops(const json& facts, int sm, const std::string& body);
 
 // Measured a from a --sweep cost result (summary.bodies[] = {body, a, ...}) on its device's
