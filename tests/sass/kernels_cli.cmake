@@ -1,0 +1,60 @@
+# `divbench kernels` from the command line: bad input gives one `divbench: error:` line, exit 2 and
+# no output file; a real cubin gives a divbench.kernels/1 document, fit and predict chain on it.
+# Invoked by CTest with -DDIVBENCH=<path> -DCUBIN=<a kway cubin> -DWORK=<scratch dir>
+# -DKWAY=<a committed --sweep k result>.
+foreach(v DIVBENCH CUBIN WORK KWAY)
+  if(NOT ${v})
+    message(FATAL_ERROR "pass -D${v}=...")
+  endif()
+endforeach()
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+include(${CMAKE_CURRENT_LIST_DIR}/../cli_expect.cmake)
+function(expect code pattern)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)
+  string(STRIP "${err}" err)
+  divbench_cli_verdict(bad ${code} "${pattern}" "${rc}" "${err}")
+  divbench_cli_report("${bad}" "${ARGN}" "${err}" "ok: ${ARGN} -> ${rc}")
+endfunction()
+function(expect_absent path)
+  if(EXISTS ${path})
+    divbench_cli_fail("${path} was left behind")
+  endif()
+endfunction()
+
+file(WRITE ${WORK}/not_json.json "{")
+file(WRITE ${WORK}/other.json "{\"schema\": \"divbench.result/1\"}")
+expect(2 "facts|fit|predict|subcommand" ${DIVBENCH} kernels)
+expect(2 "no such file" ${DIVBENCH} kernels facts ${WORK}/missing.cubin --out ${WORK}/f.json)
+expect_absent(${WORK}/f.json)
+expect(2 "--out" ${DIVBENCH} kernels facts ${CUBIN} --out /nonexistent-dir/f.json)
+expect(2 "not an ELF file" ${DIVBENCH} kernels facts ${CMAKE_CURRENT_LIST_FILE} --out ${WORK}/f.json)
+expect_absent(${WORK}/f.json)
+expect(2 "either --cost FILE or --kway" ${DIVBENCH} kernels fit --facts ${WORK}/other.json --out ${WORK}/c.json)
+expect(2 "not a divbench.kernels/1" ${DIVBENCH} kernels fit --kway ${KWAY} --facts ${WORK}/other.json --out ${WORK}/c.json)
+expect(2 "not_json.json" ${DIVBENCH} kernels fit --kway ${KWAY} --facts ${WORK}/not_json.json --out ${WORK}/c.json)
+expect_absent(${WORK}/c.json)
+expect(2 "divbench.loop_cost/1" ${DIVBENCH} kernels predict --facts ${WORK}/other.json --constants ${WORK}/other.json
+       --out-dir ${WORK}/pred)
+expect_absent(${WORK}/pred)
+expect(2 "--n" ${DIVBENCH} kernels predict --facts ${WORK}/other.json --constants ${WORK}/other.json --out-dir ${WORK}/pred
+       --n 0)
+
+# The real chain, where nvdisasm is found.
+execute_process(COMMAND ${DIVBENCH} kernels facts --quiet ${CUBIN} --out ${WORK}/facts.json RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(rc EQUAL 2 AND err MATCHES "nvdisasm not found")
+  message(STATUS "nvdisasm not found: skipping the success cases")
+elseif(NOT rc EQUAL 0)
+  divbench_cli_fail("kernels facts ${CUBIN}: exit ${rc}: ${err}")
+else()
+  file(READ ${WORK}/facts.json doc)
+  string(JSON schema GET "${doc}" schema)
+  if(NOT schema STREQUAL "divbench.kernels/1")
+    divbench_cli_fail("facts: schema '${schema}'")
+  endif()
+  # A result of another architecture than the cubin's: no work loop for it, one line, nothing written.
+  expect(2 "no kway_kernel<" ${DIVBENCH} kernels fit --kway ${KWAY} --facts ${WORK}/facts.json --out ${WORK}/c.json)
+  expect_absent(${WORK}/c.json)
+endif()
+
+divbench_cli_finish("divbench kernels CLI")
