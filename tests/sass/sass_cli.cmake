@@ -1,6 +1,6 @@
-# `divbench sass` from the command line: bad input gives one clear line and exit 2; a real cubin
-# gives a divbench.sass/1 document. Invoked by CTest with -DDIVBENCH=<path> -DCUBIN=<a cubin>
-# -DWORK=<scratch dir>.
+# `divbench sass` (and `divbench kernels`) from the command line: bad input gives one clear line and
+# exit 2; a real cubin gives a divbench.sass/1 (divbench.kernels/1) document. Invoked by CTest with
+# -DDIVBENCH=<path> -DCUBIN=<a cubin> -DWORK=<scratch dir>.
 foreach(v DIVBENCH CUBIN WORK)
   if(NOT ${v})
     message(FATAL_ERROR "pass -D${v}=...")
@@ -45,6 +45,46 @@ else()
   if(NOT schema STREQUAL "divbench.sass/1" OR nblocks LESS 1)
     divbench_cli_fail("bad document: schema '${schema}', ${nblocks} blocks")
   endif()
+endif()
+
+# `divbench kernels` (docs/sass.md "Kernel facts"): errors give one line, exit 2 and no output file;
+# facts of the same cubin; a fit of the committed H200 (sm_90) k sweep on them finds no k-way loop.
+set(KWAY ${CMAKE_CURRENT_LIST_DIR}/../../results/h200/kway_fma_chain.json)
+function(expect_absent path)
+  if(EXISTS ${path})
+    divbench_cli_fail("${path} was left behind")
+  endif()
+endfunction()
+file(REMOVE_RECURSE ${WORK}/f.json ${WORK}/c.json ${WORK}/pred)
+file(WRITE ${WORK}/not_json.json "{")
+file(WRITE ${WORK}/other.json "{\"schema\": \"divbench.result/1\"}")
+expect(2 "facts|fit|predict|subcommand" ${DIVBENCH} kernels)
+expect(2 "no such file" ${DIVBENCH} kernels facts ${WORK}/missing.cubin --out ${WORK}/f.json)
+expect(2 "--out" ${DIVBENCH} kernels facts ${CUBIN} --out /nonexistent-dir/f.json)
+expect(2 "not an ELF file" ${DIVBENCH} kernels facts ${CMAKE_CURRENT_LIST_FILE} --out ${WORK}/f.json)
+expect_absent(${WORK}/f.json)
+expect(2 "either --cost FILE or --kway" ${DIVBENCH} kernels fit --facts ${WORK}/other.json --out ${WORK}/c.json)
+expect(2 "not a divbench.kernels/1" ${DIVBENCH} kernels fit --kway ${KWAY} --facts ${WORK}/other.json --out ${WORK}/c.json)
+expect(2 "not_json.json" ${DIVBENCH} kernels fit --kway ${KWAY} --facts ${WORK}/not_json.json --out ${WORK}/c.json)
+expect_absent(${WORK}/c.json)
+expect(2 "divbench.loop_cost/1" ${DIVBENCH} kernels predict --facts ${WORK}/other.json --constants ${WORK}/other.json
+       --out-dir ${WORK}/pred)
+expect_absent(${WORK}/pred)
+expect(2 "--n" ${DIVBENCH} kernels predict --facts ${WORK}/other.json --constants ${WORK}/other.json --out-dir ${WORK}/pred
+       --n 0)
+execute_process(COMMAND ${DIVBENCH} kernels facts --quiet ${CUBIN} --out ${WORK}/facts.json RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(rc EQUAL 2 AND err MATCHES "nvdisasm not found")
+  message(STATUS "nvdisasm not found: skipping kernels facts")
+elseif(NOT rc EQUAL 0)
+  divbench_cli_fail("divbench kernels facts ${CUBIN}: exit ${rc}: ${err}")
+else()
+  file(READ ${WORK}/facts.json doc)
+  string(JSON schema GET "${doc}" schema)
+  if(NOT schema STREQUAL "divbench.kernels/1")
+    divbench_cli_fail("kernels facts: schema '${schema}'")
+  endif()
+  expect(2 "no kway_kernel<" ${DIVBENCH} kernels fit --kway ${KWAY} --facts ${WORK}/facts.json --out ${WORK}/c.json)
+  expect_absent(${WORK}/c.json)
 endif()
 
 divbench_cli_finish("divbench sass CLI")
