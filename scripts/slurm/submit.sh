@@ -55,7 +55,6 @@ else
 fi
 command -v sbatch >/dev/null 2>&1 || die "sbatch not found (not a Slurm login node?)" 1
 [ ! -e "$manifest" ] || die "$stage already holds a submission ($manifest); set DIVBENCH_STAGE to a new folder"
-mkdir -p "$stage/logs"
 
 # --- submit -----------------------------------------------------------------------------------------
 ids=()
@@ -77,16 +76,18 @@ if [ -n "${archs+set}" ]; then
   divbench="$(cd "$(dirname "$divbench")" && pwd)/$(basename "$divbench")"
   pre=(--divbench "$divbench")
   [ "$own_prefix" = 1 ] || pre+=(--cu12-prefix "$prefix")
+  mkdir -p "$stage/logs"
   # shellcheck disable=SC2086  # DIVBENCH_SBATCH_ARGS is a list of words on purpose
   id=$(sbatch --parsable --job-name=divbench-study --array="1-${#archs[@]}" ${DIVBENCH_SBATCH_ARGS:-} \
          --output="$stage/logs/%x-%A_%a.out" \
          --export="ALL,DIVBENCH_SRC=$src,DIVBENCH_STAGE=$stage,DIVBENCH_STUDY_ARCHS=${archs[*]}" \
-         "$here/study-array.sbatch" "${pre[@]}" "${rest[@]}")
+         "$here/study-array.sbatch" "${pre[@]}" "${rest[@]}") || die "sbatch refused the study array" 1
   id="${id%%;*}"
   list_tasks "$id" study "${archs[@]}"
   echo "submitted the static study (${archs[*]}): job array $id" >&2
   ids+=("$id")
 else
+  mkdir -p "$stage/logs"
   for t in "${types[@]}"; do
     read -r name gres extra <<< "$t"
     gres_arg=(--gres="$gres")
@@ -95,7 +96,8 @@ else
     id=$(sbatch --parsable --job-name="divbench-$name" "${gres_arg[@]}" --array="1-$repeats" ${extra:-} \
            --output="$stage/logs/%x-%A_%a.out" \
            --export="ALL,DIVBENCH_SRC=$src,DIVBENCH_GPU=$name,DIVBENCH_STAGE=$stage" \
-           "$here/divbench-array.sbatch")
+           "$here/divbench-array.sbatch") \
+      || die "sbatch refused $name; already submitted: ${ids[*]:-none} (scancel them, or gather.sh $stage after they end)" 1
     id="${id%%;*}"
     folders=("$name")
     for ((r = 2; r <= repeats; r++)); do folders+=("$name-r$r"); done

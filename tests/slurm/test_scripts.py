@@ -100,11 +100,11 @@ def test_submit_study_arch_subset_and_gres_none(sbatch, tmp_path):
     (["--study", "--arch", "sm_42"], "unknown architecture"),
     (["--study", "--divbench", "/nonexistent/divbench", "--cu12-prefix", "/tmp"], "divbench not executable"),
 ])
-def test_submit_study_bad_input(sbatch, args, message):
+def test_submit_study_bad_input(sbatch, tmp_path, args, message):
     env, calls, _ = sbatch
     p = run(["bash", SLURM / "submit.sh"] + args, env)
     assert p.returncode == 2 and message in p.stderr
-    assert not calls.exists()
+    assert not calls.exists() and not (tmp_path / "stage").exists()
 
 
 def test_submit_refuses_a_used_stage(sbatch, tmp_path):
