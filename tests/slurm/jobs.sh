@@ -7,11 +7,11 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # wait_jobs SECONDS JOBID...: until none of the jobs is pending or running; on timeout show the queue,
 # cancel them and fail.
 wait_jobs() {
-  local limit="$1" until=$((SECONDS + $1)) left; shift
+  local limit="$1" deadline=$((SECONDS + $1)) left; shift
   while :; do
     left=$(squeue -h -j "$(IFS=,; echo "$*")" -o '%i %T %R' 2>/dev/null || true)
     [ -z "$left" ] && return 0
-    if [ "$SECONDS" -ge "$until" ]; then
+    if [ "$SECONDS" -ge "$deadline" ]; then
       echo "$left" >&2
       scancel "$@" 2>/dev/null || true
       fail "jobs $* still queued or running after $limit s (cancelled)"

@@ -70,16 +70,17 @@ show_log() {  # NAME: the last lines of a daemon's log
 }
 
 stop_pid() {  # NAME PID: TERM, wait up to 15 s, then KILL
-  local name="$1" pid="$2" i
+  local name="$1" pid="$2" deadline=$((SECONDS + 15))
   ours "$pid" || return 0
   kill -TERM "$pid" 2>/dev/null || true
-  for ((i = 0; i < 150; i++)); do ours "$pid" || { say "stopped $name (pid $pid)"; return 0; }; sleep 0.1; done
+  while [ "$SECONDS" -lt "$deadline" ]; do ours "$pid" || { say "stopped $name (pid $pid)"; return 0; }; sleep 0.1; done
   say "$name (pid $pid) ignored SIGTERM for 15 s: SIGKILL"
   kill -KILL "$pid" 2>/dev/null || true
+  sleep 0.5
 }
 
 stop_cluster() {
-  local ctld jobs i left=() p
+  local ctld jobs left=() p deadline
   ctld="$(pid_of slurmctld)"
   if ours "$ctld"; then
     jobs=$(squeue -h -o %i 2>/dev/null | tr '\n' ' ' || true)
@@ -87,15 +88,16 @@ stop_cluster() {
       say "cancelling jobs still queued or running: $jobs"
       # shellcheck disable=SC2086  # a list of job ids
       scancel $jobs 2>/dev/null || true
-      for ((i = 0; i < 300; i++)); do [ -z "$(squeue -h -o %i 2>/dev/null)" ] && break; sleep 0.1; done
+      deadline=$((SECONDS + 30))
+      while [ -n "$(squeue -h -o %i 2>/dev/null)" ] && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.2; done
     fi
   fi
   for name in slurmd slurmctld munged; do stop_pid "$name" "$(pid_of "$name")"; done
   # slurmstepd and job processes end with their jobs; give them a moment, then name and kill any left.
-  local until=$((SECONDS + 10))
+  deadline=$((SECONDS + 10))
   while :; do
     mapfile -t left < <(cluster_pids)
-    [ "${#left[@]}" -eq 0 ] || [ "$SECONDS" -ge "$until" ] && break
+    [ "${#left[@]}" -eq 0 ] || [ "$SECONDS" -ge "$deadline" ] && break
     sleep 0.5
   done
   rm -f "$dir/pids"
@@ -121,8 +123,8 @@ fail_start() {  # NAME REASON
 }
 
 wait_for() {  # SECONDS NAME CHECK...: poll CHECK every 0.2 s while NAME's daemon lives
-  local limit="$1" name="$2" i; shift 2
-  for ((i = 0; i < limit * 5; i++)); do
+  local limit="$1" name="$2" deadline=$((SECONDS + $1)); shift 2
+  while [ "$SECONDS" -lt "$deadline" ]; do
     "$@" >/dev/null 2>&1 && return 0
     ours "$(pid_of "$name")" || fail_start "$name" "$name exited (status in its log)"
     sleep 0.2
