@@ -115,7 +115,7 @@ def merge_study(stage, tasks, results, force):
     try:
         written = study_shards.merge({t.name: os.path.join(stage, "study", t.name) for t in tasks}, dest,
                                      jobs=sorted({t.job for t in tasks}))
-    except study_shards.StudyError as e:
+    except study_shards.MergeError as e:
         return f"static study not gathered: {e}"
     say(f"static study ({len(tasks)} architectures) -> {dest}/ ({len(written)} files)")
     return None

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """The static study split into Slurm array tasks, one per architecture, and put back together.
 
-Each task runs scripts/study/study.py --arch <one> --out <shard>; its <arch>.json is exactly what a
-whole run writes for that architecture. merge() turns the shards back into the files of a whole run
-(<arch>.json for each, figure4.json, table2.json) with the study's own writer, so a gathered study
-and a local `bash scripts/study/run.sh` write the same files (the volatile "run" provenance aside).
-Everything this folder needs from scripts/study/ goes through this file.
+Each task runs the study (python3 -m divbench.study --arch <one> --out <shard>); its <arch>.json is
+exactly what a whole run writes for that architecture. merge() turns the shards back into the files of a
+whole run (<arch>.json for each, figure4.json, table2.json) with the study's own writer, so a gathered
+study and a local `bash scripts/study/run.sh` write the same files (the volatile "run" provenance aside).
+Everything this folder needs from the study package (scripts/divbench/study/) goes through this file.
 
 usage: study_shards.py archs [--arch sm_XX]...      the task list (validated), one per line
        study_shards.py compare EXPECTED_DIR ACTUAL_DIR   exit 1 and list the differences
@@ -13,44 +13,44 @@ usage: study_shards.py archs [--arch sm_XX]...      the task list (validated), o
 import argparse
 import datetime
 import glob
-import json
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "scripts", "study"))
-import study  # noqa: E402
-import study_lib  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from divbench.jsonio import InputError, OutputError, load_json  # noqa: E402
+from divbench.study import StudyError  # noqa: E402
+from divbench.study.corpus import Corpus  # noqa: E402
+from divbench.study.diff import VOLATILE, compare_dirs  # noqa: E402
+from divbench.study.records import SCHEMA, write_results  # noqa: E402
+from divbench.study.toolchains import ALL_ARCHS  # noqa: E402
 
-StudyError = study_lib.StudyError
+# What merge() raises: one line naming the shard or file.
+MergeError = (StudyError, InputError, OutputError)
 
 
 def archs(wanted=None):
     """The architectures to run, in the study's order; an unknown one is an error."""
     for a in wanted or []:
-        if a not in study.ALL_ARCHS:
-            raise StudyError(f"unknown architecture {a!r} (known: {' '.join(study.ALL_ARCHS)})")
-    return [a for a in study.ALL_ARCHS if not wanted or a in wanted]
+        if a not in ALL_ARCHS:
+            raise StudyError(f"unknown architecture {a!r} (known: {' '.join(ALL_ARCHS)})")
+    return [a for a in ALL_ARCHS if not wanted or a in wanted]
 
 
 def read_shard(shard_dir, arch):
     path = os.path.join(shard_dir, f"{arch}.json")
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        raise StudyError(f"{arch}: cannot read {path}: {e}")
-    if doc.get("schema") != study_lib.SCHEMA or doc.get("arch") != arch:
-        raise StudyError(f"{path}: not a {study_lib.SCHEMA} record for {arch}")
+    doc = load_json(path, f"a {SCHEMA} record")
+    if doc.get("schema") != SCHEMA or doc.get("arch") != arch:
+        raise StudyError(f"{path}: not a {SCHEMA} record for {arch}")
     return doc
 
 
 def merge(shards, out_dir, corpus_dir=None, jobs=None):
     """shards: {arch: folder holding that task's <arch>.json}. Checks every record before writing
     anything (schema, architecture, same corpus as this checkout's), then writes the whole set into
-    out_dir with study_lib.write_results. Returns the paths written."""
-    corpus = study_lib.Corpus.load(corpus_dir or os.path.join(ROOT, "kernels", "corpus"))
+    out_dir with the study's write_results. Returns the paths written; raises one of MergeError."""
+    corpus = Corpus.load(corpus_dir or os.path.join(ROOT, "kernels", "corpus"))
     want = corpus.sha256()
     per_arch, runs = {}, []
     for arch in archs(list(shards)):
@@ -58,12 +58,12 @@ def merge(shards, out_dir, corpus_dir=None, jobs=None):
         got = doc.get("corpus", {}).get("sha256")
         if got != want:
             raise StudyError(f"{arch}: shard made from another corpus (sha256 {got}, this checkout {want})")
-        runs.append(doc.pop(study_lib.VOLATILE, {}))
+        runs.append(doc.pop(VOLATILE, {}))
         per_arch[arch] = doc
     commits = sorted({r.get("git_commit", "unknown") for r in runs})
     run_info = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "git_commit": commits[0] if len(commits) == 1 else commits,
-                "generator": f"scripts/slurm/gather.py ({len(runs)} Slurm array tasks of scripts/study/study.py)",
+                "generator": f"scripts/slurm/gather.py ({len(runs)} Slurm array tasks of python3 -m divbench.study)",
                 "compile_seconds": round(sum(r.get("compile_seconds", 0) for r in runs), 1),
                 "analysis_seconds": round(sum(r.get("analysis_seconds", 0) for r in runs), 1),
                 "compiled": sum(r.get("compiled", 0) for r in runs),
@@ -71,7 +71,7 @@ def merge(shards, out_dir, corpus_dir=None, jobs=None):
     if jobs:
         run_info["slurm_jobs"] = jobs
     os.makedirs(out_dir, exist_ok=True)
-    return study_lib.write_results(out_dir, per_arch, corpus, run_info)
+    return write_results(out_dir, per_arch, corpus, run_info)
 
 
 def compare(expected_dir, actual_dir):
@@ -80,7 +80,7 @@ def compare(expected_dir, actual_dir):
     names = sorted(os.path.basename(p) for p in glob.glob(os.path.join(actual_dir, "*.json")))
     if not names:
         return [f"no JSON files in {actual_dir}"]
-    return study_lib.compare_dirs(expected_dir, actual_dir, names)
+    return compare_dirs(expected_dir, actual_dir, names)
 
 
 def main():
@@ -88,7 +88,7 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     a = sub.add_parser("archs", help="print the task list")
     a.add_argument("--arch", action="append")
-    c = sub.add_parser("compare", help="compare two result folders as study.py --compare does")
+    c = sub.add_parser("compare", help="compare two result folders as the study's --compare does")
     c.add_argument("expected")
     c.add_argument("actual")
     args = ap.parse_args()
@@ -104,7 +104,7 @@ def main():
         n = len(glob.glob(os.path.join(args.actual, "*.json")))
         print(f"study_shards: {n} files identical to {args.expected} (ignoring run provenance)")
         return 0
-    except StudyError as e:
+    except MergeError as e:
         print(f"study_shards: error: {e}", file=sys.stderr)
         return 2
 

@@ -6,8 +6,8 @@
 # "none" submits without --gres (a partition whose nodes hold that GPU without GRES). Slurm fixes
 # resources per array, not per task, so each GPU type is its own job array (task N = repetition N,
 # default 1 task) running divbench-array.sbatch.
-# --study: study-array.sbatch, task N = the Nth architecture (CPU only). STUDY_ARGS go to
-# scripts/study/study.py in every task (e.g. --cache DIR, --nvcc PATH), except --arch sm_XX
+# --study: study-array.sbatch, task N = the Nth architecture (CPU only). STUDY_ARGS go to the study
+# (python3 -m divbench.study) in every task (e.g. --cache DIR, --nvcc PATH), except --arch sm_XX
 # (repeatable: which tasks) and --divbench PATH (default: built here as scripts/study/run.sh builds it).
 # Every task is listed in STAGE/tasks.tsv (array job, task, kind, name; logs in STAGE/logs/); gather.sh
 # runs after all of them (afterany), fills results/<NAME>/ or results/static/ and names every task that

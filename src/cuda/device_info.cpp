@@ -9,18 +9,13 @@
 #include "divbench/cuda/check.hpp"
 #include "divbench/cuda/clock.hpp"
 #include "divbench/cuda/nvml.hpp"
+#include "divbench/cuda/occupancy.hpp"
 
 namespace divbench {
 namespace {
 
 std::string version_string(int v) {  // 13000 -> "13.0"
   return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
-}
-
-int attr(cudaDeviceAttr a, int dev) {
-  int v = 0;
-  DIVBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&v, a, dev));
-  return v;
 }
 
 std::string uuid_string(const cudaUUID_t& u) {
@@ -40,7 +35,7 @@ int device_count_or_throw() {
     cudaGetLastError();  // clear the sticky-free error so later calls do not inherit it
     throw NoDeviceError(std::string("no CUDA GPU found (") +
                         (e == cudaSuccess ? std::string("0 devices") : std::string(cudaGetErrorString(e))) +
-                        "); dynamic experiments need one — the static commands (sass, study, flip) do not");
+                        "); dynamic experiments need one — the static commands (sass, flip) do not");
   }
   return n;
 }
@@ -82,10 +77,10 @@ DeviceRecord query_device(int index) {
   d.cc_minor = p.minor;
   d.cc = std::to_string(p.major) + "." + std::to_string(p.minor);
   d.sm_count = p.multiProcessorCount;
-  d.sm_clock_khz = attr(cudaDevAttrClockRate, index);
-  d.mem_clock_khz = attr(cudaDevAttrMemoryClockRate, index);
+  d.sm_clock_khz = device_attribute(cudaDevAttrClockRate, index);
+  d.mem_clock_khz = device_attribute(cudaDevAttrMemoryClockRate, index);
   d.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
-  d.max_blocks_per_sm = attr(cudaDevAttrMaxBlocksPerMultiprocessor, index);
+  d.max_blocks_per_sm = device_attribute(cudaDevAttrMaxBlocksPerMultiprocessor, index);
   d.warp_size = p.warpSize;
   int drv = 0, rt = 0;
   DIVBENCH_CUDA_CHECK(cudaDriverGetVersion(&drv));

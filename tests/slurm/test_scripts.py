@@ -70,7 +70,7 @@ def test_submit_study_one_task_per_arch(sbatch, tmp_path):
     export = next(a for a in array if a.startswith("--export="))
     assert f"DIVBENCH_STUDY_ARCHS={' '.join(ARCHS)}" in export and f"DIVBENCH_SRC={ROOT}" in export
     script = array.index(str(SLURM / "study-array.sbatch"))
-    # submit.sh's own --divbench first, then study.py's arguments as given
+    # submit.sh's own --divbench first, then the study's arguments as given
     assert array[script + 1:] == ["--divbench", str(fake), "--cu12-prefix", str(tmp_path), "--cache", str(tmp_path / "cubins")]
     assert "--dependency=afterany:201" in gather and any("gather.sh" in a for a in gather)
     rows = manifest(tmp_path / "stage")
