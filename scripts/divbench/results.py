@@ -23,6 +23,15 @@ DEFAULT_BODY = "fma_chain"
 DEFAULT_MAP = "modulo"
 # Keys that name a point within its result (its coordinates on the experiment's axes), in label order.
 POINT_AXES = ("variant", "form", "arms", "k", "n", "iters", "work", "rounds", "placement")
+# "n" is an axis only where the experiment sweeps it (the cost sweep's iterations per path, config.ns);
+# elsewhere a timed point's "n" is its sample count, which names nothing (and results from before it
+# existed lack it).
+N_AXIS_CONFIG_KEY = "ns"
+
+
+def point_axes(config: dict) -> tuple:
+    """The axes that name the points of a result with this config."""
+    return POINT_AXES if N_AXIS_CONFIG_KEY in config else tuple(a for a in POINT_AXES if a != "n")
 
 
 def number(value, what: str, path: Path, positive: bool = False, nonnegative: bool = False) -> float:
@@ -121,13 +130,16 @@ def load_result(path: Path | str) -> Result:
     return check_result(p, load_json(p))
 
 
-def point_label(point: dict) -> str:
-    """A point's name from its axes, e.g. "k=4" or "variant=branchy arms=2" or "series=device target=256 k=32"."""
+def point_label(point: dict, axes: tuple = POINT_AXES) -> str:
+    """A point's name from its axes (point_axes(config) of its result), e.g. "k=4" or "variant=branchy
+    arms=2" or "series=device target=256 k=32"."""
     parts = []
     res = point.get("residency")
     if isinstance(res, dict):
-        parts += [f"{key}={res[key]}" for key in ("series", "target") if key in res]
-    for key in POINT_AXES:
+        parts += [f"{key}={res[key]:g}" if isinstance(res[key], float) else f"{key}={res[key]}"
+                  for key in ("series", "target", "warps_per_sm", "waves")
+                  if isinstance(res.get(key), (str, int, float)) and not isinstance(res.get(key), bool)]
+    for key in axes:
         v = point.get(key)
         if isinstance(v, (str, int, float)) and not isinstance(v, bool):
             parts.append(f"{key}={v:g}" if isinstance(v, float) else f"{key}={v}")
