@@ -92,13 +92,19 @@ def test_metrics_missing_skips_figure2(fixture_factory, capsys):
     (lambda d: d["points"][0].update(median_cycles="fast"), "expected a finite number"),
 ])
 def test_malformed_result_is_an_error(results, capsys, mutate, message):
-    f = results / "gpu_a" / "kway.json"
+    assert message in error_line(results, "gpu_a/kway.json", mutate, "fig1", capsys)
+
+
+def error_line(results, name, mutate, only, capsys):
+    """Mutates results/<name>, draws `only`: exit 2 with one line `figures: error: ...`, which is returned."""
+    f = results / name
     d = json.loads(f.read_text())
     mutate(d)
     f.write_text(json.dumps(d))
-    assert run(["--results", results, "--only", "fig1"]) == 2
+    assert run(["--results", results, "--only", only]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("figures: error:") and message in err[0]
+    assert len(err) == 1 and err[0].startswith("figures: error:"), err
+    return err[0]
 
 
 def test_foreign_json_in_a_gpu_folder_is_ignored(results, capsys):
@@ -202,13 +208,8 @@ def test_figure3_from_warps_per_sm_and_waves(rich):
 
 
 def test_figure3_bad_series_is_one_line(rich, capsys):
-    f = rich / "gpu_b" / "occupancy.json"
-    d = json.loads(f.read_text())
-    d["summary"]["series"][2].pop("waves")
-    f.write_text(json.dumps(d))
-    assert run(["--results", rich, "--only", "fig3"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "summary.series[2] needs 'waves'" in err[0]
+    line = error_line(rich, "gpu_b/occupancy.json", lambda d: d["summary"]["series"][2].pop("waves"), "fig3", capsys)
+    assert "summary.series[2] needs 'waves'" in line
 
 
 def test_figure4_shares_among_guarded_branches(results):
@@ -233,13 +234,7 @@ def test_rich_figures_are_deterministic(rich, tmp_path):
     (lambda d: d["points"][1]["samples"].update(smid=[0]), "samples.smid must be a list as long as cycles"),
 ])
 def test_malformed_samples_are_an_error(rich, capsys, mutate, message):
-    f = rich / "gpu_a" / "kway.json"
-    d = json.loads(f.read_text())
-    mutate(d)
-    f.write_text(json.dumps(d))
-    assert run(["--results", rich, "--only", "fig1"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and message in err[0]
+    assert message in error_line(rich, "gpu_a/kway.json", mutate, "fig1", capsys)
 
 
 def test_predicted_none(rich):

@@ -77,16 +77,11 @@ json document(const std::string& kind, const std::string& name, RunOptions o, Re
   return doc;
 }
 
-RunOptions given(std::initializer_list<std::string> flags) {
-  RunOptions o;
-  for (const auto& f : flags) o.given.insert(f);
-  return o;
-}
-
 }  // namespace
 
 TEST(SchemaDocuments, KwayAtFourPlacementsWithSamples) {
-  RunOptions o = given({"--placements"});
+  RunOptions o;
+  o.given = {"--placements"};
   o.placements = 4;
   ResultRecord r;
   for (int placement = 0; placement < 4; ++placement)
@@ -99,7 +94,8 @@ TEST(SchemaDocuments, KwayAtFourPlacementsWithSamples) {
 }
 
 TEST(SchemaDocuments, CostTwoBodiesTwoPlacements) {
-  RunOptions o = given({"--placements"});
+  RunOptions o;
+  o.given = {"--placements"};
   o.placements = 2;
   ResultRecord r;
   for (const char* body : {"fma_chain", "sfu"})
@@ -139,7 +135,8 @@ TEST(SchemaDocuments, Predication) {
 }
 
 TEST(SchemaDocuments, LockProbeRecordsItsLaunchCap) {
-  RunOptions o = given({"--reps"});
+  RunOptions o;
+  o.given = {"--reps"};
   o.reps = 1000;  // more than the probe's cap: the cap and the request are recorded
   ResultRecord r;
   const json run{{"lanes_served", 32}, {"completed", true}, {"cap_reached", false}};
