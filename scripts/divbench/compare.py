@@ -332,8 +332,9 @@ def table(args, root: Path) -> tuple[str, list]:
                      "(divbench kernels predict; " + ", ".join(sorted({rel(r['path'].parent) for r in preds})) +
                      "), not measured" + "".join(f"; {r['arch']}: {r['why']}" for r in preds if r["s"] is None))
     for p, m, e in checks:
+        how = f" (model constants: {p['constants']})" if p["constants"] else ""
         notes.append(f"prediction check {p['arch']}: predicted s {fmt(p['s'], 'cycles')} vs measured "
-                     f"{fmt(m['s'], 'cycles')} on {m['gpu']}: {100 * e:+.2f}%")
+                     f"{fmt(m['s'], 'cycles')} on {m['gpu']}: {100 * e:+.2f}%{how}")
     style = "csv" if args.csv else "markdown" if args.markdown else "console"
     text = render(rows, style)
     if args.normalize_iters:

@@ -229,7 +229,8 @@ def test_predicted_rows_beside_the_paper_and_checked(results, fixture_factory, c
     assert by["predicted: Hopper sm_90"]["pred_err"] == "-1.00% (gpu_a)"
     assert by["SYNTHETIC GPU A (gpu_a)"]["pred_err"] == "-1.00% (predicted)"
     rc, out, _ = run([results, "--markdown"], capsys)
-    assert "prediction check sm_90: predicted s 990 vs measured 1,000 on SYNTHETIC GPU A (gpu_a): -1.00%" in out
+    assert ("prediction check sm_90: predicted s 990 vs measured 1,000 on SYNTHETIC GPU A (gpu_a): -1.00% "
+            "(model constants: SYNTHETIC constants (tests/python/conftest.py))") in out
     assert "sm_61: not predicted: no loop found" in out and "predicted rows / predicted: Hopper sm_90" in out
 
 
