@@ -127,7 +127,9 @@ def measured_row(g: dr.Gpu, kway: dr.Result | None, per_iter: bool) -> dict:
         if "penalty_min" in sm and "penalty_max" in sm:
             row["occ_penalty"] = fmt_range(dr.number(sm["penalty_min"], "summary.penalty_min", occ.path),
                                            dr.number(sm["penalty_max"], "summary.penalty_max", occ.path))
-            if "kernel_penalty_min" in sm and "kernel_penalty_max" in sm:
+            if isinstance(sm.get("series"), list):  # issue-13 sweep: the penalty is of corrected kernel times
+                row["occ_penalty"] += " (kernel time, launch overhead subtracted)"
+            elif "kernel_penalty_min" in sm and "kernel_penalty_max" in sm:
                 row["occ_penalty"] += " (kernel time " + fmt_range(
                     dr.number(sm["kernel_penalty_min"], "summary.kernel_penalty_min", occ.path),
                     dr.number(sm["kernel_penalty_max"], "summary.kernel_penalty_max", occ.path)) + ")"

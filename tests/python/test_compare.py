@@ -275,3 +275,11 @@ def test_bad_prediction_is_one_line(results, fixture_factory, capsys, mutate, me
     assert rc == 2 and out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("compare: error:") and message in lines[0]
+
+
+def test_occupancy_penalty_of_the_issue_13_sweep(results, fixture_factory, capsys):
+    ff = fixture_factory
+    ff["write"](results / "gpu_a", "occupancy.json", ff["occupancy_v2"](ff["device"]("SYNTHETIC GPU A", "9.0")))
+    rc, out, _ = run([results, "--csv"], capsys)
+    a = next(r for r in rows_of(out) if r["gpu"].startswith("SYNTHETIC GPU A"))
+    assert a["occ_penalty"] == "31.1–31.5 (kernel time, launch overhead subtracted)"
