@@ -158,16 +158,20 @@ def errors_of(cat: Catalog, doc, where: str, fmt: str | None = None) -> list[str
     return out
 
 
-def validate_file(cat: Catalog, path: Path, fmt: str | None = None) -> list[str]:
-    where = rel_path(path)
+def load_document(path: Path, fmt: str | None = None):
+    """The JSON document in `path`: an object, or with a forced format anything JSON (the gate's benchmark
+    JSON is a list); InputError when it cannot be read."""
     if fmt is None:
-        doc = load_json(path)
-    else:  # a forced format may be a top-level array (the gate's benchmark JSON)
-        try:
-            doc = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise InputError(f"{path}: cannot read ({e})") from None
-    return errors_of(cat, doc, where, fmt)
+        return load_json(path)
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise InputError(f"{path}: cannot read ({e})") from None
+
+
+def validate_file(cat: Catalog, path: Path, fmt: str | None = None) -> list[str]:
+    """errors_of() the file's document; InputError when it cannot be read or has no schema."""
+    return errors_of(cat, load_document(path, fmt), rel_path(path), fmt)
 
 
 def committed_results(root: Path | None = None) -> list[Path]:
@@ -184,14 +188,15 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     try:
         cat = load_catalog(args.schemas)
+        if args.format is not None and args.format not in cat.formats:
+            raise InputError(f"--format {args.format}: no such format ({', '.join(sorted(cat.formats))})")
         files = args.files or committed_results()
         problems = []
         for f in files:
+            doc = load_document(f, args.format)  # unreadable: exit 2
             try:
-                problems += validate_file(cat, f, args.format)
-            except InputError as e:
-                if not Path(f).exists() or "not valid JSON" in str(e) or "cannot read" in str(e):
-                    raise
+                problems += errors_of(cat, doc, rel_path(f), args.format)
+            except InputError as e:  # no schema for it: a finding like an invalid file
                 problems.append(str(e))
     except InputError as e:
         return fail("schemas", e)

@@ -119,8 +119,10 @@ def test_cli_exit_codes(tmp_path):
     assert p.returncode == 0 and "1 of 1 file(s) valid" in p.stderr
     p = subprocess.run(cmd + [str(ok), str(bad)], capture_output=True, text=True, env=env)
     assert p.returncode == 1 and "/fit/r2: 'high' is not of type 'number'" in p.stderr
-    p = subprocess.run(cmd + [str(tmp_path / "missing.json")], capture_output=True, text=True, env=env)
-    assert p.returncode == 2 and p.stderr.strip().splitlines()[-1].startswith("schemas: error:")
+    for args in ([str(tmp_path / "missing.json")], ["--format", "nope/1", str(ok)]):
+        p = subprocess.run(cmd + args, capture_output=True, text=True, env=env)
+        lines = p.stderr.strip().splitlines()
+        assert p.returncode == 2 and len(lines) == 1 and lines[0].startswith("schemas: error:"), p.stderr
 
 
 # --- formats not committed yet: fixtures from the code that writes them ---
