@@ -22,16 +22,22 @@ NOT_GPU_DIRS = {"reference", "static", "figures", "predicted"}
 DEFAULT_BODY = "fma_chain"
 DEFAULT_MAP = "modulo"
 # Keys that name a point within its result (its coordinates on the experiment's axes), in label order.
-POINT_AXES = ("variant", "form", "arms", "k", "n", "iters", "work", "rounds", "placement")
-# "n" is an axis only where the experiment sweeps it (the cost sweep's iterations per path, config.ns);
-# elsewhere a timed point's "n" is its sample count, which names nothing (and results from before it
-# existed lack it).
-N_AXIS_CONFIG_KEY = "ns"
+LABEL_ORDER = ("body", "map", "variant", "form", "arms", "k", "n", "iters", "work", "rounds", "sampling", "placement")
+POINT_AXES = ("variant", "form", "arms", "k", "iters", "work", "rounds", "placement")
 
 
 def point_axes(config: dict) -> tuple:
-    """The axes that name the points of a result with this config."""
-    return POINT_AXES if N_AXIS_CONFIG_KEY in config else tuple(a for a in POINT_AXES if a != "n")
+    """The axes that name the points of a result with this config: POINT_AXES, plus what the config says it
+    sweeps: the names in config.axis ("k x n": the cost sweep's n, iterations per path; "body x map x k x
+    sampling"), body where it lists bodies, map where it lists maps. Elsewhere a timed point's "n" is its
+    sample count and "sampling" one mode for the whole run: they name nothing (and results from before
+    them lack them)."""
+    swept = set(POINT_AXES)
+    axis = config.get("axis")
+    if isinstance(axis, str):
+        swept |= {a.strip() for a in axis.split(" x ")}
+    swept |= {key for key, listed in (("body", "bodies"), ("map", "maps")) if isinstance(config.get(listed), list)}
+    return tuple(a for a in LABEL_ORDER if a in swept)
 
 
 def number(value, what: str, path: Path, positive: bool = False, nonnegative: bool = False) -> float:

@@ -243,3 +243,12 @@ def test_a_run_of_the_current_harness_gates_against_a_result_from_before_it(fixt
     c = ff["write"](tmp_path, "c.json", cost)
     assert compare.main(["--gate", str(c), str(c)]) == 0
     assert "k=2 n=0" in capsys.readouterr().out
+
+
+def test_points_are_named_by_what_the_config_sweeps():
+    from divbench import results as dr
+    p = {"k": 4, "n": 201, "body": "sfu", "map": "modulo", "sampling": "single", "placement": 2}
+    assert dr.point_label(p, dr.point_axes({"axis": "k"})) == "k=4 placement=2"
+    assert dr.point_label(p, dr.point_axes({"axis": "k x n", "bodies": ["sfu"]})) == "body=sfu k=4 n=201 placement=2"
+    assert dr.point_label(p, dr.point_axes({"axis": "body x map x k x sampling", "bodies": [], "maps": []})) == \
+        "body=sfu map=modulo k=4 sampling=single placement=2"

@@ -134,6 +134,22 @@ TEST(SchemaDocuments, Predication) {
   EXPECT_DOUBLE_EQ(doc["summary"]["ratio_branchy_over_single"].get<double>(), 2001.5 / 1001.5);
 }
 
+TEST(SchemaDocuments, SamplingModesSideBySide) {
+  RunOptions o;
+  o.given = {"--body", "--map", "--k"};
+  o.body = "fma_chain";
+  o.map = "modulo";
+  o.ks = {1, 8};
+  ResultRecord r;
+  for (int k : {1, 8})
+    for (const char* mode : {"single", "warp-per-sm"})
+      r.points.push_back(timed(k, 1000.0 * k + (mode[0] == 's' ? 0 : 1), 0,
+                               {{"sampling", mode}, {"body", "fma_chain"}, {"map", "modulo"}, {"iters", 10000}}));
+  const json doc = document("sweep", "sampling", o, std::move(r));
+  EXPECT_EQ(doc["summary"]["pairs"].size(), 2u);
+  EXPECT_TRUE(doc["summary"]["max_rel_diff_memory"].is_null());
+}
+
 TEST(SchemaDocuments, LockProbeRecordsItsLaunchCap) {
   RunOptions o;
   o.given = {"--reps"};
