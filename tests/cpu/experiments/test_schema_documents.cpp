@@ -99,14 +99,16 @@ TEST(SchemaDocuments, CostTwoBodiesTwoPlacements) {
   o.placements = 2;
   ResultRecord r;
   for (const char* body : {"fma_chain", "sfu"})
-    for (int placement = 0; placement < 2; ++placement)
+    for (int placement : {0, 4})  // --placements 2: the window's two ends
       for (std::uint32_t n : {0u, 100u, 1000u})
         for (int k : {1, 2, 4, 8}) {
           const double a = body[0] == 'f' ? 28 : 40;
-          r.points.push_back(timed(k, k * (a * n + 180 + placement) + 700, placement, {{"body", body}, {"n", n}}));
+          r.points.push_back(
+              timed(k, k * (a * n + 180 + placement) + 700, placement, {{"body", body}, {"iters_per_path", n}}));
         }
   const json doc = document("sweep", "cost", o, std::move(r));
   ASSERT_EQ(doc["summary"]["bodies"].size(), 2u);
+  EXPECT_EQ(doc["summary"]["bodies"][0]["placements"].size(), 2u);
   EXPECT_NEAR(doc["summary"]["a_cycles_per_iter"].get<double>(), 28, 1e-6);
   EXPECT_TRUE(doc["summary"]["bodies"][0]["a_predicted"].is_null());  // no SASS model linked in this build
 }
