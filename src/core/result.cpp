@@ -89,7 +89,8 @@ json to_json(const ResultRecord& r) {
   j["schema"] = kResultSchema;
   j["experiment"] = r.experiment;
   j["device"] = to_json(r.device);
-  for (const auto& [k, v] : to_json(r.provenance).items()) j[k] = v;  // kept at the top level
+  const json prov = to_json(r.provenance);
+  for (auto it = prov.begin(); it != prov.end(); ++it) j[it.key()] = it.value();  // kept at the top level
   j["config"] = r.config;
   json pts = json::array();
   for (const auto& p : r.points) pts.push_back(to_json(p));

@@ -4,7 +4,8 @@
 #include <set>
 #include <sstream>
 
-#include "divbench/core/result.hpp"
+#include "divbench/core/hex.hpp"
+#include "divbench/core/provenance.hpp"
 #include "divbench/sass/control_word.hpp"
 #include "divbench/sass/nvdisasm.hpp"
 #include "divbench/sass/pascal.hpp"
@@ -107,10 +108,7 @@ json to_json(const FunctionAnalysis& a) {
     json e = json::object();
     e["offset"] = ins.offset;
     e["instruction"] = ins.text();
-    char enc[40];
-    std::snprintf(enc, sizeof enc, "0x%016llx%016llx", static_cast<unsigned long long>(ins.encoding->hi),
-                  static_cast<unsigned long long>(ins.encoding->lo));
-    e["encoding"] = enc;
+    e["encoding"] = hex128(ins.encoding->lo, ins.encoding->hi);
     for (auto& [k, v] : wj.items()) e[k] = v;
     cw.push_back(e);
   }
@@ -136,13 +134,11 @@ json to_json(const CubinAnalysis& a) {
 }
 
 json to_document(const std::vector<CubinAnalysis>& cubins, const std::string& nvdisasm, const std::string& command) {
-  const Provenance p = make_provenance(command);
+  Provenance p = make_provenance(command);
+  p.tools["nvdisasm"] = {nvdisasm, nvdisasm.empty() ? "" : tool_version(nvdisasm)};
   json doc = json::object();
   doc["schema"] = kSassSchema;
-  doc["provenance"] = {{"git", p.git},       {"created", p.created},
-                       {"host", p.host},     {"command", p.command},
-                       {"divbench_built_with", p.toolkit},
-                       {"nvdisasm", nvdisasm}, {"nvdisasm_version", nvdisasm.empty() ? "" : tool_version(nvdisasm)}};
+  doc["provenance"] = divbench::to_json(p);
   Census total;
   PlacementCounts counts;
   json cj = json::array();

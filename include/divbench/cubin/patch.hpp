@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "divbench/core/hex.hpp"  // hex128 of instruction words
 #include "divbench/cubin/elf.hpp"
 
 namespace divbench::cubin {
@@ -50,7 +51,5 @@ std::vector<PatchApplied> apply_patches(CubinFile& file, const std::vector<Patch
 // The 128-bit word at section-relative `offset` of `function` (lo = bits 0-63).
 void read_word(const CubinFile& file, const std::string& function, std::uint64_t offset, std::uint64_t& lo,
                std::uint64_t& hi);
-
-std::string hex128(std::uint64_t lo, std::uint64_t hi);  // "0x<hi16><lo16>"
 
 }  // namespace divbench::cubin
