@@ -24,6 +24,10 @@ std::string dir_of(const std::string& path) {
 }  // namespace
 
 bool path_is_writable(const std::string& path, std::string* why) {
+  if (path.empty()) {
+    if (why) *why = "empty path";
+    return false;
+  }
   const std::string dir = dir_of(path);
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
@@ -42,6 +46,16 @@ bool path_is_writable(const std::string& path, std::string* why) {
     if (why) *why = "'" + path + "' is not writable";
     return false;
   }
+  // access() says yes to root everywhere, /proc included: create (and remove) the writer's temporary
+  // file to know for sure, before any work whose result could not be written.
+  std::string probe = (fs::path(dir) / ".divbench-probe.XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) {
+    if (why) *why = "cannot create a file in '" + dir + "' (" + std::strerror(errno) + ")";
+    return false;
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
   return true;
 }
 
