@@ -16,7 +16,29 @@
 namespace divbench {
 namespace fs = std::filesystem;
 
+namespace detail {
 namespace {
+FsyncFn g_fsync = &::fsync;
+}  // namespace
+FsyncFn set_fsync_for_testing(FsyncFn fn) {
+  const FsyncFn old = g_fsync;
+  g_fsync = fn ? fn : &::fsync;
+  return old;
+}
+}  // namespace detail
+
+namespace {
+// Makes a rename in `dir` durable: fsync of the directory itself.
+void sync_directory(const std::string& dir, const std::string& path) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("wrote " + path + " but cannot open its directory to sync it: " + std::strerror(errno));
+  const int rc = detail::g_fsync(fd);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0 && err != EINVAL)  // EINVAL: this file system cannot sync directories
+    throw std::runtime_error("wrote " + path + " but syncing its directory failed: " + std::strerror(err));
+}
+
 std::string dir_of(const std::string& path) {
   fs::path p(path);
   return p.has_parent_path() ? p.parent_path().string() : std::string(".");
@@ -81,7 +103,7 @@ void write_text_atomic(const std::string& path, const std::string& text) {
     off += static_cast<std::size_t>(w);
   }
   ::fchmod(fd, 0644);
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+  if (detail::g_fsync(fd) != 0 || ::close(fd) != 0) {
     ::unlink(tmp.c_str());
     throw std::runtime_error("flushing " + tmp + ": " + std::strerror(errno));
   }
@@ -90,6 +112,7 @@ void write_text_atomic(const std::string& path, const std::string& text) {
     ::unlink(tmp.c_str());
     throw std::runtime_error("renaming " + tmp + " to " + path + ": " + err);
   }
+  sync_directory(dir_of(path), path);
 }
 
 void write_json_atomic(const std::string& path, const json& doc) {

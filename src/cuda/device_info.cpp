@@ -7,6 +7,7 @@
 
 #include "divbench/core/errors.hpp"
 #include "divbench/cuda/check.hpp"
+#include "divbench/cuda/device_attribute.hpp"
 #include "divbench/cuda/clock.hpp"
 #include "divbench/cuda/nvml.hpp"
 
@@ -15,12 +16,6 @@ namespace {
 
 std::string version_string(int v) {  // 13000 -> "13.0"
   return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
-}
-
-int attr(cudaDeviceAttr a, int dev) {
-  int v = 0;
-  DIVBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&v, a, dev));
-  return v;
 }
 
 std::string uuid_string(const cudaUUID_t& u) {
@@ -32,6 +27,12 @@ std::string uuid_string(const cudaUUID_t& u) {
 }
 
 }  // namespace
+
+int device_attribute(cudaDeviceAttr attribute, int device) {
+  int v = 0;
+  DIVBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&v, attribute, device));
+  return v;
+}
 
 int device_count_or_throw() {
   int n = 0;
@@ -82,10 +83,10 @@ DeviceRecord query_device(int index) {
   d.cc_minor = p.minor;
   d.cc = std::to_string(p.major) + "." + std::to_string(p.minor);
   d.sm_count = p.multiProcessorCount;
-  d.sm_clock_khz = attr(cudaDevAttrClockRate, index);
-  d.mem_clock_khz = attr(cudaDevAttrMemoryClockRate, index);
+  d.sm_clock_khz = device_attribute(cudaDevAttrClockRate, index);
+  d.mem_clock_khz = device_attribute(cudaDevAttrMemoryClockRate, index);
   d.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
-  d.max_blocks_per_sm = attr(cudaDevAttrMaxBlocksPerMultiprocessor, index);
+  d.max_blocks_per_sm = device_attribute(cudaDevAttrMaxBlocksPerMultiprocessor, index);
   d.warp_size = p.warpSize;
   int drv = 0, rt = 0;
   DIVBENCH_CUDA_CHECK(cudaDriverGetVersion(&drv));

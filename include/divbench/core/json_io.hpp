@@ -1,4 +1,4 @@
-// The one JSON writer: atomic (temp file + fsync + rename), and a strict reader.
+// The one JSON writer: atomic (temp file + fsync + rename + fsync of the directory), and a strict reader.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
@@ -8,8 +8,10 @@ namespace divbench {
 using json = nlohmann::ordered_json;
 
 // Write `doc` (pretty, 2-space indent, trailing newline) to `path` atomically: the file either keeps
-// its old content or holds the complete new one. Throws UsageError if the directory is missing or
-// not writable.
+// its old content or holds the complete new one, also across a crash or power loss: the temporary file
+// is fsynced before the rename, and the directory after it (so the rename itself is on disk). Throws
+// UsageError if the directory is missing or not writable, std::runtime_error when a write or sync fails
+// (a directory fsync that the file system does not support, EINVAL, is not an error).
 void write_json_atomic(const std::string& path, const json& doc);
 
 // Write any text atomically (CSV, markdown); same guarantees as write_json_atomic.
@@ -18,7 +20,14 @@ void write_text_atomic(const std::string& path, const std::string& text);
 // Read and parse a JSON file. Throws UsageError with the path and the parser's message on failure.
 json read_json_file(const std::string& path);
 
-// True when `path` could be created or replaced (its directory exists and is writable).
+// True when `path` could be created or replaced (its directory exists and a file can be created
+// there: checked by creating and removing one, since access() says yes to root even on /proc).
 bool path_is_writable(const std::string& path, std::string* why = nullptr);
+
+namespace detail {
+// Test seam: the fsync the writer calls (default ::fsync). Returns the previous one.
+using FsyncFn = int (*)(int fd);
+FsyncFn set_fsync_for_testing(FsyncFn fn);
+}  // namespace detail
 
 }  // namespace divbench

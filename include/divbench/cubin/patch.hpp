@@ -1,7 +1,7 @@
 // Setting a bit field in 128-bit SASS instructions of a cubin's `.text.<function>` section.
 //
 // Instruction words are little endian: bits 0-63 are the first 8 bytes, bits 64-127 the next 8
-// (the numbering of nvdisasm -hex and of toolchain-facts: opcode 0-11, predicate 12-15, ...).
+// (the numbering of nvdisasm -hex: opcode 0-11, guard predicate 12-15, ...; docs/sass.md "Control words").
 // Offsets are relative to the function's section, as nvdisasm prints them (/*01d0*/).
 #pragma once
 #include <cstdint>
