@@ -166,8 +166,6 @@ cli::Command flip_command() {
     auto o = std::make_shared<FlipOptions>();
     sub.require_subcommand(1, 1);
     auto* patch = sub.add_subcommand("patch", "Set a bit field in instructions of a cubin, verify by disassembly");
-    patch->add_option("--cubin", o->cubin, "Input cubin (never modified)");
-    patch->add_option("--function", o->function, "Kernel whose .text.<function> section is patched");
     patch->add_option("--offset", o->offset, "Instruction offset in the function (0x1d0), a multiple of 16");
     patch->add_option("--match", o->match, "Select instructions by opcode pattern(s), e.g. 'BSSY*' or 'BSSY*,BSYNC*'");
     patch->add_option("--nth", o->nth, "With --match: only the Nth matching instruction (from 0)")->check(CLI::NonNegativeNumber);
@@ -186,8 +184,6 @@ cli::Command flip_command() {
     discover->add_flag("--quiet", o->quiet, "No progress on stderr");
 
     auto* experiment = sub.add_subcommand("experiment", "Positive control + every value of --bits on every --match instruction");
-    experiment->add_option("--cubin", o->cubin, "Input flip-test cubin (never modified)");
-    experiment->add_option("--function", o->function, "Kernel (flip-test signature)");
     experiment->add_option("--match", o->match, "Instructions whose field is flipped (default 'BSSY*,BSYNC*')");
     experiment->add_option("--bits", o->bits, "Field swept through every value, at most 8 bits (default 72:2)");
     experiment->add_option("--control", o->control, "Stores the positive control disables (default 'STG*')");
@@ -197,6 +193,10 @@ cli::Command flip_command() {
     experiment->add_flag("--quiet", o->quiet, "No progress on stderr");
     add_run_options(*experiment, *o);
 
+    for (auto* s : {patch, experiment}) {
+      s->add_option("--cubin", o->cubin, "Input cubin (never modified)");
+      s->add_option("--function", o->function, "Kernel whose .text.<function> section is patched (experiment: flip-test signature)");
+    }
     for (auto* s : {patch, discover, experiment})
       s->add_option("--nvdisasm", o->nvdisasm, "Path of nvdisasm (default: search, see divbench sass --help)");
     return [o, patch, discover]() {

@@ -272,6 +272,31 @@ int reap(pid_t pid, double limit_s) {
 }  // namespace
 
 namespace {
+enum class Read { line, timeout, eof };
+
+// The next '\n'-terminated line from a child's pipe (without the '\n'), reading into `buf` until one
+// is complete, the deadline passes, or the child closes its end.
+Read read_line(int fd, std::string& buf, Clock::time_point deadline, std::string& line) {
+  char chunk[65536];
+  for (;;) {
+    if (const auto nl = buf.find('\n'); nl != std::string::npos) {
+      line = buf.substr(0, nl);
+      buf.erase(0, nl + 1);
+      return Read::line;
+    }
+    const double left_ms = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
+    if (left_ms <= 0) return Read::timeout;
+    pollfd p{fd, POLLIN, 0};
+    const int pr = ::poll(&p, 1, static_cast<int>(std::min(left_ms, 1000.0)) + 1);
+    if (pr < 0 && errno != EINTR) throw std::runtime_error("poll failed");
+    if (pr <= 0) continue;
+    const ssize_t got = ::read(fd, chunk, sizeof chunk);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return Read::eof;
+    buf.append(chunk, static_cast<std::size_t>(got));
+  }
+}
+
 // Owns a trial child and the read end of its pipe; on scope exit (also by exception) the child is
 // killed unless it was already reaped.
 struct Child {
@@ -322,51 +347,36 @@ std::vector<TrialResult> run_trials_isolated(const std::vector<std::vector<std::
     }
     ::close(fds[1]);
     Child child{pid, fds[0], cfg.startup_s};
-    std::string buf;
+    std::string buf, line;
     auto deadline = Clock::now() + std::chrono::duration<double>(trial_budget_s);
-    char chunk[65536];
     for (;;) {
-      const auto nl = buf.find('\n');
-      if (nl != std::string::npos) {  // one trial's result
+      const Read got = read_line(fds[0], buf, deadline, line);
+      if (got == Read::line) {  // one trial's result
         TrialResult r;
         try {
-          r = trial_from_json(json::parse(buf.substr(0, nl)));
+          r = trial_from_json(json::parse(line));
         } catch (const std::exception&) {
           r.status = "crashed";
           r.error = "unreadable result from the trial process";
         }
-        buf.erase(0, nl + 1);
         const bool ok = r.completed();
         finish(std::move(r));
         if (!ok || next == cubins.size()) break;  // the child stops after a failed trial
         deadline = Clock::now() + std::chrono::duration<double>(trial_budget_s);
         continue;
       }
-      const double left_ms = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
-      if (left_ms <= 0) {  // no answer in time: kill the child, the trial counts as hung
+      TrialResult r;
+      if (got == Read::timeout) {  // no answer in time: kill the child, the trial counts as hung
         ::kill(pid, SIGKILL);
         child.wait();
-        TrialResult r;
         r.status = "timeout";
         r.error = "trial process killed after " + std::to_string(trial_budget_s) + " s without a result";
-        finish(std::move(r));
-        break;
+      } else {  // end of file without a result for the current trial: the child died
+        const int st = child.wait();
+        r.status = "crashed";
+        r.error = WIFSIGNALED(st) ? "trial process died from signal " + std::to_string(WTERMSIG(st))
+                                  : "trial process exited " + std::to_string(WEXITSTATUS(st)) + " without a result";
       }
-      pollfd p{fds[0], POLLIN, 0};
-      const int pr = ::poll(&p, 1, static_cast<int>(std::min(left_ms, 1000.0)) + 1);
-      if (pr < 0 && errno != EINTR) throw std::runtime_error("poll failed");
-      if (pr <= 0) continue;
-      const ssize_t got = ::read(fds[0], chunk, sizeof chunk);
-      if (got > 0) {
-        buf.append(chunk, static_cast<std::size_t>(got));
-        continue;
-      }
-      // End of file without a result for the current trial: the child died.
-      const int st = child.wait();
-      TrialResult r;
-      r.status = "crashed";
-      r.error = WIFSIGNALED(st) ? "trial process died from signal " + std::to_string(WTERMSIG(st))
-                                : "trial process exited " + std::to_string(WEXITSTATUS(st)) + " without a result";
       finish(std::move(r));
       break;
     }
@@ -406,24 +416,15 @@ DeviceRecord probe_device_isolated(const RunConfig& cfg, const DriverApi* api) {
   }
   ::close(fds[1]);
   Child child{pid, fds[0], cfg.startup_s};
-  std::string buf;
-  const auto deadline = Clock::now() + std::chrono::duration<double>(cfg.startup_s);
-  char chunk[4096];
-  while (buf.find('\n') == std::string::npos) {
-    const double left_ms = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
-    if (left_ms <= 0) throw std::runtime_error("the device check did not answer within " + std::to_string(cfg.startup_s) + " s");
-    pollfd p{fds[0], POLLIN, 0};
-    const int pr = ::poll(&p, 1, static_cast<int>(std::min(left_ms, 1000.0)) + 1);
-    if (pr < 0 && errno != EINTR) throw std::runtime_error("poll failed");
-    if (pr <= 0) continue;
-    const ssize_t got = ::read(fds[0], chunk, sizeof chunk);
-    if (got <= 0) throw std::runtime_error("the device check process died without an answer");
-    buf.append(chunk, static_cast<std::size_t>(got));
-  }
+  std::string buf, line;
+  const Read got = read_line(fds[0], buf, Clock::now() + std::chrono::duration<double>(cfg.startup_s), line);
+  if (got == Read::timeout)
+    throw std::runtime_error("the device check did not answer within " + std::to_string(cfg.startup_s) + " s");
+  if (got == Read::eof) throw std::runtime_error("the device check process died without an answer");
   child.wait();
   json j;
   try {
-    j = json::parse(buf.substr(0, buf.find('\n')));
+    j = json::parse(line);
   } catch (const std::exception&) {
     throw std::runtime_error("unreadable answer from the device check process");
   }
