@@ -2,13 +2,16 @@
 //
 //   divbench --sweep k [--k 1-32] [--reps 201] [--out results/]     dynamic experiments (GPU)
 //   divbench --probe lock | --all | --list
-//   divbench sass FILE... | study | flip ... | compare ...           static and utility commands
+//   divbench sass FILE... | flip ...                                 static commands (bench/commands/)
 //
 // Google Benchmark flags (--benchmark_filter, --benchmark_list_tests, --benchmark_out, ...) pass
 // through to the harness underneath.
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -27,6 +30,16 @@ std::string join_args(int argc, char** argv) {
     s += argv[i];
   }
   return s;
+}
+
+// A whole number 0..2^64-1, digits only (CLI11 would wrap "-1" into 2^64-1).
+std::uint64_t parse_seed(const std::string& s) {
+  const bool digits = !s.empty() && s.size() <= 20 && s.find_first_not_of("0123456789") == std::string::npos;
+  errno = 0;
+  const unsigned long long v = digits ? std::strtoull(s.c_str(), nullptr, 10) : 0;
+  if (!digits || errno == ERANGE)
+    throw divbench::UsageError("--seed: '" + s + "' is not a whole number in 0..18446744073709551615");
+  return v;
 }
 
 int fail(int code, const std::string& msg) {
@@ -48,12 +61,12 @@ int main(int argc, char** argv) {
 
   RunOptions opts;
   opts.command_line = join_args(argc, argv);
-  CLI::App app{"divbench: the cost of warp divergence on this GPU, and what the compiler emits for it"};
+  CLI::App app{"divbench: the cost of warp divergence on this GPU, and what the compiler emits for it", "divbench"};
   app.set_version_flag("--version", std::string("divbench ") + "0.1.0");
   app.footer(
       "Google Benchmark flags (--benchmark_filter=REGEX, --benchmark_list_tests, --benchmark_out=FILE, ...)\n"
       "are passed to the harness. Exit codes: 0 ok, 1 run failed, 2 bad input, 3 no CUDA GPU.");
-  std::string k_spec;
+  std::string k_spec, n_spec;
   auto* sweep = app.add_option("--sweep", opts.sweep, "Run a sweep experiment (see --list), e.g. k");
   auto* probe = app.add_option("--probe", opts.probe, "Run a probe experiment (see --list), e.g. lock");
   auto* all = app.add_flag("--all", opts.all, "Run every dynamic experiment (the whole reproduction)");
@@ -62,18 +75,29 @@ int main(int argc, char** argv) {
   probe->excludes(all)->excludes(list);
   all->excludes(list);
   app.add_option("--k", k_spec, "Values of k: a range 1-32 or a list 1,2,4,8,16,32 (default 1-32)");
-  app.add_option("--reps", opts.reps, "Timed launches per point (median of these)")->check(CLI::Range(1, 1000000));
-  app.add_option("--warmup", opts.warmup, "Warm-up launches per point, not timed")->check(CLI::Range(0, 100000));
+  app.add_option("--n", n_spec, "Iterations per path of the cost sweep: a list, e.g. 0,1000,3000,10000");
+  app.add_option("--reps", opts.reps,
+                 "Timed samples per point, one warp's region each (single: one launch each; warp-per-sm: "
+                 "ceil(reps/SMs) launches; occupancy: launches; probes: checked launches, capped per probe)")
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("--warmup", opts.warmup, "Warm-up launches per point, not timed (default: 1 with warp-per-sm, 3 otherwise)")->check(CLI::Range(0, 100000));
+  app.add_option("--sampling", opts.sampling,
+                 "warp-per-sm (one warp on every SM per launch) or single (one warp per launch); default per body")
+      ->check(CLI::IsMember({"warp-per-sm", "single"}));
+  app.add_option("--placements", opts.placements, "Code placements 0..N-1 of the timed kernels (16-byte steps)")
+      ->check(CLI::Range(1, 1000000));
+  app.add_flag("--no-samples", [&opts](std::int64_t) { opts.samples = false; }, "Keep no raw samples in the result");
   app.add_option("--iters", opts.iters, "Work per path: loop iterations of the work body")->check(CLI::Range(1, 100000000));
   app.add_option("--map", opts.map, "Lane-to-path map: modulo|contiguous|permuted|unbalanced");
   app.add_option("--body", opts.body, "Work body: fma_chain|fma_indep|int_alu|sfu|mem_divergent");
   app.add_option("--device", opts.device, "GPU index, or 'all' for one result per GPU of the host");
-  app.add_option("--out", opts.out, "Write results: a FILE (one experiment) or an existing DIR");
+  app.add_option("--out", opts.out, "Write results: a FILE (one result) or a DIR (DIR/ is created if missing)");
   app.add_option("--format", opts.format, "Console output: console|json|csv")
       ->check(CLI::IsMember({"console", "json", "csv"}));
   app.add_flag("--quiet", opts.quiet, "No progress or tables; errors only");
   app.add_flag("--metrics", opts.metrics, "Also read the efficiency counters through CUPTI (one extra launch per point)");
-  app.add_option("--seed", opts.seed, "Seed of the random lane permutation map");
+  std::string seed_spec;
+  app.add_option("--seed", seed_spec, "Seed of the random lane permutation map (0..2^64-1)");
 
   std::vector<std::pair<CLI::App*, std::function<std::function<int()>(CLI::App&)>>> subs;
   for (auto& c : cli::command_registry()) subs.emplace_back(app.add_subcommand(c.name, c.help), c.setup);
@@ -97,11 +121,14 @@ int main(int argc, char** argv) {
   try {
     for (std::size_t i = 0; i < subs.size(); ++i)
       if (subs[i].first->parsed()) return runners[i]();
-    if (!k_spec.empty()) opts.ks = parse_k_list(k_spec);
-    if (!opts.list && opts.sweep.empty() && opts.probe.empty() && !opts.all) {
-      std::cerr << app.help();
-      return fail(kExitUsage, "nothing to do: give --sweep NAME, --probe NAME, --all, --list or a command");
-    }
+    for (const CLI::Option* o : app.get_options())
+      if (o->count() > 0)
+        for (const auto& n : o->get_lnames()) opts.given.insert("--" + n);
+    if (opts.has("--k")) opts.ks = parse_k_list(k_spec);
+    if (opts.has("--n")) opts.ns = parse_n_list(n_spec);
+    if (opts.has("--seed")) opts.seed = parse_seed(seed_spec);
+    if (!opts.list && opts.sweep.empty() && opts.probe.empty() && !opts.all)
+      return fail(kExitUsage, "nothing to do: give --sweep NAME, --probe NAME, --all, --list or a command (--help)");
     return run_dynamic(opts, gb_args);
   } catch (const UsageError& e) {
     return fail(kExitUsage, e.what());

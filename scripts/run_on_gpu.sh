@@ -5,14 +5,20 @@
 # is packed into $OUT/results.tar.gz (the device tool returns at most 8 files) and the summary
 # table is printed last.
 #   usage: bash scripts/run_on_gpu.sh [STAGE-PATTERN]    e.g. 'kway|predication'
+#   DIVBENCH_GPU=NAME names the results folder ($RESULTS/NAME, i.e. results/NAME/; default h200).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 : "${OUT:=$PWD/out}"
 mkdir -p "$OUT"
 export BUNDLE="$PWD/.gpubundle"
 export BIN="$BUNDLE/bin"
 export DIVBENCH="$BIN/divbench"
 export RESULTS="$OUT/results"
+# The GPU's results folder (results/<gpu>/ in the repository): every stage writes under $GPU_RESULTS.
+export DIVBENCH_GPU="${DIVBENCH_GPU:-h200}"
+export GPU_RESULTS="$RESULTS/$DIVBENCH_GPU"
+# The stages' summaries run the package divbench (scripts/divbench/) as python3 -m divbench.<tool>.
+export PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}"
 export LD_LIBRARY_PATH="$BUNDLE/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="/usr/local/cuda/bin:$PATH"
 mkdir -p "$RESULTS"

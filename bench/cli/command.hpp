@@ -1,4 +1,4 @@
-// Subcommands of the divbench executable (sass, study, flip, compare, ...).
+// Subcommands of the divbench executable (sass, flip).
 //
 // A command lives in bench/commands/<name>.cpp and registers itself with one line:
 //   DIVBENCH_REGISTER_COMMAND(sass_command);

@@ -8,9 +8,9 @@
 #include <limits>
 
 #include "divbench/core/errors.hpp"
-#include "divbench/cuda/check.hpp"
 #include "divbench/cupti/region.hpp"
 #include "divbench/kernels/calibration.hpp"
+#include "harness/config.hpp"
 #include "harness/experiment.hpp"
 
 namespace divbench {
@@ -18,29 +18,9 @@ namespace {
 
 constexpr int kLanes = 32;
 
-std::vector<int> ks_of(const RunOptions& o) { return o.ks.empty() ? calibration_ks() : o.ks; }
-
-// One launch into a fresh buffer; returns the 32 lane outputs.
-std::vector<float> launch_and_read(int k, std::uint32_t iters) {
-  float* out = nullptr;
-  DIVBENCH_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&out), kLanes * sizeof(float)));
-  std::vector<float> host(kLanes, std::numeric_limits<float>::quiet_NaN());
-  try {
-    DIVBENCH_CUDA_CHECK(cudaMemcpy(out, host.data(), kLanes * sizeof(float), cudaMemcpyHostToDevice));
-    launch_calibration(k, iters, out);
-    DIVBENCH_CUDA_CHECK(cudaDeviceSynchronize());
-    DIVBENCH_CUDA_CHECK(cudaMemcpy(host.data(), out, kLanes * sizeof(float), cudaMemcpyDeviceToHost));
-  } catch (...) {
-    cudaFree(out);
-    throw;
-  }
-  DIVBENCH_CUDA_CHECK(cudaFree(out));
-  return host;
-}
-
 PointResult run_point(int k, std::uint32_t iters) {
   const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<float> got = launch_and_read(k, iters);
+  const std::vector<float> got = run_calibration(k, iters);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   for (int lane = 0; lane < kLanes; ++lane) {
     const float want = calibration_reference(k, iters, lane);
@@ -56,58 +36,74 @@ PointResult run_point(int k, std::uint32_t iters) {
 }
 
 std::function<void()> launch_once(int k, std::uint32_t iters) {
-  return [k, iters] { launch_and_read(k, iters); };
+  return [k, iters] { run_calibration(k, iters); };
+}
+
+struct CalibrationConfig {
+  std::vector<int> ks;
+  std::uint32_t iters = 10000;
+  bool metrics = false;
+};
+
+CalibrationConfig parse(const RunOptions& o) {
+  CalibrationConfig c;
+  const auto& built = calibration_ks();
+  // Under --all, --k is the k sweep's list: calibration runs its built k.
+  c.ks = o.ks.empty() || o.all ? built : o.ks;
+  for (int k : c.ks)
+    if (std::find(built.begin(), built.end(), k) == built.end())
+      throw UsageError("--sweep calibration: no calibration kernel for k=" + std::to_string(k) + " (built: 1,2,4,8,16,32)");
+  reject_options(o, "--sweep calibration", {"--body", "--map", "--seed", "--n", "--sampling", "--placements"},
+                 "one warp of the calibration kernels, untimed");
+  c.iters = static_cast<std::uint32_t>(o.iters);
+  c.metrics = o.metrics;
+  return c;
+}
+
+json to_json(const CalibrationConfig& c) {
+  return json{{"axis", "k"}, {"ks", c.ks}, {"iters", c.iters}, {"blocks", 1}, {"threads_per_block", 32},
+              {"metrics", c.metrics}, {"twin", "the same kernel with iters = 0"}};
+}
+
+std::vector<PointSpec> plan(const CalibrationConfig& c, const DeviceRecord&) {
+  std::vector<PointSpec> pts;
+  for (int k : c.ks) {
+    const std::uint32_t iters = c.iters;
+    pts.push_back(PointSpec{"k:" + std::to_string(k), [k, iters] { return run_point(k, iters); }, launch_once(k, iters),
+                            launch_once(k, 0)});
+  }
+  return pts;
+}
+
+void finalize(const CalibrationConfig&, ResultRecord& r) {
+  double worst_region = 0, worst_whole = 0;
+  bool all = !r.points_extra.empty();
+  for (auto& p : r.points_extra) {
+    const auto& m = p.contains("metrics") ? p["metrics"] : json::object();
+    const double expect = p["expected_region_ratio"].get<double>();
+    if (!m.value("available", false) || !m.contains("region") || m["region"]["ratio"].is_null()) {
+      all = false;
+      continue;
+    }
+    const double region = m["region"]["ratio"].get<double>();
+    const double whole = m["values"][kMetricRatio].get<double>();
+    p["region_rel_err"] = region / expect - 1;
+    p["whole_rel_err"] = whole / expect - 1;
+    worst_region = std::max(worst_region, std::fabs(region / expect - 1));
+    worst_whole = std::max(worst_whole, std::fabs(whole / expect - 1));
+  }
+  r.summary["metrics_available"] = all;
+  if (all) {
+    r.summary["max_abs_region_rel_err"] = worst_region;
+    r.summary["max_abs_whole_rel_err"] = worst_whole;
+  }
 }
 
 Experiment calibration_experiment() {
-  Experiment e;
-  e.name = "calibration";
-  e.kind = "sweep";
-  e.help = "counter calibration: kernels of known divergence, k = 1,2,4,8,16,32 (use with --metrics)";
-  e.validate = [](const RunOptions& o) {
-    const auto& built = calibration_ks();
-    for (int k : ks_of(o))
-      if (std::find(built.begin(), built.end(), k) == built.end())
-        throw UsageError("--sweep calibration: no calibration kernel for k=" + std::to_string(k) +
-                         " (built: 1,2,4,8,16,32)");
-  };
-  e.result_name = [](const RunOptions&) { return std::string("calibration"); };
-  e.config = [](const RunOptions& o) {
-    return json{{"axis", "k"}, {"ks", ks_of(o)}, {"iters", o.iters}, {"blocks", 1}, {"threads_per_block", 32},
-                {"metrics", o.metrics}, {"twin", "the same kernel with iters = 0"}};
-  };
-  e.plan = [](const RunContext& ctx) {
-    std::vector<PointSpec> pts;
-    const auto iters = static_cast<std::uint32_t>(ctx.opts.iters);
-    for (int k : ks_of(ctx.opts))
-      pts.push_back(PointSpec{"k:" + std::to_string(k), [k, iters] { return run_point(k, iters); },
-                              launch_once(k, iters), launch_once(k, 0)});
-    return pts;
-  };
-  e.finalize = [](const RunContext&, ResultRecord& r) {
-    double worst_region = 0, worst_whole = 0;
-    bool all = !r.points_extra.empty();
-    for (auto& p : r.points_extra) {
-      const auto& m = p.contains("metrics") ? p["metrics"] : json::object();
-      const double expect = p["expected_region_ratio"].get<double>();
-      if (!m.value("available", false) || !m.contains("region") || m["region"]["ratio"].is_null()) {
-        all = false;
-        continue;
-      }
-      const double region = m["region"]["ratio"].get<double>();
-      const double whole = m["values"][kMetricRatio].get<double>();
-      p["region_rel_err"] = region / expect - 1;
-      p["whole_rel_err"] = whole / expect - 1;
-      worst_region = std::max(worst_region, std::fabs(region / expect - 1));
-      worst_whole = std::max(worst_whole, std::fabs(whole / expect - 1));
-    }
-    r.summary["metrics_available"] = all;
-    if (all) {
-      r.summary["max_abs_region_rel_err"] = worst_region;
-      r.summary["max_abs_whole_rel_err"] = worst_whole;
-    }
-  };
-  return e;
+  return make_experiment<CalibrationConfig>(
+      {"calibration", {}, "sweep",
+       "counter calibration: kernels of known divergence, k = 1,2,4,8,16,32 (use with --metrics)", parse, to_json,
+       nullptr, plan, finalize, nullptr});
 }
 
 }  // namespace

@@ -1,83 +1,94 @@
-// --sweep k: one warp, k = 1..32 equal paths; T(k) = s*k + c fitted over the medians.
+// --sweep k: k = 1..32 equal paths in one warp's divergent region; T(k) = s*k + c fitted at every
+// code placement; s reported as the median over placements with its spread.
 #include "divbench/core/errors.hpp"
+#include "harness/config.hpp"
 #include "harness/experiment.hpp"
-#include "harness/kway_point.hpp"
-#include "harness/quality.hpp"
+#include "divbench/summary/kway_fit.hpp"
+#include "divbench/summary/quality.hpp"
+#include "harness/timed_point.hpp"
+#include "divbench/kernels/kway.hpp"
 
 namespace divbench {
 namespace {
 
-std::vector<int> ks_or_default(const RunOptions& o) {
-  if (!o.ks.empty()) return o.ks;
+struct KwayConfig {
   std::vector<int> ks;
-  for (int k = 1; k <= 32; ++k) ks.push_back(k);
-  return ks;
+  WorkConfig work;
+  TimingConfig timing;
+  std::vector<int> placements;
+  bool metrics = false;
+};
+
+KwayConfig parse(const RunOptions& o) {
+  KwayConfig c;
+  c.work = parse_work(o);
+  c.timing = parse_timing(o, c.work.body);
+  c.placements = parse_placements(o, 1);
+  c.metrics = o.metrics;
+  if (o.ks.empty())
+    for (int k = 1; k <= 32; ++k) c.ks.push_back(k);
+  else
+    c.ks = o.ks;
+  if (c.ks.size() < 2) throw UsageError("--sweep k needs at least two values of k to fit T(k)");
+  reject_options(o, "--sweep k", {"--n"}, "the k sweep runs --iters per path; --n is for --sweep cost");
+  return c;
+}
+
+json to_json(const KwayConfig& c) {
+  json j{{"axis", "k"}, {"ks", c.ks}};
+  j.update(to_json(c.work));
+  j.update(to_json(c.timing));
+  j["placements"] = c.placements;
+  j["blocks"] = "1 (single) or one per SM (warp-per-sm)";
+  j["threads_per_block"] = 32;
+  j["metrics"] = c.metrics;
+  j["region"] = "clock64 around the divergent region, after __syncwarp(); median over samples";
+  return j;
+}
+
+std::string result_name(const KwayConfig& c) {
+  std::string n = "kway";
+  if (c.work.body != Body::fma_chain) n += std::string("_") + body_name(c.work.body);
+  if (c.work.map != LaneMap::modulo) n += std::string("_") + lane_map_name(c.work.map);
+  return n;
+}
+
+std::vector<PointSpec> plan(const KwayConfig& c, const DeviceRecord& dev) {
+  std::vector<PointSpec> pts;
+  for (int placement : c.placements)
+    for (int k : c.ks) {
+      const LaneAssignment lanes = assign_lanes(c.work.map, k, c.work.iters, c.work.seed);
+      const KwayParams p = make_kway_params(c.work.body, k, lanes);
+      const TimedKernel kernel = kway_timed_kernel(c.work.body, p, placement);
+      LaneAssignment idle = lanes;
+      idle.iters_of_path.fill(0);
+      const TimedKernel twin = kway_timed_kernel(c.work.body, make_kway_params(c.work.body, k, idle), placement);
+      const TimedRun run{c.timing, std::nullopt, false};
+      const std::uint32_t serialized = lanes.total_iters();
+      std::string label = "k:" + std::to_string(k);
+      if (c.placements.size() > 1) label = "placement:" + std::to_string(placement) + "/" + label;
+      pts.push_back(PointSpec{label,
+                              [kernel, run, dev, k, serialized] {
+                                PointResult r = run_timed_point(kernel, run, dev, k);
+                                r.point.extra["serialized_iters"] = serialized;
+                                return r;
+                              },
+                              launch_once(kernel), launch_once(twin)});
+    }
+  return pts;
+}
+
+void finalize(const KwayConfig&, ResultRecord& r) {
+  add_kway_fit_summary(r);
+  add_quality_summary(r);
 }
 
 Experiment kway_experiment() {
-  Experiment e;
-  e.name = "kway";
-  e.aliases = {"k"};
-  e.kind = "sweep";
-  e.help = "k-way divergence: one warp, k equal paths, T(k) = s*k + c (the paper's Figure 1)";
-  e.validate = [](const RunOptions& o) {
-    parse_body(o.body);
-    parse_lane_map(o.map);
-    if (ks_or_default(o).size() < 2) throw UsageError("--sweep k needs at least two values of k to fit T(k)");
-  };
-  e.result_name = [](const RunOptions& o) {
-    std::string n = "kway";
-    if (o.body != "fma_chain") n += "_" + o.body;
-    if (o.map != "modulo") n += "_" + o.map;
-    return n;
-  };
-  e.config = [](const RunOptions& o) {
-    return json{{"axis", "k"},       {"ks", ks_or_default(o)}, {"reps", o.reps},   {"warmup", o.warmup},
-                {"iters", o.iters},  {"body", o.body},         {"map", o.map},     {"seed", o.seed},
-                {"blocks", 1},       {"threads_per_block", 32}, {"metrics", o.metrics},
-                {"region", "clock64 around the divergent region, after __syncwarp(); median over launches"}};
-  };
-  e.plan = [](const RunContext& ctx) {
-    const RunOptions& o = ctx.opts;
-    std::vector<PointSpec> pts;
-    for (int k : ks_or_default(o)) {
-      KwayPointSpec s;
-      s.body = parse_body(o.body);
-      s.k = k;
-      s.lanes = assign_lanes(parse_lane_map(o.map), k, static_cast<std::uint32_t>(o.iters), o.seed);
-      s.plan.warmup = o.warmup;
-      s.plan.reps = o.reps;
-      pts.push_back(PointSpec{"k:" + std::to_string(k), [s] { return run_kway_point(s); }, kway_launch_once(s),
-                              kway_launch_twin(s)});
-    }
-    return pts;
-  };
-  e.finalize = [](const RunContext&, ResultRecord& r) {
-    std::sort(r.points.begin(), r.points.end(), [](const TimedPoint& a, const TimedPoint& b) { return a.k < b.k; });
-    if (r.points.size() < 2) return;
-    std::vector<double> x, y;
-    for (const auto& p : r.points) {
-      x.push_back(p.k);
-      y.push_back(p.cycles.median);
-    }
-    r.fit = fit_linear(x, y);
-    r.has_fit = true;
-    const TimedPoint& lo = r.points.front();
-    const TimedPoint& hi = r.points.back();
-    const double measured = hi.cycles.median / lo.cycles.median;
-    const double fitted = r.fit.predict(hi.k) / r.fit.predict(lo.k);
-    const std::string key = "ratio_" + std::to_string(static_cast<int>(hi.k)) + "_over_" +
-                            std::to_string(static_cast<int>(lo.k));
-    r.summary[key] = measured;
-    r.summary["fitted_" + key] = fitted;
-    r.summary["s_cycles_per_path"] = r.fit.s;
-    r.summary["c_cycles"] = r.fit.c;
-    r.summary["c_over_s"] = r.fit.s != 0 ? r.fit.c / r.fit.s : 0.0;
-    r.summary["r2"] = r.fit.r2;
-    r.summary["superlinear"] = r.fit.quadratic.superlinear;
-    add_quality_summary(r);
-  };
-  return e;
+  return make_experiment<KwayConfig>({"kway",
+                                      {"k"},
+                                      "sweep",
+                                      "k-way divergence: one warp, k equal paths, T(k) = s*k + c (the paper's Figure 1)",
+                                      parse, to_json, result_name, plan, finalize, nullptr});
 }
 
 }  // namespace

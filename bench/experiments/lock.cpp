@@ -7,7 +7,8 @@
 #include <cstring>
 #include <set>
 
-#include "divbench/kernels/kway.hpp"
+#include "divbench/core/errors.hpp"
+#include "divbench/core/warp.hpp"
 #include "harness/experiment.hpp"
 #include "probe_options.hpp"
 
@@ -59,58 +60,65 @@ json check_launch_result(const LockRun& run, LockForm form) {
               {"region_cycles", run.region.cycles}};
 }
 
+struct LockConfig {
+  ProbeRuns runs;
+  std::uint32_t cs_iters = kCsIters;
+  ProbeCaps caps;
+};
+
+LockConfig parse(const RunOptions& o) { return LockConfig{parse_probe_runs(o, "lock", kLaunches), kCsIters, {}}; }
+
+json to_json(const LockConfig& c) {
+  json j{{"forms", {"release_in_branch", "release_after_loop"}}};
+  j.update(to_json(c.runs));
+  j["critical_section_iters"] = c.cs_iters;
+  j["caps"] = caps_json(c.caps);
+  return j;
+}
+
+std::vector<PointSpec> plan(const LockConfig& c, const DeviceRecord&) {
+  std::vector<PointSpec> pts;
+  for (LockForm f : {LockForm::release_in_branch, LockForm::release_after_loop}) {
+    pts.push_back({lock_form_name(f), [f, c] {
+                     const auto t0 = std::chrono::steady_clock::now();
+                     PointResult r;
+                     r.timed = false;
+                     const json runs = repeat_launches(
+                         c.runs.launches, [f, &c] { return check_launch_result(run_lock_probe(f, c.cs_iters, c.caps), f); });
+                     const std::uint64_t served = min_run(runs, "lanes_served");
+                     const bool capped = any_run(runs, "cap_reached");
+                     r.raw = json{{"form", lock_form_name(f)},
+                                  {"launches", c.runs.launches},
+                                  {"completed", !capped && served == kWarpLanes},
+                                  {"lanes_served", served},
+                                  {"cap_reached", capped},
+                                  {"runs", runs}};
+                     r.counters["lanes_served"] = static_cast<double>(served);
+                     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                     return r;
+                   },
+                   nullptr, nullptr});
+  }
+  return pts;
+}
+
+void finalize(const LockConfig&, ResultRecord& r) {
+  for (const auto& p : r.points_extra) {
+    if (p["form"] == "release_in_branch") {
+      r.summary["completed"] = p["completed"];
+      r.summary["lanes_served"] = p["lanes_served"];
+      r.summary["cap_reached"] = p["cap_reached"];
+    } else {
+      r.summary["classic_form_completed"] = p["completed"];
+      r.summary["classic_form_lanes_served"] = p["lanes_served"];
+    }
+  }
+}
+
 Experiment lock_experiment() {
-  Experiment e;
-  e.name = "lock";
-  e.kind = "probe";
-  e.help = "32 lanes contend for one spin lock (release in the acquiring branch, and the classic form)";
-  e.validate = [](const RunOptions& o) { reject_sweep_options(o, "lock"); };
-  e.result_name = [](const RunOptions&) { return std::string("lock"); };
-  e.config = [](const RunOptions& o) {
-    return json{{"forms", {"release_in_branch", "release_after_loop"}},
-                {"launches", probe_launches(o, kLaunches)},
-                {"critical_section_iters", kCsIters},
-                {"caps", caps_json(ProbeCaps{})}};
-  };
-  e.plan = [](const RunContext& ctx) {
-    const int launches = probe_launches(ctx.opts, kLaunches);
-    std::vector<PointSpec> pts;
-    for (LockForm f : {LockForm::release_in_branch, LockForm::release_after_loop}) {
-      pts.push_back({lock_form_name(f), [f, launches] {
-                       const auto t0 = std::chrono::steady_clock::now();
-                       PointResult r;
-                       r.timed = false;
-                       const json runs = repeat_launches(
-                           launches, [f] { return check_launch_result(run_lock_probe(f, kCsIters, ProbeCaps{}), f); });
-                       const std::uint64_t served = min_run(runs, "lanes_served");
-                       const bool capped = any_run(runs, "cap_reached");
-                       r.raw = json{{"form", lock_form_name(f)},
-                                    {"launches", launches},
-                                    {"completed", !capped && served == kWarpLanes},
-                                    {"lanes_served", served},
-                                    {"cap_reached", capped},
-                                    {"runs", runs}};
-                       r.counters["lanes_served"] = static_cast<double>(served);
-                       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                       return r;
-                     },
-                     nullptr, nullptr});
-    }
-    return pts;
-  };
-  e.finalize = [](const RunContext&, ResultRecord& r) {
-    for (const auto& p : r.points_extra) {
-      if (p["form"] == "release_in_branch") {
-        r.summary["completed"] = p["completed"];
-        r.summary["lanes_served"] = p["lanes_served"];
-        r.summary["cap_reached"] = p["cap_reached"];
-      } else {
-        r.summary["classic_form_completed"] = p["completed"];
-        r.summary["classic_form_lanes_served"] = p["lanes_served"];
-      }
-    }
-  };
-  return e;
+  return make_experiment<LockConfig>(
+      {"lock", {}, "probe", "32 lanes contend for one spin lock (release in the acquiring branch, and the classic form)",
+       parse, to_json, nullptr, plan, finalize, [](const LockConfig& c) { return probe_notes(c.runs); }});
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 #include <algorithm>
 #include <chrono>
 
-#include "divbench/kernels/kway.hpp"
+#include "divbench/core/errors.hpp"
+#include "divbench/core/warp.hpp"
 #include "harness/experiment.hpp"
 #include "probe_options.hpp"
 
@@ -43,51 +44,58 @@ json check_run(const PeerWaitRun& run) {
               {"region_cycles", run.region.cycles}};
 }
 
+struct PeerWaitConfig {
+  ProbeRuns runs;
+  std::uint32_t rounds = kRounds;
+  ProbeCaps caps;
+};
+
+PeerWaitConfig parse(const RunOptions& o) { return PeerWaitConfig{parse_probe_runs(o, "peer-wait", kLaunches), kRounds, {}}; }
+
+json to_json(const PeerWaitConfig& c) {
+  json j{{"rounds", c.rounds}};
+  j.update(to_json(c.runs));
+  j["arms"] = "even lanes (then) vs odd lanes (else), distinct __noinline__ functions";
+  j["caps"] = caps_json(c.caps);
+  return j;
+}
+
+std::vector<PointSpec> plan(const PeerWaitConfig& c, const DeviceRecord&) {
+  std::vector<PointSpec> pts;
+  pts.push_back({"rounds:" + std::to_string(c.rounds), [c] {
+                   const auto t0 = std::chrono::steady_clock::now();
+                   PointResult r;
+                   r.timed = false;
+                   const json runs = repeat_launches(c.runs.launches,
+                                                     [&c] { return check_run(run_peer_wait_probe(c.rounds, c.caps)); });
+                   const bool capped = any_run(runs, "cap_reached");
+                   r.raw = json{{"rounds", c.rounds},
+                                {"launches", c.runs.launches},
+                                {"completed", !capped},
+                                {"cap_reached", capped},
+                                {"max_spins_one_wait", max_run(runs, "max_spins_one_wait")},
+                                {"runs", runs}};
+                   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                   return r;
+                 },
+                 nullptr, nullptr});
+  return pts;
+}
+
+void finalize(const PeerWaitConfig&, ResultRecord& r) {
+  for (const auto& p : r.points_extra) {
+    r.summary["completed"] = p["completed"];
+    r.summary["cap_reached"] = p["cap_reached"];
+    r.summary["rounds"] = p["rounds"];
+    r.summary["max_spins_one_wait"] = p["max_spins_one_wait"];
+  }
+}
+
 Experiment peer_wait_experiment() {
-  Experiment e;
-  e.name = "peer_wait";
-  e.aliases = {"peer-wait"};
-  e.kind = "probe";
-  e.help = "bounded deadlock probe: two arms of one branch wait for each other in turn (capped)";
-  e.validate = [](const RunOptions& o) { reject_sweep_options(o, "peer-wait"); };
-  e.result_name = [](const RunOptions&) { return std::string("peer_wait"); };
-  e.config = [](const RunOptions& o) {
-    return json{{"rounds", kRounds},
-                {"launches", probe_launches(o, kLaunches)},
-                {"arms", "even lanes (then) vs odd lanes (else), distinct __noinline__ functions"},
-                {"caps", caps_json(ProbeCaps{})}};
-  };
-  e.plan = [](const RunContext& ctx) {
-    const int launches = probe_launches(ctx.opts, kLaunches);
-    std::vector<PointSpec> pts;
-    pts.push_back({"rounds:" + std::to_string(kRounds), [launches] {
-                     const auto t0 = std::chrono::steady_clock::now();
-                     PointResult r;
-                     r.timed = false;
-                     const json runs =
-                         repeat_launches(launches, [] { return check_run(run_peer_wait_probe(kRounds, ProbeCaps{})); });
-                     const bool capped = any_run(runs, "cap_reached");
-                     r.raw = json{{"rounds", kRounds},
-                                  {"launches", launches},
-                                  {"completed", !capped},
-                                  {"cap_reached", capped},
-                                  {"max_spins_one_wait", max_run(runs, "max_spins_one_wait")},
-                                  {"runs", runs}};
-                     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                     return r;
-                   },
-                   nullptr, nullptr});
-    return pts;
-  };
-  e.finalize = [](const RunContext&, ResultRecord& r) {
-    for (const auto& p : r.points_extra) {
-      r.summary["completed"] = p["completed"];
-      r.summary["cap_reached"] = p["cap_reached"];
-      r.summary["rounds"] = p["rounds"];
-      r.summary["max_spins_one_wait"] = p["max_spins_one_wait"];
-    }
-  };
-  return e;
+  return make_experiment<PeerWaitConfig>(
+      {"peer_wait", {"peer-wait"}, "probe",
+       "bounded deadlock probe: two arms of one branch wait for each other in turn (capped)", parse, to_json, nullptr,
+       plan, finalize, [](const PeerWaitConfig& c) { return probe_notes(c.runs); }});
 }
 
 }  // namespace

@@ -3,25 +3,44 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "divbench/core/errors.hpp"
 #include "divbench/core/json_io.hpp"
 #include "divbench/kernels/progress.hpp"
-#include "harness/options.hpp"
+#include "harness/config.hpp"
+#include "harness/experiment.hpp"
 
 namespace divbench {
 
-// Probes run a few launches, not the sweeps' 201: each launch is a yes/no observation of progress
-// (every launch is checked), and some run for up to 0.15 s (10^7 iterations of work).
-inline int probe_launches(const RunOptions& o, int most) { return std::max(1, std::min(o.reps, most)); }
+// A probe's typed launch count. Probes run a few launches, not the sweeps' 201: each launch is a
+// yes/no observation of progress (every launch is checked), and some run for up to 0.15 s (10^7
+// iterations of work). --reps asks for checked launches; a probe caps it at its own maximum, and the
+// cap, the request and the launches that run are all recorded (and said on stderr when capping).
+struct ProbeRuns {
+  int launches = 1;      // what runs
+  int launches_cap = 1;  // this probe's maximum
+  int reps_requested = 201;
+};
 
-// The probes take no --k, --body or --map (one warp, fixed shapes); with --all those options are
-// meant for the sweeps and are ignored here.
-inline void reject_sweep_options(const RunOptions& o, const std::string& probe) {
-  if (o.all) return;
-  if (!o.ks.empty()) throw UsageError("--probe " + probe + ": --k does not apply (one warp, fixed shape)");
-  if (o.body != "fma_chain") throw UsageError("--probe " + probe + ": --body does not apply");
-  if (o.map != "modulo") throw UsageError("--probe " + probe + ": --map does not apply");
+inline ProbeRuns parse_probe_runs(const RunOptions& o, const std::string& probe, int cap) {
+  reject_options(o, "--probe " + probe, {"--k", "--body", "--map", "--seed", "--n", "--sampling", "--placements"},
+                 "one warp, fixed shape");
+  ProbeRuns r;
+  r.launches_cap = cap;
+  r.reps_requested = o.reps;
+  r.launches = std::max(1, std::min(o.reps, cap));
+  return r;
+}
+
+inline json to_json(const ProbeRuns& r) {
+  return json{{"launches", r.launches}, {"launches_cap", r.launches_cap}, {"reps_requested", r.reps_requested}};
+}
+
+inline std::vector<std::string> probe_notes(const ProbeRuns& r) {
+  if (r.reps_requested <= r.launches_cap) return {};
+  return {"--reps " + std::to_string(r.reps_requested) + " capped at " + std::to_string(r.launches_cap) +
+          " checked launches (this probe's maximum)"};
 }
 
 // `launches` checked launches of one probe point: `one()` runs and checks one launch (throwing

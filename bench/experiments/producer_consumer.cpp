@@ -14,7 +14,7 @@
 #include <optional>
 
 #include "divbench/core/json_io.hpp"
-#include "divbench/kernels/kway.hpp"
+#include "divbench/core/warp.hpp"
 #include "harness/experiment.hpp"
 #include "probe_options.hpp"
 
@@ -95,78 +95,89 @@ json check_run(const PcRun& run, bool producer_in_then, std::uint32_t work, floa
               {"region_cycles", run.region.cycles}};
 }
 
+struct ProducerConsumerConfig {
+  ProbeRuns runs;
+  std::vector<std::uint32_t> works = kWorks;
+  int producer_lane = kProducerLane;
+  ProbeCaps caps = pc_caps();
+};
+
+ProducerConsumerConfig parse(const RunOptions& o) {
+  ProducerConsumerConfig c;
+  c.runs = parse_probe_runs(o, "producer-consumer", kLaunches);
+  return c;
+}
+
+json to_json(const ProducerConsumerConfig& c) {
+  json j{{"works", c.works}, {"producer_lane", c.producer_lane}};
+  j.update(to_json(c.runs));
+  j["arms"] = "then = pc_arm<0>, else = pc_arm<1> (distinct __noinline__ functions)";
+  j["caps"] = caps_json(c.caps);
+  return j;
+}
+
+std::vector<PointSpec> plan(const ProducerConsumerConfig& c, const DeviceRecord& dev) {
+  const std::optional<bool> then_first = then_arm_first(dev);
+  std::vector<PointSpec> pts;
+  for (bool in_then : {true, false}) {
+    for (std::uint32_t w : c.works) {
+      const std::string label =
+          std::string(in_then ? "producer_in_then" : "producer_in_else") + "/W:" + std::to_string(w);
+      pts.push_back({label, [in_then, w, c, then_first] {
+                       const float want = producer_reference(c.producer_lane, w);
+                       const auto t0 = std::chrono::steady_clock::now();
+                       PointResult r;
+                       r.timed = false;
+                       const json runs = repeat_launches(c.runs.launches, [in_then, w, want, &c] {
+                         return check_run(run_producer_consumer_probe(in_then, c.producer_lane, w, c.caps), in_then, w,
+                                          want);
+                       });
+                       const bool capped = any_run(runs, "cap_reached");
+                       const bool entered_first = all_runs(runs, "producer_entered_first");
+                       const std::uint64_t max_spins = max_run(runs, "max_consumer_spins");
+                       json laid_out = nullptr;
+                       if (then_first) laid_out = (*then_first == in_then);
+                       r.raw = json{{"producer_in_then", in_then},
+                                    {"producer_first", laid_out},
+                                    {"layout_source", then_first ? "SASS of this binary (build time)" : "unknown"},
+                                    {"work", w},
+                                    {"launches", c.runs.launches},
+                                    {"completed", !capped},
+                                    {"cap_reached", capped},
+                                    {"max_consumer_spins", max_spins},
+                                    {"producer_entered_first", entered_first},
+                                    {"runs", runs}};
+                       r.counters["max_consumer_spins"] = static_cast<double>(max_spins);
+                       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                       return r;
+                     },
+                     nullptr, nullptr});
+    }
+  }
+  return pts;
+}
+
+void finalize(const ProducerConsumerConfig&, ResultRecord& r) {
+  json orders = json::array();
+  bool all_completed = true;
+  for (const auto& p : r.points_extra) {
+    orders.push_back(json{{"producer_first", p["producer_first"]},
+                          {"producer_in_then", p["producer_in_then"]},
+                          {"work", p["work"]},
+                          {"max_consumer_spins", p["max_consumer_spins"]},
+                          {"completed", p["completed"]},
+                          {"producer_entered_first", p["producer_entered_first"]}});
+    all_completed = all_completed && p["completed"].get<bool>();
+  }
+  r.summary["orders"] = orders;
+  r.summary["completed"] = all_completed;
+}
+
 Experiment producer_consumer_experiment() {
-  Experiment e;
-  e.name = "producer_consumer";
-  e.aliases = {"producer-consumer"};
-  e.kind = "probe";
-  e.help = "one lane produces after W iterations, 31 spin on its flag; both structural orders";
-  e.validate = [](const RunOptions& o) { reject_sweep_options(o, "producer-consumer"); };
-  e.result_name = [](const RunOptions&) { return std::string("producer_consumer"); };
-  e.config = [](const RunOptions& o) {
-    return json{{"works", kWorks},
-                {"producer_lane", kProducerLane},
-                {"launches", probe_launches(o, kLaunches)},
-                {"arms", "then = pc_arm<0>, else = pc_arm<1> (distinct __noinline__ functions)"},
-                {"caps", caps_json(pc_caps())}};
-  };
-  e.plan = [](const RunContext& ctx) {
-    const int launches = probe_launches(ctx.opts, kLaunches);
-    const std::optional<bool> then_first = then_arm_first(ctx.device);
-    std::vector<PointSpec> pts;
-    for (bool in_then : {true, false}) {
-      for (std::uint32_t w : kWorks) {
-        const std::string label = std::string(in_then ? "producer_in_then" : "producer_in_else") + "/W:" +
-                                  std::to_string(w);
-        pts.push_back({label, [in_then, w, launches, then_first] {
-                         const float want = producer_reference(kProducerLane, w);
-                         const auto t0 = std::chrono::steady_clock::now();
-                         PointResult r;
-                         r.timed = false;
-                         const json runs = repeat_launches(launches, [in_then, w, want] {
-                           return check_run(run_producer_consumer_probe(in_then, kProducerLane, w, pc_caps()), in_then,
-                                            w, want);
-                         });
-                         const bool capped = any_run(runs, "cap_reached");
-                         const bool entered_first = all_runs(runs, "producer_entered_first");
-                         const std::uint64_t max_spins = max_run(runs, "max_consumer_spins");
-                         json laid_out = nullptr;
-                         if (then_first) laid_out = (*then_first == in_then);
-                         r.raw = json{{"producer_in_then", in_then},
-                                      {"producer_first", laid_out},
-                                      {"layout_source", then_first ? "SASS of this binary (build time)" : "unknown"},
-                                      {"work", w},
-                                      {"launches", launches},
-                                      {"completed", !capped},
-                                      {"cap_reached", capped},
-                                      {"max_consumer_spins", max_spins},
-                                      {"producer_entered_first", entered_first},
-                                      {"runs", runs}};
-                         r.counters["max_consumer_spins"] = static_cast<double>(max_spins);
-                         r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                         return r;
-                       },
-                       nullptr, nullptr});
-      }
-    }
-    return pts;
-  };
-  e.finalize = [](const RunContext&, ResultRecord& r) {
-    json orders = json::array();
-    bool all_completed = true;
-    for (const auto& p : r.points_extra) {
-      orders.push_back(json{{"producer_first", p["producer_first"]},
-                            {"producer_in_then", p["producer_in_then"]},
-                            {"work", p["work"]},
-                            {"max_consumer_spins", p["max_consumer_spins"]},
-                            {"completed", p["completed"]},
-                            {"producer_entered_first", p["producer_entered_first"]}});
-      all_completed = all_completed && p["completed"].get<bool>();
-    }
-    r.summary["orders"] = orders;
-    r.summary["completed"] = all_completed;
-  };
-  return e;
+  return make_experiment<ProducerConsumerConfig>(
+      {"producer_consumer", {"producer-consumer"}, "probe",
+       "one lane produces after W iterations, 31 spin on its flag; both structural orders", parse, to_json, nullptr,
+       plan, finalize, [](const ProducerConsumerConfig& c) { return probe_notes(c.runs); }});
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ void print_experiment_list(std::ostream& os) {
       if (e.kind == kind) {
         std::string names = e.name;
         for (const auto& a : e.aliases) names += ", " + a;
-        os << "  " << std::left << std::setw(38) << names << e.help << "\n";
+        os << "  " << std::left << std::setw(38) << names << e.help << (e.in_all ? "" : "  [not in --all]") << "\n";
       }
   }
 }
@@ -36,11 +36,12 @@ void print_experiment_list(std::ostream& os) {
 std::string points_csv(const ResultRecord& rec) {
   std::ostringstream os;
   os << std::setprecision(10);
-  os << "experiment,device,k,median_cycles,min_cycles,max_cycles,cv,launches,throttled,clock_mhz\n";
+  os << "experiment,device,k,median_cycles,min_cycles,max_cycles,cv,launches,throttled,clock_mhz,placement,samples\n";
   for (const auto& p : rec.points)
     os << rec.experiment << ',' << '"' << rec.device.name << '"' << ',' << p.k << ',' << p.cycles.median << ','
        << p.cycles.min << ',' << p.cycles.max << ',' << p.cycles.cv << ',' << p.launches << ','
-       << (p.throttled ? "true" : "false") << ',' << p.clock_mhz << '\n';
+       << (p.throttled ? "true" : "false") << ',' << p.clock_mhz << ',' << p.extra.value("placement", 0) << ','
+       << p.cycles.n << '\n';
   return os.str();
 }
 
@@ -56,13 +57,17 @@ void report_result(std::ostream& os, const RunOptions& opts, const ResultRecord&
   if (opts.quiet) return;
   os << "\n== " << rec.experiment << " on " << rec.device.name << " (cc " << rec.device.cc << ", "
      << rec.device.sm_count << " SMs)\n";
+  bool placed = false;
+  for (const auto& p : rec.points) placed = placed || p.extra.value("placement", 0) != 0;
   if (!rec.points.empty()) {
+    if (placed) os << std::right << std::setw(4) << "pl";
     os << std::right << std::setw(6) << "k" << std::setw(16) << "median cyc" << std::setw(16) << "min cyc"
        << std::setw(16) << "max cyc" << std::setw(11) << "cv" << std::setw(8) << "n" << std::setw(9) << "MHz";
     if (rec.has_fit) os << std::setw(12) << "resid %";
     os << "\n";
     for (std::size_t i = 0; i < rec.points.size(); ++i) {
       const auto& p = rec.points[i];
+      if (placed) os << std::setw(4) << p.extra.value("placement", 0);
       os << std::defaultfloat << std::setw(6) << p.k << std::fixed << std::setprecision(0) << std::setw(16) << p.cycles.median
          << std::setw(16) << p.cycles.min << std::setw(16) << p.cycles.max << std::scientific << std::setprecision(2)
          << std::setw(11) << p.cycles.cv << std::setw(8) << p.launches << std::fixed << std::setprecision(0)
@@ -79,6 +84,14 @@ void report_result(std::ostream& os, const RunOptions& opts, const ResultRecord&
     os << std::setprecision(6) << "fit T(k) = s*k + c: s = " << f.s << " cycles/path, c = " << f.c
        << ", R^2 = " << std::setprecision(12) << f.r2 << ", max |residual| = " << std::setprecision(3)
        << 100.0 * f.max_rel_residual << "%\n";
+    if (rec.summary.contains("s_layout_spread_rel")) {
+      const json& sm = rec.summary;
+      os << std::setprecision(6) << "s over " << sm["layout_placements"].get<int>()
+         << " code placement(s): median " << sm["s_cycles_per_path"].get<double>() << ", min "
+         << sm["s_layout_min"].get<double>() << ", max " << sm["s_layout_max"].get<double>() << ", spread "
+         << std::setprecision(3) << 100.0 * sm["s_layout_spread_rel"].get<double>() << "% (beside max cv "
+         << sm.value("max_cv", 0.0) << ")\n";
+    }
     os << "k^2 term: q = " << f.quadratic.q << " (t = " << f.quadratic.t_stat << ", p = " << f.quadratic.p_value
        << ", share at max k " << 100.0 * f.quadratic.rel_effect << "%) -> "
        << (f.quadratic.superlinear ? "SUPER-LINEAR" : "no super-linear cost") << "\n";

@@ -4,81 +4,37 @@
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "divbench/core/errors.hpp"
-#include "divbench/core/json_io.hpp"
 #include "divbench/core/samples.hpp"
 #include "divbench/cuda/check.hpp"
 #include "divbench/cuda/clock.hpp"
 #include "divbench/cuda/device_info.hpp"
 #include "divbench/cupti/metrics.hpp"
-#include "experiment.hpp"
+#include "gbench.hpp"
+#include "output.hpp"
 #include "report.hpp"
 
 namespace divbench {
-namespace fs = std::filesystem;
-
 namespace {
 
-class NullReporter : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>&) override {}
-};
+// The calibration launch right before and after each point (a clock64 spin this long): long enough
+// that %globaltimer's granularity moves the clock by well under the 2% throttling threshold.
+constexpr int kClockBracketSpinUs = 250;
 
-std::vector<const Experiment*> select_experiments(const RunOptions& o) {
-  std::vector<const Experiment*> sel;
-  auto names = [](const std::string& kind) {
-    std::string s;
-    for (const auto& e : experiment_registry())
-      if (e.kind == kind) s += (s.empty() ? "" : ", ") + e.name;
-    return s;
-  };
-  if (o.all) {
-    for (const auto& e : experiment_registry()) sel.push_back(&e);
-  } else if (!o.sweep.empty()) {
-    const Experiment* e = find_experiment(o.sweep, "sweep");
-    if (!e) throw UsageError("unknown sweep '" + o.sweep + "' (sweeps: " + names("sweep") + ")");
-    sel.push_back(e);
-  } else if (!o.probe.empty()) {
-    const Experiment* e = find_experiment(o.probe, "probe");
-    if (!e) throw UsageError("unknown probe '" + o.probe + "' (probes: " + names("probe") + ")");
-    sel.push_back(e);
-  }
-  return sel;
-}
-
-// Where a result goes: --out FILE for a single result, --out DIR (existing, or ending in '/') otherwise.
-std::string out_path(const RunOptions& o, const std::string& stem, int device, bool many_devices, bool many_results) {
-  if (o.out.empty()) return {};
-  const bool is_dir = fs::is_directory(o.out) || o.out.back() == '/';
-  std::string name = stem + (many_devices ? "_dev" + std::to_string(device) : "") + ".json";
-  if (is_dir) return (fs::path(o.out) / name).string();
-  if (many_results)
-    throw UsageError("--out " + o.out + ": several results would be written; give an existing directory");
-  return o.out;
-}
-
-void check_out_target(const RunOptions& o) {
-  if (o.out.empty()) return;
-  if (o.out.back() == '/' || fs::is_directory(o.out)) {
-    if (!fs::is_directory(o.out)) throw UsageError("--out " + o.out + ": directory does not exist");
-    std::string why;
-    if (!path_is_writable((fs::path(o.out) / ".divbench-probe").string(), &why))
-      throw UsageError("--out " + o.out + ": " + why);
-    return;
-  }
-  std::string why;
-  if (!path_is_writable(o.out, &why)) throw UsageError("--out " + o.out + ": " + why);
+std::string names_of(const std::string& kind) {
+  std::string s;
+  for (const auto& e : experiment_registry())
+    if (e.kind == kind) s += (s.empty() ? "" : ", ") + e.name;
+  return s;
 }
 
 struct Job {
-  const Experiment* exp;
+  const PreparedExperiment* exp;
   int device;
-  std::unique_ptr<RunContext> ctx;
+  std::string stem;
   ResultRecord record;
   std::vector<PointSpec> points;
   std::vector<bool> ran;
@@ -86,23 +42,33 @@ struct Job {
 
 }  // namespace
 
+std::vector<PreparedExperiment> prepare_experiments(const RunOptions& o) {
+  std::vector<const Experiment*> sel;
+  if (o.all) {
+    for (const auto& e : experiment_registry())
+      if (e.in_all) sel.push_back(&e);
+  } else if (!o.sweep.empty()) {
+    const Experiment* e = find_experiment(o.sweep, "sweep");
+    if (!e) throw UsageError("unknown sweep '" + o.sweep + "' (sweeps: " + names_of("sweep") + ")");
+    sel.push_back(e);
+  } else if (!o.probe.empty()) {
+    const Experiment* e = find_experiment(o.probe, "probe");
+    if (!e) throw UsageError("unknown probe '" + o.probe + "' (probes: " + names_of("probe") + ")");
+    sel.push_back(e);
+  }
+  std::vector<PreparedExperiment> out;
+  for (const Experiment* e : sel) out.push_back(e->prepare(o));
+  return out;
+}
+
 int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args) {
   if (opts.list) {
     print_experiment_list(std::cout);
     return kExitOk;
   }
   // Everything that can be checked without a GPU is checked first (exit 2 before exit 3).
-  const auto selected = select_experiments(opts);
-  for (const Experiment* e : selected)
-    if (e->validate) e->validate(opts);
-  check_out_target(opts);
-
-  const std::vector<int> devices = resolve_devices(opts.device);  // NoDeviceError without a GPU
-  const bool many_devices = devices.size() > 1;
-  const bool many_results = many_devices || selected.size() > 1;
-  for (const Experiment* e : selected) out_path(opts, e->result_name(opts), 0, many_devices, many_results);
-
-  // Google Benchmark sees only its own flags.
+  const std::vector<PreparedExperiment> prepared = prepare_experiments(opts);
+  check_benchmark_flags(gb_args);
   std::vector<char*> gb_argv;
   std::vector<std::string> gb_store = gb_args;
   for (auto& s : gb_store) gb_argv.push_back(s.data());
@@ -110,24 +76,44 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
   benchmark::Initialize(&gb_argc, gb_argv.data());
   if (benchmark::ReportUnrecognizedArguments(gb_argc, gb_argv.data()))
     throw UsageError("unrecognized Google Benchmark flag");
+  // Output targets are checked (and released again, leaving nothing) before the device is looked
+  // for; with --device all they are planned again once the devices are known.
+  const bool all_devices = opts.device == "all";
+  {
+    std::vector<std::string> stems_one;
+    for (const auto& p : prepared) stems_one.push_back(p.result_name);
+    OutputPlan check(opts.out, stems_one);
+  }
+
+  const std::vector<int> devices = resolve_devices(opts.device);  // NoDeviceError (exit 3) without a GPU
+  const bool many_devices = all_devices && devices.size() > 1;
+  auto stem_of = [&](const PreparedExperiment& p, int dev) {
+    return p.result_name + (many_devices ? "_dev" + std::to_string(dev) : "");
+  };
+  std::vector<std::string> stems;
+  for (int dev : devices)
+    for (const auto& p : prepared) stems.push_back(stem_of(p, dev));
+  OutputPlan output(opts.out, stems);
 
   const Progress progress(opts.quiet);
+  for (const auto& p : prepared)
+    for (const auto& n : p.notes) progress.note(p.name + ": " + n);
   std::vector<std::unique_ptr<Job>> jobs;
   for (int dev : devices) {
     DeviceRecord info = query_device(dev);
     progress.note("device " + std::to_string(dev) + ": " + info.name + " (cc " + info.cc + ", " +
                   std::to_string(info.sm_count) + " SMs, measured SM clock " +
                   std::to_string(static_cast<int>(info.measured_sm_clock_mhz)) + " MHz)");
-    for (const Experiment* e : selected) {
+    for (const auto& p : prepared) {
       auto job = std::make_unique<Job>();
-      job->exp = e;
+      job->exp = &p;
       job->device = dev;
-      job->ctx = std::make_unique<RunContext>(RunContext{opts, info});
-      job->record.experiment = e->name;
+      job->stem = stem_of(p, dev);
+      job->record.experiment = p.name;
       job->record.device = info;
       job->record.provenance = make_provenance(opts.command_line);
-      job->record.config = e->config(opts);
-      job->points = e->plan(*job->ctx);
+      job->record.config = p.config;
+      job->points = p.plan(info);
       job->ran.assign(job->points.size(), false);
       jobs.push_back(std::move(job));
     }
@@ -139,15 +125,15 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
   for (auto& jp : jobs) {
     Job* j = jp.get();
     for (std::size_t i = 0; i < j->points.size(); ++i) {
-      const std::string name = j->exp->name + (many_devices ? "/dev:" + std::to_string(j->device) : "") + "/" +
-                               j->points[i].label;
+      const std::string name =
+          j->exp->name + (many_devices ? "/dev:" + std::to_string(j->device) : "") + "/" + j->points[i].label;
       benchmark::RegisterBenchmark(name.c_str(), [j, i, &opts, &progress, &done, total, name](benchmark::State& st) {
         DIVBENCH_CUDA_CHECK(cudaSetDevice(j->device));
         PointResult r;
         for (auto _ : st) {
-          const double before = measure_sm_clock_mhz(1000);
+          const double before = measure_sm_clock_mhz(kClockBracketSpinUs);
           r = j->points[i].run();
-          const double after = measure_sm_clock_mhz(1000);
+          const double after = measure_sm_clock_mhz(kClockBracketSpinUs);
           if (r.timed) apply_clock_bracket(r.point, before, after);
           st.SetIterationTime(r.seconds);
         }
@@ -173,8 +159,8 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
     }
   }
   std::unique_ptr<benchmark::BenchmarkReporter> display;
-  if (opts.quiet || opts.format != "console") display = std::make_unique<NullReporter>();
-  else display = std::make_unique<benchmark::ConsoleReporter>();
+  if (opts.quiet || opts.format != "console") display = std::make_unique<SilentReporter>();
+  else display = std::make_unique<GpuConsoleReporter>();
   const auto wall0 = std::chrono::steady_clock::now();
   benchmark::RunSpecifiedBenchmarks(display.get());
   benchmark::ClearRegisteredBenchmarks();
@@ -185,23 +171,28 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
     bool any = false;
     for (bool b : j->ran) any = any || b;
     if (!any) continue;  // filtered out, or --benchmark_list_tests
-    j->exp->finalize(*j->ctx, j->record);
-    double job_region_ms = 0, job_wall_ms = 0;
+    j->exp->finalize(j->record);
+    double job_region_ms = 0, job_wall_ms = 0, job_gpu_ms = 0;
+    std::size_t launches = 0;
     for (const auto& p : j->record.points) {
       job_region_ms += p.region_ms;
       job_wall_ms += p.wall_ms;
+      job_gpu_ms += p.gpu_ms;
+      launches += p.launches;
     }
     j->record.timing = json{{"points_wall_ms", job_wall_ms},
                             {"points_region_ms", job_region_ms},
-                            {"wall_over_region", job_region_ms > 0 ? job_wall_ms / job_region_ms : 0.0}};
+                            {"points_gpu_ms", job_gpu_ms},
+                            {"timed_launches", launches},
+                            {"wall_over_region", job_region_ms > 0 ? job_wall_ms / job_region_ms : 0.0},
+                            {"run_wall_s", wall_s},
+                            {"sampling", j->record.config.contains("sampling") ? j->record.config["sampling"] : json(nullptr)}};
+    j->record.harness = benchmark_build_info();
     region_s += job_region_ms / 1000.0;
     const json doc = to_json(j->record);
     report_result(std::cout, opts, j->record, doc);
-    const std::string path = out_path(opts, j->exp->result_name(opts), j->device, many_devices, many_results);
-    if (!path.empty()) {
-      write_json_atomic(path, doc);
-      progress.note("wrote " + path);
-    }
+    const std::string path = output.commit(j->stem, doc);
+    if (!path.empty()) progress.note("wrote " + path);
   }
   progress.note("total wall " + std::to_string(wall_s) + " s, summed in-kernel region time " +
                 std::to_string(region_s) + " s");

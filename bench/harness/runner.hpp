@@ -3,11 +3,17 @@
 #include <string>
 #include <vector>
 
+#include "experiment.hpp"
 #include "options.hpp"
 
 namespace divbench {
 
-// Returns the exit code. gb_args[0] is argv[0]; the rest are --benchmark_* flags.
+// The experiments the options select (--sweep, --probe, --all), parsed: UsageError for an unknown
+// name or an invalid configuration. No GPU needed.
+std::vector<PreparedExperiment> prepare_experiments(const RunOptions& opts);
+
+// Returns the exit code. gb_args[0] is argv[0]; the rest are --benchmark_* flags. Every check that
+// needs no GPU (options, configurations, Google Benchmark flags, output targets) runs first.
 int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args);
 
 }  // namespace divbench

@@ -1,18 +1,19 @@
 // Calibration kernels: lane l runs path l % K, each path the FMA chain with its own constants.
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "../bodies/fma_chain.cuh"
+#include "divbench/core/warp.hpp"
 #include "divbench/cuda/check.hpp"
+#include "divbench/cuda/device_buffer.hpp"
 #include "divbench/kernels/calibration.hpp"
 
 namespace divbench {
 namespace {
 
 using Chain = bodies::FmaChain;
-
-__host__ __device__ __forceinline__ float seed(int lane) { return 1.0f + 0.03125f * static_cast<float>(lane); }
 
 template <int... P>
 __host__ __device__ __forceinline__ float paths(int path, float x, std::uint32_t iters, std::integer_sequence<int, P...>) {
@@ -22,8 +23,8 @@ __host__ __device__ __forceinline__ float paths(int path, float x, std::uint32_t
 
 template <int K>
 __host__ __device__ float calibrated_lane(int lane, std::uint32_t iters) {
-  if constexpr (K == 1) return Chain::run<0>(seed(lane), iters, nullptr, 0);
-  else return paths(lane % K, seed(lane), iters, std::make_integer_sequence<int, K>{});
+  if constexpr (K == 1) return Chain::run<0>(lane_seed(lane), iters, nullptr, 0);
+  else return paths(lane % K, lane_seed(lane), iters, std::make_integer_sequence<int, K>{});
 }
 
 template <int K>
@@ -58,6 +59,13 @@ void launch_calibration(int k, std::uint32_t iters, float* out, cudaStream_t str
     return 0;
   });
   check_launch("calibration_kernel");
+}
+
+std::vector<float> run_calibration(int k, std::uint32_t iters) {
+  DeviceBuffer<float> out(std::vector<float>(kWarpLanes, std::numeric_limits<float>::quiet_NaN()));
+  launch_calibration(k, iters, out.get());
+  DIVBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+  return out.download();
 }
 
 float calibration_reference(int k, std::uint32_t iters, int lane) {

@@ -1,26 +1,22 @@
-// k-way divergence kernels (one instantiation per work body) and their host launch wrapper.
+// k-way divergence kernels (one instantiation per work body and code placement) and their launchers.
+#include <map>
+#include <memory>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "../bodies/fma_chain.cuh"
 #include "../bodies/fma_indep.cuh"
 #include "../bodies/int_alu.cuh"
 #include "../bodies/mem_divergent.cuh"
 #include "../bodies/sfu.cuh"
-#include "divbench/core/errors.hpp"
 #include "divbench/cuda/check.hpp"
+#include "divbench/cuda/device_buffer.hpp"
+#include "../timed_launch.cuh"
 #include "kway.cuh"
 
 namespace divbench {
-
 namespace {
-struct BodyEntry {
-  Body body;
-  const char* name;
-};
-constexpr BodyEntry kBodies[] = {
-    {Body::fma_chain, "fma_chain"},   {Body::fma_indep, "fma_indep"},         {Body::int_alu, "int_alu"},
-    {Body::sfu, "sfu"},               {Body::mem_divergent, "mem_divergent"},
-};
 
 // Calls f(BodyType{}) for the body's type: the one place that maps the Body enum to body types.
 template <class F>
@@ -34,90 +30,74 @@ decltype(auto) with_body(Body body, F&& f) {
   }
   throw std::invalid_argument("unknown work body");
 }
+
+// The kernel of body B at placement `placement` (a run-time value mapped to the template argument).
+template <class B, int P = 0>
+auto kernel_at(int placement) -> decltype(&kway::kway_kernel<B, 0>) {
+  if constexpr (P < kPlacements) {
+    if (placement == P) return &kway::kway_kernel<B, P>;
+    return kernel_at<B, P + 1>(placement);
+  } else {
+    throw std::invalid_argument("kway: placement " + std::to_string(placement) + " outside 0.." +
+                                std::to_string(kPlacements - 1));
+  }
+}
+
+// The body's table on the current device: one copy per device, made on first use, kept for the run.
+const float* device_table(Body body) {
+  static std::map<std::pair<int, Body>, DeviceBuffer<float>> tables;
+  int dev = 0;
+  DIVBENCH_CUDA_CHECK(cudaGetDevice(&dev));
+  auto it = tables.find({dev, body});
+  if (it == tables.end()) it = tables.emplace(std::make_pair(dev, body), DeviceBuffer<float>(kway_body_table(body))).first;
+  return it->second.get();
+}
+
 }  // namespace
 
-const std::vector<Body>& all_bodies() {
-  static const std::vector<Body> v = [] {
-    std::vector<Body> b;
-    for (const auto& e : kBodies) b.push_back(e.body);
-    return b;
-  }();
-  return v;
+const std::vector<float>& kway_body_table(Body body) {
+  static const std::vector<float> none;
+  static const std::vector<float> mem = bodies::MemDivergent::make_table(0x5eed7ab1eull);
+  return body == Body::mem_divergent ? mem : none;
 }
 
-const char* body_name(Body b) {
-  for (const auto& e : kBodies)
-    if (e.body == b) return e.name;
-  return "?";
-}
-
-Body parse_body(const std::string& name) {
-  std::string valid;
-  for (const auto& e : kBodies) {
-    if (name == e.name) return e.body;
-    valid += (valid.empty() ? "" : "|") + std::string(e.name);
-  }
-  throw UsageError("--body: unknown work body '" + name + "' (valid: " + valid + ")");
-}
-
-void finish_kway_params(KwayParams& p) {
-  if (p.k < 1 || p.k > kWarpLanes) throw std::invalid_argument("k must be in 1..32");
-  for (auto& m : p.mask_of_path) m = 0;
+KwayParams make_kway_params(Body body, int k, const LaneAssignment& lanes) {
+  if (k < 1 || k > kWarpLanes) throw std::invalid_argument("k must be in 1..32");
+  KwayParams p;
+  p.k = k;
   for (int lane = 0; lane < kWarpLanes; ++lane) {
-    if (p.path_of_lane[lane] >= p.k) throw std::invalid_argument("lane path outside 0..k-1");
+    if (lanes.path_of_lane[lane] >= k) throw std::invalid_argument("lane path outside 0..k-1");
+    p.path_of_lane[lane] = lanes.path_of_lane[lane];
     p.mask_of_path[p.path_of_lane[lane]] |= 1u << lane;
   }
+  for (int q = 0; q < kWarpLanes; ++q) p.iters_of_path[q] = lanes.iters_of_path[q];
+  p.table_words = static_cast<std::uint32_t>(kway_body_table(body).size());
+  return p;
 }
 
-template <class B>
-static void launch_with(const KwayParams& p, int blocks, int threads, RegionSample* samples, float* out,
-                        cudaStream_t s, std::size_t smem) {
-  if (smem > 48 * 1024)
-    DIVBENCH_CUDA_CHECK(cudaFuncSetAttribute(kway::kway_kernel<B>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(smem)));
-  kway::kway_kernel<B><<<blocks, threads, smem, s>>>(p, samples, out);
-}
-
-void launch_kway(Body body, const KwayParams& p, int blocks, int threads_per_block, RegionSample* samples, float* out,
-                 cudaStream_t stream, std::size_t dynamic_smem) {
-  if (threads_per_block % 32 != 0) throw std::invalid_argument("launch_kway: threads_per_block must be a multiple of 32");
-  if (body == Body::mem_divergent && (p.table == nullptr || p.table_words == 0 || (p.table_words & (p.table_words - 1))))
-    throw std::invalid_argument("launch_kway: the mem_divergent body needs a device table of 2^n words");
-  with_body(body, [&](auto b) {
-    launch_with<decltype(b)>(p, blocks, threads_per_block, samples, out, stream, dynamic_smem);
-    return 0;
-  });
-  check_launch("kway_kernel");
-}
-
-int kway_max_active_blocks(Body body, int threads_per_block, std::size_t dynamic_smem) {
+TimedKernel kway_timed_kernel(Body body, const KwayParams& params, int placement) {
   return with_body(body, [&](auto b) {
     using B = decltype(b);
-    if (dynamic_smem > 48 * 1024)
-      DIVBENCH_CUDA_CHECK(cudaFuncSetAttribute(kway::kway_kernel<B>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               static_cast<int>(dynamic_smem)));
-    int n = 0;
-    DIVBENCH_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kway::kway_kernel<B>, threads_per_block, dynamic_smem));
-    return n;
+    std::function<KwayParams(KwayParams)> at_launch;
+    if (params.table_words != 0)
+      at_launch = [body](KwayParams p) {
+        p.table = device_table(body);
+        return p;
+      };
+    return make_timed_kernel<KwayParams>(
+        std::string("kway<") + body_name(body) + "> k=" + std::to_string(params.k) + " placement " +
+            std::to_string(placement),
+        placement, kernel_at<B>(placement), params, at_launch,
+        [params, body](int lane) { return kway_reference(body, params, lane); }, B::tolerance);
   });
 }
 
-std::vector<float> kway_body_table(Body body) {
-  if (body == Body::mem_divergent) return bodies::MemDivergent::make_table(0x5eed7ab1eull);
-  return {};
-}
-
-float kway_reference(Body body, const KwayParams& p, int lane, const std::vector<float>& table) {
-  if (body == Body::mem_divergent &&
-      (table.empty() || table.size() != p.table_words || (p.table_words & (p.table_words - 1)) != 0))
-    throw std::invalid_argument("kway_reference: the mem_divergent body needs its table (a power of two words, "
-                                "table_words matching)");
-  const float x0 = kway::lane_seed(lane);
+float kway_reference(Body body, const KwayParams& p, int lane) {
+  const std::vector<float>& table = kway_body_table(body);
+  if (table.size() != p.table_words) throw std::invalid_argument("kway_reference: table_words does not match the body");
+  const float x0 = lane_seed(lane);
   const int path = p.path_of_lane[lane];
-  return with_body(body, [&](auto b) {
-    return kway::reference<decltype(b)>(path, x0, p, table.data());
-  });
+  return with_body(body, [&](auto b) { return kway::reference<decltype(b)>(path, x0, p, table.data()); });
 }
 
 double kway_tolerance(Body body) {

@@ -1,20 +1,19 @@
-// The k-way divergent region, templated on the work body. Included by kway.cu (and by nothing that
-// is timed differently), so every experiment times the same code.
+// The k-way divergent region, templated on the work body and the code placement. Included by
+// kway.cu (and by nothing that is timed differently), so every experiment times the same code.
 #pragma once
 
+#include "divbench/core/warp.hpp"
 #include "divbench/cuda/timing.cuh"
 #include "divbench/kernels/kway.hpp"
 
 namespace divbench::kway {
 
-// Lane seed: distinct per lane, identical across warps, so one host reference serves every warp.
-__host__ __device__ __forceinline__ float lane_seed(int lane) { return 1.0f + 0.03125f * static_cast<float>(lane); }
-
 // The divergent region: path classes run in turn, `if (path == q) { body; __syncwarp(mask_of_path[q]); }`
 // for q = 0..k-1. The loop over q is warp-uniform (k is a kernel argument) and is not unrolled, so
 // every path executes the same instructions at the same addresses: only the active lanes differ.
 // (Earlier we gave each path its own compiled copy; on the H200 the copies differed by code layout,
-// 27-29 cycles per iteration, which bent T(k). Body<0> for every path removes that confound.)
+// 27-29 cycles per iteration, which bent T(k). Body<0> for every path removes that confound; the
+// placements make the remaining dependence on layout a measured spread.)
 template <class Body>
 __device__ __forceinline__ float divergent_region(int path, float x, const KwayParams& p) {
 #pragma unroll 1
@@ -27,13 +26,13 @@ __device__ __forceinline__ float divergent_region(int path, float x, const KwayP
   return x;
 }
 
-template <class Body>
+template <class Body, int Pad>
 __global__ void kway_kernel(KwayParams p, RegionSample* samples, float* out) {
   const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
   const unsigned warp = tid / 32u;
   const int lane = static_cast<int>(threadIdx.x & 31u);
   const int path = p.path_of_lane[lane];
-  float x = lane_seed(lane);
+  float x = dev::placed<Pad>(lane_seed(lane), p.zero);
   dev::RegionTimer timer;
   timer.start();
   x = divergent_region<Body>(path, x, p);

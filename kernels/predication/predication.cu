@@ -2,13 +2,14 @@
 // 2), and a branch-free form that computes every arm and selects (the SASS test checks the branchy
 // kernel branches and the predicated ones do not).
 #include <stdexcept>
+#include <string>
 
 #include "../bodies/fma_chain.cuh"
 #include "divbench/cuda/check.hpp"
 #include "divbench/cuda/timing.cuh"
-#include "../kway/kway.cuh"
-#include "divbench/kernels/kway.hpp"
+#include "divbench/core/warp.hpp"
 #include "divbench/kernels/predication.hpp"
+#include "../timed_launch.cuh"
 
 namespace divbench {
 namespace pred {
@@ -30,9 +31,11 @@ struct PredArms {
 // q = 0..arms-1, the loop over q warp-uniform and not unrolled. arms = 1 is the single path, arms = 2
 // the two-way divergent branch (BSSY/BSYNC around the guarded body on sm_70+).
 __global__ void pred_branchy_kernel(PredArms p, RegionSample* samples, float* out) {
+  const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+  const unsigned warp = tid / 32u;
   const int lane = static_cast<int>(threadIdx.x & 31u);
   const int arm = lane % p.arms;
-  float x = kway::lane_seed(lane);
+  float x = lane_seed(lane);
   dev::RegionTimer timer;
   timer.start();
 #pragma unroll 1
@@ -42,17 +45,19 @@ __global__ void pred_branchy_kernel(PredArms p, RegionSample* samples, float* ou
       __syncwarp(p.mask[q]);
     }
   }
-  timer.stop(samples, 0);
-  out[threadIdx.x] = x;
+  timer.stop(samples ? samples + warp : nullptr, warp);
+  out[tid] = x;
 }
 
 // Every lane runs all K arms in one loop (K independent FMA chains) and selects its own with FSEL:
 // no branch depends on the lane. K = 1 is the branch-free single path (the SASS baseline).
 template <int K>
 __global__ void pred_select_kernel(PredArms p, RegionSample* samples, float* out) {
+  const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+  const unsigned warp = tid / 32u;
   const int lane = static_cast<int>(threadIdx.x & 31u);
   const int arm = lane % K;
-  const float x0 = kway::lane_seed(lane);
+  const float x0 = lane_seed(lane);
   float x[K], a[K], b[K];
 #pragma unroll
   for (int q = 0; q < K; ++q) {
@@ -75,8 +80,8 @@ __global__ void pred_select_kernel(PredArms p, RegionSample* samples, float* out
   float r = x[0];
 #pragma unroll
   for (int q = 1; q < K; ++q) r = (arm == q) ? x[q] : r;
-  timer.stop(samples, 0);
-  out[threadIdx.x] = r;
+  timer.stop(samples ? samples + warp : nullptr, warp);
+  out[tid] = r;
 }
 
 PredArms make_arms(int arms, std::uint32_t iters) {
@@ -117,30 +122,41 @@ int pred_arms(PredVariant v, int arms) {
   return 0;
 }
 
-void launch_predication(PredVariant v, int arms, std::uint32_t iters, RegionSample* samples, float* out) {
-  const pred::PredArms p = pred::make_arms(pred_arms(v, arms), iters);
+namespace {
+
+// The kernel a variant runs (std::invalid_argument for an arm count not built).
+using PredKernel = void (*)(pred::PredArms, RegionSample*, float*);
+PredKernel kernel_of(PredVariant v, int arms) {
   switch (v) {
     case PredVariant::single:
-    case PredVariant::branchy: pred::pred_branchy_kernel<<<1, kWarpLanes>>>(p, samples, out); break;
+    case PredVariant::branchy: return pred::pred_branchy_kernel;
     case PredVariant::predicated:
       switch (arms) {
-        case 1: pred::pred_select_kernel<1><<<1, kWarpLanes>>>(p, samples, out); break;
-        case 2: pred::pred_select_kernel<2><<<1, kWarpLanes>>>(p, samples, out); break;
-        case 4: pred::pred_select_kernel<4><<<1, kWarpLanes>>>(p, samples, out); break;
-        case 8: pred::pred_select_kernel<8><<<1, kWarpLanes>>>(p, samples, out); break;
-        case 16: pred::pred_select_kernel<16><<<1, kWarpLanes>>>(p, samples, out); break;
-        case 32: pred::pred_select_kernel<32><<<1, kWarpLanes>>>(p, samples, out); break;
-        default: throw std::invalid_argument("launch_predication: arms must be 1, 2, 4, 8, 16 or 32");
+        case 1: return pred::pred_select_kernel<1>;
+        case 2: return pred::pred_select_kernel<2>;
+        case 4: return pred::pred_select_kernel<4>;
+        case 8: return pred::pred_select_kernel<8>;
+        case 16: return pred::pred_select_kernel<16>;
+        case 32: return pred::pred_select_kernel<32>;
       }
-      break;
   }
-  check_launch("predication_kernel");
+  throw std::invalid_argument("predication: arms must be 1, 2, 4, 8, 16 or 32");
+}
+
+}  // namespace
+
+TimedKernel predication_timed_kernel(PredVariant v, int arms, std::uint32_t iters) {
+  const int n = pred_arms(v, arms);
+  return make_timed_kernel<pred::PredArms>(
+      std::string("predication/") + pred_variant_name(v) + " arms=" + std::to_string(n), 0, kernel_of(v, n),
+      pred::make_arms(n, iters), nullptr, [v, arms, iters](int lane) { return predication_reference(v, arms, iters, lane); },
+      0.0);
 }
 
 float predication_reference(PredVariant v, int arms, std::uint32_t iters, int lane) {
   const pred::PredArms p = pred::make_arms(pred_arms(v, arms), iters);
   const int q = lane % p.arms;
-  return bodies::FmaChain::chain(kway::lane_seed(lane), p.a[q], p.b[q], iters);
+  return bodies::FmaChain::chain(lane_seed(lane), p.a[q], p.b[q], iters);
 }
 
 }  // namespace divbench

@@ -4,7 +4,9 @@
 #include <cstring>
 #include <vector>
 
+#include "divbench/core/warp.hpp"
 #include "divbench/cuda/check.hpp"
+#include "divbench/cuda/device_buffer.hpp"
 #include "divbench/cuda/timing.cuh"
 
 namespace divbench::progress {
@@ -25,37 +27,22 @@ struct Cap {
   }
 };
 
-// Device memory for one probe launch: `words` zeroed 32-bit words plus `records` bytes of per-lane
-// records (poisoned with 0xff so a lane that writes nothing is caught), freed on scope exit.
-struct ProbeMemory {
-  std::uint32_t* words = nullptr;
-  void* records = nullptr;
-  RegionSample* sample = nullptr;
-  std::size_t record_bytes = 0;
-  ProbeMemory(std::size_t nwords, std::size_t record_bytes_) : record_bytes(record_bytes_) {
-    DIVBENCH_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&words), nwords * sizeof(std::uint32_t)));
-    DIVBENCH_CUDA_CHECK(cudaMemset(words, 0, nwords * sizeof(std::uint32_t)));
-    DIVBENCH_CUDA_CHECK(cudaMalloc(&records, record_bytes));
-    DIVBENCH_CUDA_CHECK(cudaMemset(records, 0xff, record_bytes));
-    DIVBENCH_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&sample), sizeof(RegionSample)));
-    DIVBENCH_CUDA_CHECK(cudaMemset(sample, 0xff, sizeof(RegionSample)));
-  }
-  ~ProbeMemory() {
-    cudaFree(words);
-    cudaFree(records);
-    cudaFree(sample);
-  }
-  ProbeMemory(const ProbeMemory&) = delete;
-  ProbeMemory& operator=(const ProbeMemory&) = delete;
+// Device memory of one probe launch: `nwords` zeroed 32-bit words, one poisoned record per lane (a
+// lane that writes nothing is caught) and the poisoned region sample.
+template <class Lane>
+struct ProbeBuffers {
+  DeviceBuffer<std::uint32_t> words;
+  DeviceBuffer<Lane> lanes{kWarpLanes, 0xff};
+  DeviceBuffer<RegionSample> sample{1, 0xff};
+  explicit ProbeBuffers(std::size_t nwords) : words(nwords, 0) {}
 
-  // Synchronize, then copy everything back.
-  template <class Lane>
-  void read_back(std::vector<Lane>& lanes, std::vector<std::uint32_t>& w, RegionSample& region) const {
+  // Synchronize (surfacing the launch's errors), then copy everything back.
+  template <class Run>
+  std::vector<std::uint32_t> read_back(Run& run) const {
     DIVBENCH_CUDA_CHECK(cudaDeviceSynchronize());
-    lanes.resize(record_bytes / sizeof(Lane));
-    DIVBENCH_CUDA_CHECK(cudaMemcpy(lanes.data(), records, lanes.size() * sizeof(Lane), cudaMemcpyDeviceToHost));
-    DIVBENCH_CUDA_CHECK(cudaMemcpy(w.data(), words, w.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
-    DIVBENCH_CUDA_CHECK(cudaMemcpy(&region, sample, sizeof region, cudaMemcpyDeviceToHost));
+    run.lanes = lanes.download();
+    run.region = sample.download().at(0);
+    return words.download();
   }
 };
 

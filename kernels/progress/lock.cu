@@ -2,7 +2,6 @@
 // runs a critical section (FMA work, plus a plain read-modify-write of a counter that only mutual
 // exclusion keeps exact) and releases. Two code shapes; every spin is capped.
 #include "../bodies/fma_chain.cuh"
-#include "../kway/kway.cuh"
 #include "bounded.cuh"
 #include "divbench/kernels/progress.hpp"
 
@@ -14,7 +13,7 @@ __device__ __forceinline__ void critical_section(std::uint32_t* words, std::uint
                                                  LockLane& r) {
   __threadfence();
   const std::uint32_t order = ld_volatile(words + 1);
-  r.value = bodies::FmaChain::run<0>(kway::lane_seed(lane), cs_iters, nullptr, 0);
+  r.value = bodies::FmaChain::run<0>(lane_seed(lane), cs_iters, nullptr, 0);
   st_volatile(words + 1, order + 1);
   r.order = order;
   r.acquired = 1;
@@ -64,25 +63,23 @@ const char* lock_form_name(LockForm f) {
 }
 
 LockRun run_lock_probe(LockForm form, std::uint32_t cs_iters, const ProbeCaps& caps) {
-  progress::ProbeMemory mem(2, kWarpLanes * sizeof(LockLane));
-  auto* out = static_cast<LockLane*>(mem.records);
+  progress::ProbeBuffers<LockLane> mem(2);
   if (form == LockForm::release_in_branch)
     progress::lock_kernel<LockForm::release_in_branch>
-        <<<1, kWarpLanes>>>(mem.words, cs_iters, caps.max_spins, caps.max_ns, out, mem.sample);
+        <<<1, kWarpLanes>>>(mem.words.get(), cs_iters, caps.max_spins, caps.max_ns, mem.lanes.get(), mem.sample.get());
   else
     progress::lock_kernel<LockForm::release_after_loop>
-        <<<1, kWarpLanes>>>(mem.words, cs_iters, caps.max_spins, caps.max_ns, out, mem.sample);
+        <<<1, kWarpLanes>>>(mem.words.get(), cs_iters, caps.max_spins, caps.max_ns, mem.lanes.get(), mem.sample.get());
   check_launch("lock_kernel");
   LockRun run;
-  std::vector<std::uint32_t> w(2);
-  mem.read_back(run.lanes, w, run.region);
+  const std::vector<std::uint32_t> w = mem.read_back(run);
   run.lock_after = w[0];
   run.counter = w[1];
   return run;
 }
 
 float lock_cs_reference(int lane, std::uint32_t cs_iters) {
-  return bodies::FmaChain::run<0>(kway::lane_seed(lane), cs_iters, nullptr, 0);
+  return bodies::FmaChain::run<0>(lane_seed(lane), cs_iters, nullptr, 0);
 }
 
 }  // namespace divbench

@@ -1,7 +1,6 @@
 // Bounded peer-wait (deadlock) probe: the two arms of one divergent if/else wait for each other in
 // turn. See include/divbench/kernels/progress.hpp.
 #include "bounded.cuh"
-#include "divbench/kernels/kway.hpp"
 #include "divbench/kernels/progress.hpp"
 
 namespace divbench {
@@ -54,13 +53,12 @@ __global__ void peer_wait_kernel(std::uint32_t* words, std::uint32_t rounds, std
 }  // namespace progress
 
 PeerWaitRun run_peer_wait_probe(std::uint32_t rounds, const ProbeCaps& caps) {
-  progress::ProbeMemory mem(2, kWarpLanes * sizeof(PeerWaitLane));
-  progress::peer_wait_kernel<<<1, kWarpLanes>>>(mem.words, rounds, caps.max_spins, caps.max_ns,
-                                                static_cast<PeerWaitLane*>(mem.records), mem.sample);
+  progress::ProbeBuffers<PeerWaitLane> mem(2);
+  progress::peer_wait_kernel<<<1, kWarpLanes>>>(mem.words.get(), rounds, caps.max_spins, caps.max_ns, mem.lanes.get(),
+                                                mem.sample.get());
   check_launch("peer_wait_kernel");
   PeerWaitRun run;
-  std::vector<std::uint32_t> w(2);
-  mem.read_back(run.lanes, w, run.region);
+  const std::vector<std::uint32_t> w = mem.read_back(run);
   run.ping = w[0];
   run.pong = w[1];
   return run;

@@ -6,7 +6,6 @@
 #include <limits>
 
 #include "../bodies/fma_chain.cuh"
-#include "../kway/kway.cuh"
 #include "bounded.cuh"
 #include "divbench/kernels/progress.hpp"
 
@@ -26,7 +25,7 @@ __device__ __noinline__ void pc_arm(const PcArgs& a, bool producer, int lane, Pc
   r.side = Side;
   r.enter_clk = static_cast<std::uint64_t>(clock64());
   if (producer) {
-    const float x = bodies::FmaChain::run<0>(kway::lane_seed(lane), a.work, nullptr, 0);
+    const float x = bodies::FmaChain::run<0>(lane_seed(lane), a.work, nullptr, 0);
     st_volatile(a.words + 1, __float_as_uint(x));
     __threadfence();
     st_volatile(a.words + 0, 1u);
@@ -71,20 +70,18 @@ PcRun run_producer_consumer_probe(bool producer_in_then, int producer_lane, std:
                                   const ProbeCaps& caps) {
   if (producer_lane < 0 || producer_lane >= kWarpLanes)
     throw std::invalid_argument("run_producer_consumer_probe: producer lane outside 0..31");
-  progress::ProbeMemory mem(2, kWarpLanes * sizeof(PcLane));
-  progress::producer_consumer_kernel<<<1, kWarpLanes>>>(mem.words, work, producer_lane, producer_in_then ? 1 : 0,
-                                                        caps.max_spins, caps.max_ns,
-                                                        static_cast<PcLane*>(mem.records), mem.sample);
+  progress::ProbeBuffers<PcLane> mem(2);
+  progress::producer_consumer_kernel<<<1, kWarpLanes>>>(mem.words.get(), work, producer_lane, producer_in_then ? 1 : 0,
+                                                        caps.max_spins, caps.max_ns, mem.lanes.get(), mem.sample.get());
   check_launch("producer_consumer_kernel");
   PcRun run;
-  std::vector<std::uint32_t> w(2);
-  mem.read_back(run.lanes, w, run.region);
+  const std::vector<std::uint32_t> w = mem.read_back(run);
   run.flag = w[0];
   return run;
 }
 
 float producer_reference(int producer_lane, std::uint32_t work) {
-  return bodies::FmaChain::run<0>(kway::lane_seed(producer_lane), work, nullptr, 0);
+  return bodies::FmaChain::run<0>(lane_seed(producer_lane), work, nullptr, 0);
 }
 
 }  // namespace divbench

@@ -4,12 +4,12 @@
 # k-way sweep (k = 1,2,4,8,16,32) and the calibration kernels; then ncu --clock-control none reads the
 # same counters for the same launches of the same binary in a second run (DIVBENCH_CUPTI=off there,
 # so ncu owns the counters; every point still launches: point launch, full metrics launch, zero-work
-# twin). merge_kway_metrics.py writes both side by side to $RESULTS/h200/kway_metrics.json.
+# twin). divbench.merge_kway_metrics (scripts/divbench/) writes both side by side to
+# $GPU_RESULTS/kway_metrics.json.
 # GPU time: ~2 s timed sweep + a few s of profiled launches + two ncu runs of 18 launches each.
 set -euo pipefail
-out="$RESULTS/h200"
+out="${GPU_RESULTS:?set by scripts/run_on_gpu.sh}"
 mkdir -p "$out"
-here="$(cd "$(dirname "$0")" && pwd)"
 KS=1,2,4,8,16,32
 METRICS=smsp__thread_inst_executed_per_inst_executed.ratio,smsp__inst_executed.sum,smsp__thread_inst_executed.sum
 NCU=${NCU:-ncu}
@@ -38,7 +38,7 @@ rm -f "$out/.kway_under_ncu.json" "$out/.calibration_under_ncu.json"
 echo "metrics: ncu runs $(awk "BEGIN{printf \"%.1f\", $t3 - $t2}") s + $(awk "BEGIN{printf \"%.1f\", $t4 - $t3}") s"
 
 # 3. Side by side.
-python3 "$here/merge_kway_metrics.py" \
+python3 -m divbench.merge_kway_metrics \
   --divbench "$out/kway_metrics_divbench.json" --ncu "$out/kway_metrics_ncu.csv" \
   --divbench "$out/calibration.json" --ncu "$out/calibration_ncu.csv" \
   --ncu-version "$("$NCU" --version | tail -1)" \

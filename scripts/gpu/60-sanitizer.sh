@@ -2,8 +2,8 @@
 # Stage: compute-sanitizer (memcheck, racecheck, synccheck) over every dynamic kernel, small runs.
 # Last stage on purpose: the tools slow kernels down by large factors; each run has a timeout.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-H="$RESULTS/h200"
+cd "$(dirname "$0")/../.." || exit 1
+H="${GPU_RESULTS:?set by scripts/run_on_gpu.sh}"
 mkdir -p "$H"
 STAGE=sanitizer
 source scripts/gpu/lib.sh

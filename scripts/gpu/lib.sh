@@ -1,5 +1,6 @@
 # Sourced by stage scripts: note (a line for summary.txt) and step (run a command, log it, remember a
 # failure in $fail without stopping the stage). Set STAGE before sourcing.
+# shellcheck disable=SC2034  # $fail is read by the stage that sources this file
 fail=0
 note() { echo "$*" >>"$RESULTS/summary.txt"; }
 step() {  # step NAME CMD...

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Run HERE (the CPU build machine): build the sm_90 tree (preset h200) and gather what the H200
-# machine needs into .gpubundle/ (ignored by git), which the device tool carries:
+# Run HERE (the CPU build machine): build the GPU's tree (CMake preset $DIVBENCH_PRESET, default h200:
+# sm_90, build dir build-<preset>) and gather what the GPU machine needs into .gpubundle/ (ignored by
+# git), which the device tool carries:
 #   .gpubundle/bin/   divbench and the test executables (GPU tests run there)
 #   .gpubundle/lib/   shared libraries the test machine lacks (Google Benchmark)
 #   .gpubundle/share/ extra files stages need (e.g. standalone cubins), if any
@@ -8,20 +9,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="/usr/local/cuda/bin:$PATH"
-cmake --preset h200 >/dev/null
-cmake --build --preset h200
+preset="${DIVBENCH_PRESET:-h200}"
+build="build-$preset"
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset"
 b=.gpubundle
 rm -rf "$b"
 mkdir -p "$b/bin" "$b/lib" "$b/share"
-cp build-h200/divbench "$b/bin/"
+cp "$build"/divbench "$b/bin/"
 # Test executables that need or use a GPU (the static-pipeline tests read build-tree files and run in CI).
-find build-h200/tests -maxdepth 2 -type f -executable \( -name 'divbench_*gpu_tests' -o -name divbench_cpu_tests \
+find "$build"/tests -maxdepth 2 -type f -executable \( -name 'divbench_*gpu_tests' -o -name divbench_cpu_tests \
   -o -name divbench_body_tests \) -exec cp {} "$b/bin/" \;
 # Standalone cubins (the bit-flip stage patches the sm_90 ones).
-cp build-h200/cubins/*.sm_90.cubin "$b/share/" 2>/dev/null || true
-# Other artefacts stages need can be listed, one path a line, in build-h200/gpubundle-share.txt.
-if [ -f build-h200/gpubundle-share.txt ]; then
-  while read -r f; do [ -n "$f" ] && cp -r "$f" "$b/share/"; done < build-h200/gpubundle-share.txt
+cp "$build"/cubins/*.sm_90.cubin "$b/share/" 2>/dev/null || true
+# Other artefacts stages need can be listed, one path a line, in $build/gpubundle-share.txt.
+if [ -f "$build"/gpubundle-share.txt ]; then
+  while read -r f; do [ -n "$f" ] && cp -r "$f" "$b/share/"; done < "$build"/gpubundle-share.txt
 fi
 copy_dep() {  # copy the shared library that $1 resolves for pattern $2
   local path

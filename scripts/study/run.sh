@@ -2,8 +2,9 @@
 # Regenerates the committed static study (results/static/) from a real run:
 #   installs the pinned CUDA 12 pieces for sm_61/sm_70 (setup-cu12.sh), builds divbench
 #   (BUILD, default build-study, configured for one architecture: the study compiles its own corpus),
-#   and runs scripts/study/study.py for every architecture. Extra arguments go to study.py
-#   (e.g. --arch sm_90 --out /tmp/x). Cubins are cached under ~/.cache/divbench/study-cubins.
+#   and runs the study (python3 -m divbench.study, scripts/divbench/study/) for every architecture.
+#   Extra arguments go to the study (e.g. --arch sm_90 --out /tmp/x). Cubins are cached under
+#   ~/.cache/divbench/study-cubins.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="/usr/local/cuda/bin:$PATH"
@@ -13,4 +14,5 @@ if [ ! -f "$build/build.ninja" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DDIVBENCH_BUILD_TESTS=OFF >/dev/null
 fi
 cmake --build "$build" --target divbench -j "${JOBS:-2}" >/dev/null
-exec python3 scripts/study/study.py --divbench "$build/divbench" --cu12-prefix "$prefix" --jobs "${JOBS:-2}" "$@"
+export PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}"   # the package divbench lives in scripts/
+exec python3 -m divbench.study --divbench "$build/divbench" --cu12-prefix "$prefix" --jobs "${JOBS:-2}" "$@"

@@ -65,7 +65,95 @@ bool solve3(double m[3][4]) {
   return true;
 }
 
+// Invert a small symmetric positive definite matrix in place (Gauss-Jordan, partial pivoting);
+// false when singular.
+bool invert(std::vector<std::vector<double>>& a) {
+  const std::size_t p = a.size();
+  std::vector<std::vector<double>> inv(p, std::vector<double>(p, 0.0));
+  for (std::size_t i = 0; i < p; ++i) inv[i][i] = 1;
+  for (std::size_t col = 0; col < p; ++col) {
+    std::size_t piv = col;
+    for (std::size_t r = col + 1; r < p; ++r)
+      if (std::fabs(a[r][col]) > std::fabs(a[piv][col])) piv = r;
+    if (std::fabs(a[piv][col]) < 1e-12) return false;
+    std::swap(a[col], a[piv]);
+    std::swap(inv[col], inv[piv]);
+    const double d = a[col][col];
+    for (std::size_t k = 0; k < p; ++k) {
+      a[col][k] /= d;
+      inv[col][k] /= d;
+    }
+    for (std::size_t r = 0; r < p; ++r) {
+      if (r == col) continue;
+      const double f = a[r][col];
+      for (std::size_t k = 0; k < p; ++k) {
+        a[r][k] -= f * a[col][k];
+        inv[r][k] -= f * inv[col][k];
+      }
+    }
+  }
+  a = inv;
+  return true;
+}
+
 }  // namespace
+
+MultiFit fit_least_squares(const std::vector<std::vector<double>>& columns, const std::vector<double>& y) {
+  const std::size_t p = columns.size(), n = y.size();
+  if (p == 0) throw std::invalid_argument("fit: no columns");
+  for (const auto& c : columns)
+    if (c.size() != n) throw std::invalid_argument("fit: a column and y differ in length");
+  if (n < p) throw std::invalid_argument("fit: fewer rows than columns");
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(y[i])) throw std::invalid_argument("fit: non-finite value");
+    for (const auto& c : columns)
+      if (!std::isfinite(c[i])) throw std::invalid_argument("fit: non-finite value");
+  }
+  // Scale each column to unit maximum for conditioning; coefficients are scaled back.
+  std::vector<double> scale(p, 1.0);
+  for (std::size_t j = 0; j < p; ++j) {
+    double m = 0;
+    for (double v : columns[j]) m = std::max(m, std::fabs(v));
+    if (m == 0) throw std::invalid_argument("fit: a column is all zero");
+    scale[j] = m;
+  }
+  std::vector<std::vector<double>> xtx(p, std::vector<double>(p, 0.0));
+  std::vector<double> xty(p, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t a = 0; a < p; ++a) {
+      const double xa = columns[a][i] / scale[a];
+      xty[a] += xa * y[i];
+      for (std::size_t b = 0; b < p; ++b) xtx[a][b] += xa * columns[b][i] / scale[b];
+    }
+  if (!invert(xtx)) throw std::invalid_argument("fit: the columns are linearly dependent");
+  MultiFit f;
+  f.n = n;
+  f.beta.assign(p, 0.0);
+  for (std::size_t a = 0; a < p; ++a)
+    for (std::size_t b = 0; b < p; ++b) f.beta[a] += xtx[a][b] * xty[b];
+  double my = 0;
+  for (double v : y) my += v;
+  my /= static_cast<double>(n);
+  double sse = 0, syy = 0;
+  f.residuals.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    double pred = 0;
+    for (std::size_t j = 0; j < p; ++j) pred += f.beta[j] * columns[j][i] / scale[j];
+    const double r = y[i] - pred;
+    f.residuals[i] = r;
+    sse += r * r;
+    syy += (y[i] - my) * (y[i] - my);
+    if (y[i] != 0) f.max_rel_residual = std::max(f.max_rel_residual, std::fabs(r / y[i]));
+  }
+  f.r2 = syy > 0 ? 1 - sse / syy : 1;
+  const double sigma2 = n > p ? sse / static_cast<double>(n - p) : 0.0;
+  f.std_error.assign(p, 0.0);
+  for (std::size_t j = 0; j < p; ++j) {
+    f.std_error[j] = std::sqrt(std::max(sigma2 * xtx[j][j], 0.0)) / scale[j];
+    f.beta[j] /= scale[j];
+  }
+  return f;
+}
 
 double student_t_two_sided_p(double t, double dof) {
   if (!(dof > 0)) return 1;

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "divbench/core/errors.hpp"
 
@@ -81,39 +83,52 @@ bool path_is_writable(const std::string& path, std::string* why) {
   return true;
 }
 
-void write_text_atomic(const std::string& path, const std::string& text) {
+ReservedFile::ReservedFile(const std::string& path) : path_(path) {
   std::string why;
   if (!path_is_writable(path, &why)) throw UsageError("cannot write " + path + ": " + why);
   std::string tmpl = (fs::path(dir_of(path)) / ("." + fs::path(path).filename().string() + ".XXXXXX")).string();
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
-  const int fd = ::mkstemp(buf.data());
-  if (fd < 0) throw UsageError("cannot write " + path + ": " + std::strerror(errno));
-  const std::string tmp(buf.data());
+  fd_ = ::mkstemp(buf.data());
+  if (fd_ < 0) throw UsageError("cannot write " + path + ": " + std::strerror(errno));
+  tmp_ = buf.data();
+}
+
+ReservedFile::ReservedFile(ReservedFile&& o) noexcept
+    : path_(std::move(o.path_)), tmp_(std::move(o.tmp_)), fd_(std::exchange(o.fd_, -1)) {
+  o.tmp_.clear();
+}
+
+ReservedFile::~ReservedFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());
+}
+
+void ReservedFile::commit(const std::string& text) {
+  if (fd_ < 0 || tmp_.empty()) throw std::logic_error("ReservedFile::commit: already committed");
+  const std::string tmp = tmp_;
   std::size_t off = 0;
   while (off < text.size()) {
-    const ssize_t w = ::write(fd, text.data() + off, text.size() - off);
+    const ssize_t w = ::write(fd_, text.data() + off, text.size() - off);
     if (w < 0) {
       if (errno == EINTR) continue;
-      const std::string err = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw std::runtime_error("writing " + tmp + ": " + err);
+      throw std::runtime_error("writing " + tmp + ": " + std::strerror(errno));
     }
     off += static_cast<std::size_t>(w);
   }
-  ::fchmod(fd, 0644);
-  if (detail::g_fsync(fd) != 0 || ::close(fd) != 0) {
-    ::unlink(tmp.c_str());
-    throw std::runtime_error("flushing " + tmp + ": " + std::strerror(errno));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string err = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    throw std::runtime_error("renaming " + tmp + " to " + path + ": " + err);
-  }
-  sync_directory(dir_of(path), path);
+  ::fchmod(fd_, 0644);
+  const int fd = std::exchange(fd_, -1);
+  const bool synced = detail::g_fsync(fd) == 0;
+  const int err = errno;
+  if (::close(fd) != 0 || !synced) throw std::runtime_error("flushing " + tmp + ": " + std::strerror(synced ? errno : err));
+  if (std::rename(tmp.c_str(), path_.c_str()) != 0)
+    throw std::runtime_error("renaming " + tmp + " to " + path_ + ": " + std::strerror(errno));
+  tmp_.clear();
+  // The rename is durable only once the directory entry is: fsync the directory too.
+  sync_directory(dir_of(path_), path_);
 }
+
+void write_text_atomic(const std::string& path, const std::string& text) { ReservedFile(path).commit(text); }
 
 void write_json_atomic(const std::string& path, const json& doc) {
   write_text_atomic(path, doc.dump(2) + "\n");

@@ -57,6 +57,7 @@ json to_json(const TimedPoint& p) {
          {"mean_cycles", p.cycles.mean},
          {"stddev_cycles", p.cycles.stddev},
          {"cv", p.cycles.cv},
+         {"n", p.cycles.n},
          {"launches", p.launches},
          {"throttled", p.throttled},
          {"clock_mhz", p.clock_mhz},
@@ -64,8 +65,10 @@ json to_json(const TimedPoint& p) {
          {"clock_before_mhz", p.clock_before_mhz},
          {"clock_after_mhz", p.clock_after_mhz},
          {"wall_ms", p.wall_ms},
+         {"gpu_ms", p.gpu_ms},
          {"region_ms", p.region_ms}};
   for (auto it = p.extra.begin(); it != p.extra.end(); ++it) j[it.key()] = it.value();
+  if (!p.sample_cycles.empty()) j["samples"] = json{{"cycles", p.sample_cycles}, {"smid", p.sample_smid}};
   return j;
 }
 
@@ -96,9 +99,13 @@ json to_json(const ResultRecord& r) {
   for (const auto& p : r.points) pts.push_back(to_json(p));
   for (const auto& p : r.points_extra) pts.push_back(p);
   j["points"] = pts;
-  if (r.has_fit) j["fit"] = to_json(r.fit);
+  if (r.has_fit) {
+    j["fit"] = to_json(r.fit);
+    if (!r.fit_placements.empty()) j["fit"]["placements"] = r.fit_placements;
+  }
   j["summary"] = r.summary;
   j["timing"] = r.timing;
+  if (!r.harness.empty()) j["harness"] = r.harness;
   return j;
 }
 

@@ -41,4 +41,15 @@ Summary summarize(const std::vector<double>& sample) {
   return s;
 }
 
+Spread spread_of(const std::vector<double>& values) {
+  if (values.empty()) throw std::invalid_argument("spread of an empty sample");
+  Spread s;
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  s.min = *lo;
+  s.max = *hi;
+  s.median = median(values);
+  s.rel = s.median != 0 ? (s.max - s.min) / std::fabs(s.median) : 0.0;
+  return s;
+}
+
 }  // namespace divbench

@@ -7,9 +7,9 @@
 
 #include "divbench/core/errors.hpp"
 #include "divbench/cuda/check.hpp"
-#include "divbench/cuda/device_attribute.hpp"
 #include "divbench/cuda/clock.hpp"
 #include "divbench/cuda/nvml.hpp"
+#include "divbench/cuda/occupancy.hpp"
 
 namespace divbench {
 namespace {
@@ -28,12 +28,6 @@ std::string uuid_string(const cudaUUID_t& u) {
 
 }  // namespace
 
-int device_attribute(cudaDeviceAttr attribute, int device) {
-  int v = 0;
-  DIVBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&v, attribute, device));
-  return v;
-}
-
 int device_count_or_throw() {
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
@@ -41,7 +35,7 @@ int device_count_or_throw() {
     cudaGetLastError();  // clear the sticky-free error so later calls do not inherit it
     throw NoDeviceError(std::string("no CUDA GPU found (") +
                         (e == cudaSuccess ? std::string("0 devices") : std::string(cudaGetErrorString(e))) +
-                        "); dynamic experiments need one — the static commands (sass, study, flip) do not");
+                        "); dynamic experiments need one — the static commands (sass, flip) do not");
   }
   return n;
 }

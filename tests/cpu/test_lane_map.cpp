@@ -58,3 +58,10 @@ TEST(KList, BadSpecs) {
   for (const char* bad : {"0", "33", "1-33", "4-2", "a", "1,,2", "1,", "", "-3", "2.5"})
     EXPECT_THROW(parse_k_list(bad), UsageError) << bad;
 }
+
+TEST(NList, ListsAndBadSpecs) {
+  EXPECT_EQ(parse_n_list("10000,0,1000,3000"), (std::vector<std::uint32_t>{0, 1000, 3000, 10000}));
+  EXPECT_EQ(parse_n_list("0-3"), (std::vector<std::uint32_t>{0, 1, 2, 3}));
+  for (const char* bad : {"", "-1", "1,,2", ",1", "1e3", "100000001", "0-2000", "+5"})
+    EXPECT_THROW(parse_n_list(bad), UsageError) << bad;
+}

@@ -41,10 +41,36 @@ TEST(Samples, PerLaunchMedianOverWarps) {
   // 3 warps per launch; the launch's value is the median warp.
   std::vector<RegionSample> v{{100, 50, 0, 0}, {300, 150, 1, 1}, {200, 100, 2, 2},
                               {110, 55, 0, 0}, {310, 155, 1, 1}, {210, 105, 2, 2}};
-  const auto p = to_timed_point(v, 2, 3, 4, 0);
+  const auto p = to_timed_point(v, 2, 3, 4, 0, Reduction::launch_median);
   EXPECT_DOUBLE_EQ(p.cycles.min, 200);
   EXPECT_DOUBLE_EQ(p.cycles.max, 210);
+  EXPECT_EQ(p.cycles.n, 2u);
   EXPECT_DOUBLE_EQ(p.k, 4);
+}
+
+TEST(Samples, EverySampleCountsInWarpPerSmSampling) {
+  // 3 warps per launch on 3 SMs, each warp an independent sample: statistics over all 6.
+  std::vector<RegionSample> v{{100, 50, 7, 0}, {300, 150, 8, 1}, {200, 100, 9, 2},
+                              {110, 55, 7, 0}, {310, 155, 8, 1}, {210, 105, 9, 2}};
+  const auto p = to_timed_point(v, 2, 3, 4, 0, Reduction::each_sample);
+  EXPECT_EQ(p.cycles.n, 6u);
+  EXPECT_DOUBLE_EQ(p.cycles.min, 100);
+  EXPECT_DOUBLE_EQ(p.cycles.max, 310);
+  EXPECT_DOUBLE_EQ(p.cycles.median, 205);
+  EXPECT_EQ(p.launches, 2u);
+  // Raw samples kept in launch order, with their SMs.
+  ASSERT_EQ(p.sample_cycles.size(), 6u);
+  EXPECT_EQ(p.sample_cycles[4], 310u);
+  EXPECT_EQ(p.sample_smid[5], 9u);
+  // GPU region time: per launch the longest warp (the warps ran side by side): 300 + 310 cycles.
+  EXPECT_NEAR(p.region_ms, 610.0 / (p.clock_mhz * 1e3), 1e-15);
+}
+
+TEST(Samples, LaunchesWhoseWarpsSharedAnSm) {
+  std::vector<RegionSample> distinct{{1, 1, 0, 0}, {1, 1, 1, 1}, {1, 1, 1, 0}, {1, 1, 0, 1}};
+  EXPECT_EQ(launches_with_shared_sm(distinct, 2, 2), 0u);
+  std::vector<RegionSample> shared{{1, 1, 0, 0}, {1, 1, 1, 1}, {1, 1, 3, 0}, {1, 1, 3, 1}};
+  EXPECT_EQ(launches_with_shared_sm(shared, 2, 2), 1u);
 }
 
 TEST(Samples, CountMismatchThrows) {

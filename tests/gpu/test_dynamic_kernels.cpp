@@ -2,6 +2,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <stdexcept>
 
 #include <cmath>
@@ -14,28 +15,38 @@
 #include "divbench/kernels/kway.hpp"
 #include "divbench/kernels/predication.hpp"
 #include "divbench/kernels/progress.hpp"
-#include "harness/kway_point.hpp"
+#include "divbench/cuda/device_info.hpp"
+#include "divbench/cuda/occupancy.hpp"
+#include "harness/timed_point.hpp"
 
 namespace divbench {
 namespace {
 
-KwayPointSpec small_spec(Body body, int k, LaneMap map, int blocks, int threads) {
-  KwayPointSpec s;
-  s.body = body;
-  s.k = k;
-  s.lanes = assign_lanes(map, k, body == Body::mem_divergent ? 20u : 50u, 7);
-  s.blocks = blocks;
-  s.threads_per_block = threads;
-  s.plan.warmup = 1;
-  s.plan.reps = 3;
-  return s;
+const DeviceRecord& device() {
+  static const DeviceRecord d = query_device(0);
+  return d;
+}
+
+TimedKernel small_kernel(Body body, int k, LaneMap map) {
+  const LaneAssignment lanes = assign_lanes(map, k, body == Body::mem_divergent ? 20u : 50u, 7);
+  return kway_timed_kernel(body, make_kway_params(body, k, lanes), 0);
+}
+
+PointResult run_small(const TimedKernel& kernel, std::optional<LaunchShape> shape, bool events = false) {
+  TimedRun run;
+  run.timing.reps = 3;
+  run.timing.warmup = 1;
+  run.timing.sampling = Sampling::single;
+  run.shape = shape;
+  run.kernel_events = events;
+  return run_timed_point(kernel, run, device(), 1);
 }
 
 TEST(KwayBodies, EveryBodyVerifiesAtSeveralK) {
   for (Body b : all_bodies())
     for (int k : {1, 2, 7, 32}) {
       SCOPED_TRACE(std::string(body_name(b)) + " k=" + std::to_string(k));
-      const PointResult r = run_kway_point(small_spec(b, k, LaneMap::modulo, 2, 64));  // throws on a mismatch
+      const PointResult r = run_small(small_kernel(b, k, LaneMap::modulo), LaunchShape{2, 64, 0});  // throws on a mismatch
       EXPECT_TRUE(r.point.extra["verified"].get<bool>());
       EXPECT_EQ(r.point.launches, 3u);
       EXPECT_GT(r.point.cycles.median, 0);
@@ -44,41 +55,31 @@ TEST(KwayBodies, EveryBodyVerifiesAtSeveralK) {
 
 TEST(KwayBodies, BodiesDiffer) {
   // Sanity of the references themselves: different bodies give different lane results.
-  KwayParams p = make_kway_params(small_spec(Body::fma_chain, 2, LaneMap::modulo, 1, 32));
-  const std::vector<float> table = kway_body_table(Body::mem_divergent);
-  const float a = kway_reference(Body::fma_chain, p, 3, {});
-  const float b = kway_reference(Body::fma_indep, p, 3, {});
-  const float c = kway_reference(Body::int_alu, p, 3, {});
-  EXPECT_NE(a, b);
-  EXPECT_NE(a, c);
-  EXPECT_TRUE(std::isfinite(kway_reference(Body::sfu, p, 3, {})));
-  EXPECT_THROW(kway_reference(Body::mem_divergent, p, 3, table), std::invalid_argument);  // table_words unset
-  p.table_words = static_cast<std::uint32_t>(table.size());
-  EXPECT_TRUE(std::isfinite(kway_reference(Body::mem_divergent, p, 3, table)));
+  const LaneAssignment lanes = assign_lanes(LaneMap::modulo, 2, 50, 7);
+  const KwayParams p = make_kway_params(Body::fma_chain, 2, lanes);
+  const float a = kway_reference(Body::fma_chain, p, 3);
+  EXPECT_NE(a, kway_reference(Body::fma_indep, p, 3));
+  EXPECT_NE(a, kway_reference(Body::int_alu, p, 3));
+  EXPECT_TRUE(std::isfinite(kway_reference(Body::sfu, p, 3)));
+  EXPECT_THROW(kway_reference(Body::mem_divergent, p, 3), std::invalid_argument);  // table_words of another body
+  EXPECT_TRUE(std::isfinite(kway_reference(Body::mem_divergent, make_kway_params(Body::mem_divergent, 2, lanes), 3)));
 }
 
 TEST(KwayMaps, EveryMapVerifies) {
   for (LaneMap m : all_lane_maps()) {
     SCOPED_TRACE(lane_map_name(m));
-    EXPECT_NO_THROW(run_kway_point(small_spec(Body::fma_chain, 5, m, 1, 32)));
+    EXPECT_NO_THROW(run_small(small_kernel(Body::fma_chain, 5, m), std::nullopt));
   }
 }
 
 TEST(Occupancy, SharedMemoryPinsBlocksPerSm) {
-  int dev = 0, sms = 0, smem_sm = 0, optin = 0, reserved = 0;
-  DIVBENCH_CUDA_CHECK(cudaGetDevice(&dev));
-  DIVBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  DIVBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
-  DIVBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  DIVBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev));
-  const std::size_t one = static_cast<std::size_t>(std::min(optin, smem_sm - reserved));
-  EXPECT_EQ(kway_max_active_blocks(Body::fma_chain, 64, one), 1);
-  const std::size_t two = static_cast<std::size_t>(std::min(optin, smem_sm / 2 - reserved));
-  EXPECT_EQ(kway_max_active_blocks(Body::fma_chain, 64, two), 2);
-  KwayPointSpec s = small_spec(Body::fma_chain, 32, LaneMap::modulo, sms, 64);
-  s.dynamic_smem = one;
-  s.kernel_events = true;
-  const PointResult r = run_kway_point(s);
+  const int sms = device().sm_count;
+  const TimedKernel kernel = small_kernel(Body::fma_chain, 32, LaneMap::modulo);
+  const std::size_t one = smem_to_pin_blocks_per_sm(device().index, 1);
+  EXPECT_EQ(kernel.blocks_per_sm(LaunchShape{sms, 64, one}), 1);
+  const std::size_t two = smem_to_pin_blocks_per_sm(device().index, 2);
+  EXPECT_EQ(kernel.blocks_per_sm(LaunchShape{sms, 64, two}), 2);
+  const PointResult r = run_small(kernel, LaunchShape{sms, 64, one}, true);
   int warps = 0, max_per_sm = 0;
   for (const auto& v : r.point.extra["sm_warps"]) {
     warps += v.get<int>();
@@ -90,8 +91,6 @@ TEST(Occupancy, SharedMemoryPinsBlocksPerSm) {
 }
 
 TEST(Predication, EveryVariantVerifies) {
-  float* out = nullptr;
-  DIVBENCH_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&out), 32 * sizeof(float)));
   struct V {
     PredVariant v;
     int arms;
@@ -100,17 +99,8 @@ TEST(Predication, EveryVariantVerifies) {
   for (int a : predicated_arm_counts()) vs.push_back({PredVariant::predicated, a});
   for (const auto& v : vs) {
     SCOPED_TRACE(std::string(pred_variant_name(v.v)) + " arms=" + std::to_string(v.arms));
-    std::vector<float> host(32, std::numeric_limits<float>::quiet_NaN());
-    DIVBENCH_CUDA_CHECK(cudaMemcpy(out, host.data(), 32 * sizeof(float), cudaMemcpyHostToDevice));
-    launch_predication(v.v, v.arms, 40, nullptr, out);
-    DIVBENCH_CUDA_CHECK(cudaDeviceSynchronize());
-    DIVBENCH_CUDA_CHECK(cudaMemcpy(host.data(), out, 32 * sizeof(float), cudaMemcpyDeviceToHost));
-    for (int lane = 0; lane < 32; ++lane) {
-      const float want = predication_reference(v.v, v.arms, 40, lane);
-      EXPECT_EQ(0, std::memcmp(&want, &host[lane], sizeof want)) << "lane " << lane << ": " << host[lane] << " vs " << want;
-    }
+    EXPECT_NO_THROW(run_small(predication_timed_kernel(v.v, v.arms, 40), LaunchShape{2, 64, 0}));  // bit-exact check
   }
-  cudaFree(out);
 }
 
 int cc_major() {

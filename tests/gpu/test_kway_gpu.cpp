@@ -1,25 +1,35 @@
-// The k-way point runner on a real GPU: verified output, sane statistics, linear cost.
+// The timed-point runner on a real GPU with the k-way kernel: verified output, sane statistics,
+// linear cost, both sampling modes, every code placement.
 #include <gtest/gtest.h>
+
+#include <set>
 
 #include "divbench/core/fit.hpp"
 #include "divbench/cuda/device_info.hpp"
-#include "harness/kway_point.hpp"
+#include "divbench/kernels/kway.hpp"
+#include "harness/timed_point.hpp"
 
 using namespace divbench;
 
 namespace {
-PointResult run_k(int k, LaneMap map = LaneMap::modulo, std::uint32_t iters = 500) {
-  KwayPointSpec s;
-  s.k = k;
-  s.lanes = assign_lanes(map, k, iters, 1);
-  s.plan.warmup = 2;
-  s.plan.reps = 21;
-  return run_kway_point(s);
+const DeviceRecord& device() {
+  static const DeviceRecord d = query_device(0);
+  return d;
+}
+
+PointResult run_k(int k, LaneMap map = LaneMap::modulo, std::uint32_t iters = 500,
+                  Sampling sampling = Sampling::single, int placement = 0, int reps = 21) {
+  const KwayParams p = make_kway_params(Body::fma_chain, k, assign_lanes(map, k, iters, 1));
+  TimedRun run;
+  run.timing.reps = reps;
+  run.timing.warmup = 2;
+  run.timing.sampling = sampling;
+  return run_timed_point(kway_timed_kernel(Body::fma_chain, p, placement), run, device(), k);
 }
 }  // namespace
 
 TEST(KwayGpu, DeviceInfoIsComplete) {
-  const DeviceRecord d = query_device(0);
+  const DeviceRecord& d = device();
   EXPECT_FALSE(d.name.empty());
   EXPECT_GT(d.sm_count, 0);
   EXPECT_GT(d.sm_clock_khz, 0);
@@ -30,11 +40,14 @@ TEST(KwayGpu, PointIsVerifiedAndComplete) {
   const PointResult r = run_k(4);
   ASSERT_TRUE(r.timed);
   EXPECT_EQ(r.point.launches, 21u);
+  EXPECT_EQ(r.point.cycles.n, 21u);
+  EXPECT_EQ(r.point.sample_cycles.size(), 21u);
   EXPECT_GT(r.point.cycles.median, 0);
   EXPECT_LE(r.point.cycles.min, r.point.cycles.median);
   EXPECT_GE(r.point.cycles.max, r.point.cycles.median);
   EXPECT_TRUE(r.point.extra.value("verified", false));
   EXPECT_GT(r.point.clock_mhz, 100);
+  EXPECT_GT(r.point.gpu_ms, 0);
 }
 
 TEST(KwayGpu, CostIsLinearInK) {
@@ -54,4 +67,27 @@ TEST(KwayGpu, UnbalancedCostFollowsSummedPathLength) {
   const double one = run_k(1, LaneMap::modulo, 800).point.cycles.median;
   const double unb = run_k(8, LaneMap::unbalanced, 800).point.cycles.median;
   EXPECT_NEAR(unb / one, 1.0 + 7.0 / 8.0, 0.15);
+}
+
+TEST(KwayGpu, WarpPerSmSamplesEverySmOncePerLaunch) {
+  const int sms = device().sm_count;
+  const PointResult r = run_k(8, LaneMap::modulo, 500, Sampling::warp_per_sm, 0, sms + 1);  // two launches
+  EXPECT_EQ(r.point.launches, 2u);
+  EXPECT_EQ(r.point.cycles.n, static_cast<std::size_t>(2 * sms));
+  EXPECT_EQ(r.point.extra["launches_with_shared_sm"].get<int>(), 0);
+  EXPECT_EQ(r.point.extra["sms_distinct"].get<int>(), sms);
+  std::set<std::uint32_t> first(r.point.sample_smid.begin(), r.point.sample_smid.begin() + sms);
+  EXPECT_EQ(first.size(), static_cast<std::size_t>(sms));
+  // Same median as one warp per launch, within a few cycles (compute body, no shared memory traffic).
+  const double single = run_k(8).point.cycles.median;
+  EXPECT_NEAR(r.point.cycles.median / single, 1.0, 1e-3);
+}
+
+TEST(KwayGpu, EveryPlacementVerifies) {
+  for (int p = 0; p < kPlacements; ++p) {
+    SCOPED_TRACE("placement " + std::to_string(p));
+    const PointResult r = run_k(3, LaneMap::modulo, 200, Sampling::single, p, 5);
+    EXPECT_EQ(r.point.extra["placement"].get<int>(), p);
+  }
+  EXPECT_THROW(run_k(3, LaneMap::modulo, 200, Sampling::single, kPlacements, 5), std::invalid_argument);
 }

@@ -2,14 +2,11 @@
 device is named "SYNTHETIC ..." and every file is written to a pytest temporary folder: nothing here is a
 measurement and nothing is committed under results/."""
 import json
-import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
 REFERENCE = ROOT / "results" / "reference" / "paper-2607.23402.json"
 
 
@@ -66,7 +63,7 @@ def make_results(root: Path, with_static=True, with_occupancy=True):
               {"penalty_min": 30.0, "penalty_max": 31.0, "kernel_penalty_min": 30.0, "kernel_penalty_max": 33.0,
                "pairs": pairs}))
     if with_static:
-        # the shapes scripts/study/study_lib.py writes (divbench.study.figure4/1, divbench.study.table2/1)
+        # the shapes scripts/divbench/study/records.py writes (divbench.study.figure4/1, divbench.study.table2/1)
         common = {"corpus": {"kernels": 3, "sha256": "synthetic"}, "toolkits": {"sm_80": "synthetic nvcc", "sm_90": "synthetic nvcc",
                   "sm_100": "synthetic nvcc"}, "run": {"date": "2000-01-01T00:00:00Z", "generator": "conftest.py"}}
         write(root / "static", "figure4.json", {"schema": "divbench.study.figure4/1", **common, "architectures": {
@@ -89,4 +86,36 @@ def results(tmp_path):
 @pytest.fixture
 def fixture_factory(tmp_path):
     return {"make_results": make_results, "kway": kway, "device": device, "write": write, "record": record,
-            "tmp": tmp_path}
+            "with_samples": with_samples, "scaled": scaled, "tmp": tmp_path}
+
+
+def with_samples(result, n=201, noise=0, seed=1, scale=1.0):
+    """A copy of a synthetic result whose timed points carry raw samples (the divbench.result/1 contract:
+    "samples": {"cycles": [...], "smid": [...]}): n samples around each point's median, constant when
+    noise is 0, else uniform integer jitter of +-noise cycles (a fixed seed: the draws are reproducible);
+    every sample multiplied by `scale` (rounded), and the point's statistics recomputed from them."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    out = json.loads(json.dumps(result))
+    for p in out["points"]:
+        if "median_cycles" not in p:
+            continue
+        base = np.full(n, p["median_cycles"], dtype=float)
+        if noise:
+            base += rng.integers(-noise, noise + 1, size=n)
+        cycles = [int(round(v * scale)) for v in base]
+        p["samples"] = {"cycles": cycles, "smid": [i % 4 for i in range(n)]}
+        p.update(median_cycles=float(np.median(cycles)), min_cycles=float(min(cycles)), max_cycles=float(max(cycles)))
+    return out
+
+
+def scaled(result, factor):
+    """A copy with every timed point's medians (and samples, where present) multiplied by `factor`."""
+    out = json.loads(json.dumps(result))
+    for p in out["points"]:
+        for key in ("median_cycles", "min_cycles", "max_cycles"):
+            if key in p:
+                p[key] *= factor
+        if "samples" in p:
+            p["samples"]["cycles"] = [int(round(v * factor)) for v in p["samples"]["cycles"]]
+    return out

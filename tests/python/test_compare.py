@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-import compare
+from divbench import compare
+from divbench import results as dr
 from conftest import ROOT
 
 
@@ -60,7 +61,7 @@ def test_baseline_by_folder_name(results, capsys):
 
 def test_unknown_baseline(results, capsys):
     rc, _, err = run([results, "--baseline", "volta"], capsys)
-    assert rc == 1 and err.count("\n") == 1 and "--baseline 'volta' matches no GPU" in err
+    assert rc == 2 and err.count("\n") == 1 and "--baseline 'volta' matches no GPU" in err
 
 
 def test_console_and_markdown(results, capsys):
@@ -87,7 +88,7 @@ def test_mismatched_iters_refused(results, capsys, fixture_factory):
     d["config"]["iters"] = 200
     f.write_text(json.dumps(d))
     rc, out, err = run([results], capsys)
-    assert rc == 1 and out == ""
+    assert rc == 2 and out == ""
     assert err.startswith("compare: error: mismatched configurations:") and "iters=100" in err and "iters=200" in err
     assert "--normalize-iters" in err and err.count("\n") == 1
     rc, out, err = run([results, "--csv", "--normalize-iters"], capsys)
@@ -133,7 +134,7 @@ def test_mismatched_body_refused(results, capsys):
     db["config"]["map"] = "contiguous"
     fa.write_text(json.dumps(da))
     fb.write_text(json.dumps(db))
-    checks = [(compare.dd.load_result(fa)), (compare.dd.load_result(fb))]
+    checks = [(dr.load_result(fa)), (dr.load_result(fb))]
     with pytest.raises(compare.CompareError, match="map='modulo'.*map='contiguous'"):
         compare.check_configs([(None, checks[0]), (None, checks[1])], normalize_iters=True)
 
@@ -148,7 +149,7 @@ def test_bad_file_one_line(tmp_path, capsys, content, message):
     f = tmp_path / "bad.json"
     f.write_text(content)
     rc, out, err = run([f], capsys)
-    assert rc == 1 and out == ""
+    assert rc == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("compare: error:") and message in err and "bad.json" in err
 
 
@@ -158,22 +159,22 @@ def test_missing_fit(results, capsys):
     del d["fit"]
     f.write_text(json.dumps(d))
     rc, _, err = run([results], capsys)
-    assert rc == 1 and "has no fit" in err
+    assert rc == 2 and "has no fit" in err
 
 
 def test_missing_path_and_empty(tmp_path, capsys):
     rc, _, err = run([tmp_path / "nope"], capsys)
-    assert rc == 1 and "no such file or directory" in err
+    assert rc == 2 and "no such file or directory" in err
     (tmp_path / "empty").mkdir()
     rc, _, err = run([tmp_path / "empty", "--reference", "none"], capsys)
-    assert rc == 1 and "no results found" in err
+    assert rc == 2 and "no results found" in err
 
 
 def test_bad_reference(results, capsys, tmp_path):
     f = tmp_path / "ref.json"
     f.write_text('{"schema": "x"}')
     rc, _, err = run([results, "--reference", f], capsys)
-    assert rc == 1 and "expected 'divbench.reference/1'" in err
+    assert rc == 2 and "expected 'divbench.reference/1'" in err
 
 
 def test_cli_usage_error():

@@ -6,7 +6,10 @@ import sys
 
 import pytest
 
-import figures
+from divbench import figures
+from divbench import results as dr
+from divbench import series as ds
+from divbench.jsonio import InputError
 from conftest import ROOT
 
 ALL = ("figure1_kway", "figure2_efficiency", "figure3_occupancy", "figure4_placement")
@@ -93,7 +96,7 @@ def test_malformed_result_is_an_error(results, capsys, mutate, message):
     d = json.loads(f.read_text())
     mutate(d)
     f.write_text(json.dumps(d))
-    assert run(["--results", results, "--only", "fig1"]) == 1
+    assert run(["--results", results, "--only", "fig1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("figures: error:") and message in err[0]
 
@@ -113,21 +116,20 @@ def test_invalid_json_is_one_line(results):
     (results / "static" / "figure4.json").write_text("{not json")
     p = subprocess.run([sys.executable, str(ROOT / "scripts" / "figures.py"), "--results", str(results), "--only", "fig4"],
                        capture_output=True, text=True)
-    assert p.returncode == 1
+    assert p.returncode == 2
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and "figure4.json: not valid JSON" in lines[0]
 
 
 def test_bad_static_shape(results, capsys):
     (results / "static" / "figure4.json").write_text(json.dumps({"architectures": {"sm_80": {"x": 1}}}))
-    assert run(["--results", results, "--only", "fig4"]) == 1
+    assert run(["--results", results, "--only", "fig4"]) == 2
     assert "sm_80 has none of the counts" in capsys.readouterr().err
 
 
 def test_occupancy_series_from_pairs_and_points(results):
-    import divbench_data as dd
-    r = dd.load_result(results / "gpu_a" / "occupancy.json")
-    xkey, series = dd.occupancy_series(r)
+    r = dr.load_result(results / "gpu_a" / "occupancy.json")
+    xkey, series = ds.occupancy_series(r)
     assert xkey == "total_warps"
     assert sorted(series) == ["device: kernel_penalty", "device: region_penalty", "per_sm: kernel_penalty",
                               "per_sm: region_penalty"]
@@ -135,10 +137,10 @@ def test_occupancy_series_from_pairs_and_points(results):
     # points that carry the penalties themselves (no summary.pairs)
     r.data["summary"] = {}
     r.data["points"] = [{"resident_warps": 256, "penalty": 30.0}, {"resident_warps": 512, "penalty": 31.0}]
-    assert dd.occupancy_series(r) == ("resident_warps", {"penalty": [(256.0, 30.0), (512.0, 31.0)]})
+    assert ds.occupancy_series(r) == ("resident_warps", {"penalty": [(256.0, 30.0), (512.0, 31.0)]})
     r.data["points"] = [{"k": 1, "median_cycles": 5}]
-    with pytest.raises(dd.InputError, match="need one of total_warps"):
-        dd.occupancy_series(r)
+    with pytest.raises(InputError, match="need one of total_warps"):
+        ds.occupancy_series(r)
 
 
 def test_unknown_figure_is_a_usage_error(results):

@@ -40,6 +40,17 @@ def test_gpu_workflow_contract():
     assert "scripts/figures.py" in text and "scripts/compare.py" in text
     upload = [st for st in job["steps"] if str(st.get("uses", "")).startswith("actions/upload-artifact")]
     assert upload and upload[0]["with"]["path"] == "results/"
+    # the gate: a fresh sweep against the committed results of this GPU, report and benchmark JSON uploaded
+    # even when the gate fails (the uploads come after it and run unless cancelled)
+    gate = next(st for st in job["steps"] if st.get("id") == "gate")
+    assert 'git show "HEAD:$GPU_DIR/kway.json"' in gate["run"]
+    assert re.search(r"compare\.py --gate \S+ \S+ \\\n\s+--report gate/report\.md --benchmark-json gate/benchmark\.json",
+                     gate["run"])
+    assert "GITHUB_STEP_SUMMARY" in gate["run"] and 'exit "$rc"' in gate["run"]
+    steps_in_order = job["steps"]
+    assert all(steps_in_order.index(u) > steps_in_order.index(gate) and u.get("if") == "${{ !cancelled() }}"
+               for u in upload)
+    assert [u["with"]["path"] for u in upload] == ["results/", "gate/"]
     # the "Require a GPU" step comes before any build step
     names = [st.get("name", "") for st in job["steps"]]
     assert names.index("Require a GPU (fail loudly without one)") < names.index("Build for the native architecture")

@@ -33,6 +33,23 @@ struct FitOptions {
 // or x values that are all equal.
 LinearFit fit_linear(const std::vector<double>& x, const std::vector<double>& y, FitOptions opt = {});
 
+// Ordinary least squares y = sum_j beta_j * x_j over given columns (include a column of ones for an
+// intercept), with standard errors from the residual variance (n - p degrees of freedom), R^2
+// (about the mean of y) and residuals. The cost decomposition T(k,n) = k*(a*n + b) + c is this fit
+// over the columns k*n, k and 1.
+struct MultiFit {
+  std::vector<double> beta;       // one per column
+  std::vector<double> std_error;  // one per column; 0 when n == p
+  double r2 = 0;
+  std::vector<double> residuals;
+  double max_rel_residual = 0;
+  std::size_t n = 0;
+};
+
+// Throws std::invalid_argument for fewer rows than columns, mismatched sizes, non-finite values or
+// linearly dependent columns.
+MultiFit fit_least_squares(const std::vector<std::vector<double>>& columns, const std::vector<double>& y);
+
 // Two-sided p-value of a Student t statistic with dof degrees of freedom.
 double student_t_two_sided_p(double t, double dof);
 

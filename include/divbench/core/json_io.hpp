@@ -7,6 +7,26 @@ namespace divbench {
 
 using json = nlohmann::ordered_json;
 
+// A file reserved now and written later, atomically: the constructor creates a temporary file next
+// to `path` (so an unwritable target fails before any work, with one line: UsageError); commit()
+// writes the text, fsyncs it, renames it onto `path` and fsyncs the directory; a ReservedFile
+// destroyed without commit removes its temporary file, leaving nothing behind.
+class ReservedFile {
+ public:
+  explicit ReservedFile(const std::string& path);
+  ~ReservedFile();
+  ReservedFile(ReservedFile&& o) noexcept;
+  ReservedFile& operator=(ReservedFile&&) = delete;
+  ReservedFile(const ReservedFile&) = delete;
+  ReservedFile& operator=(const ReservedFile&) = delete;
+  void commit(const std::string& text);
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_, tmp_;
+  int fd_ = -1;
+};
+
 // Write `doc` (pretty, 2-space indent, trailing newline) to `path` atomically: the file either keeps
 // its old content or holds the complete new one, also across a crash or power loss: the temporary file
 // is fsynced before the rename, and the directory after it (so the rename itself is on disk). Throws

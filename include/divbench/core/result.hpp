@@ -1,5 +1,6 @@
 // Result records: the one record type every dynamic experiment fills ("divbench.result/1").
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -46,7 +47,12 @@ struct TimedPoint {
   double clock_before_mhz = 0;  // calibration launch right before the point's launches
   double clock_after_mhz = 0;   // ... and right after them
   double wall_ms = 0;        // host wall time of the point's launches, warm-up included
-  double region_ms = 0;      // summed region time: sum(cycles) / clock
+  double gpu_ms = 0;         // device (CUDA-event) time of the same launches
+  double region_ms = 0;      // region time the GPU spent: per launch the longest sample, summed, / clock
+  // Raw samples, launch-major (warm-up excluded): each warp region's cycles and the SM it ran on.
+  // Written as "samples": {"cycles": [...], "smid": [...]} unless the run keeps no samples.
+  std::vector<std::uint64_t> sample_cycles;
+  std::vector<std::uint32_t> sample_smid;
   json extra = json::object();  // experiment-specific fields of the point
 };
 
@@ -59,8 +65,10 @@ struct ResultRecord {
   json points_extra = json::array();  // for probes whose points are not TimedPoints
   bool has_fit = false;
   LinearFit fit;
+  json fit_placements = json::array();  // per code placement: {placement, s, c, r2, ...} (written as fit.placements)
   json summary = json::object();
   json timing = json::object();       // wall vs region accounting for the whole run
+  json harness = json::object();      // the Google Benchmark build that drove the run
 };
 
 json to_json(const DeviceRecord& d);

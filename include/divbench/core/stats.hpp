@@ -21,4 +21,12 @@ Summary summarize(const std::vector<double>& sample);
 // Median of a sample (mean of the two middle values for even n). Throws on empty input.
 double median(std::vector<double> sample);
 
+// How far a quantity moves across conditions that should not matter (code placements, sampling
+// modes): its median, extremes and (max - min) / |median|. Throws on empty input.
+struct Spread {
+  double median = 0, min = 0, max = 0;
+  double rel = 0;  // (max - min) / |median|; 0 when the median is 0
+};
+Spread spread_of(const std::vector<double>& values);
+
 }  // namespace divbench

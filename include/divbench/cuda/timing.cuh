@@ -21,6 +21,21 @@ __device__ __forceinline__ std::uint32_t smid() {
 
 __device__ __forceinline__ std::uint32_t lane_id() { return threadIdx.x & 31u; }
 
+// Code placement: Pad + 1 filler instructions ahead of the timed region (one IMAD each: 16 bytes
+// on sm_70+, 8 on Pascal), so everything after them, the region's loops included, starts Pad
+// instructions later than at placement 0 while the code around the filler stays the same. `zero`
+// is a kernel argument that is 0 at run time: the filler's value is masked by it and added to x
+// (x + 0.0f == x for the finite seeds the kernels use), which the compiler cannot prove, so the
+// filler stays and must run before x is first used: ahead of the region, never inside it. The
+// binary's own SASS shows where each placement's loops landed.
+template <int Pad>
+__device__ __forceinline__ float placed(float x, std::uint32_t zero) {
+  std::uint32_t v = zero;
+#pragma unroll
+  for (int i = 0; i <= Pad; ++i) asm volatile("mad.lo.u32 %0, %0, %0, 1;" : "+r"(v));
+  return x + __uint_as_float(v & zero);
+}
+
 // Usage: RegionTimer t; t.start(); <region> t.stop(dst);  (every lane of the warp calls both)
 struct RegionTimer {
   std::uint64_t g0;

@@ -17,6 +17,9 @@ const std::vector<int>& calibration_ks();
 // Enqueue one launch of one warp writing out[0..31]. std::invalid_argument for a k not built.
 void launch_calibration(int k, std::uint32_t iters, float* out, cudaStream_t stream = nullptr);
 
+// One synchronized launch into a NaN-poisoned buffer; returns the 32 lane outputs.
+std::vector<float> run_calibration(int k, std::uint32_t iters);
+
 // What lane `lane` must write (the same float operations on the host; bit-exact).
 float calibration_reference(int k, std::uint32_t iters, int lane);
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "divbench/cuda/region_sample.hpp"
+#include "divbench/kernels/timed_kernel.hpp"
 
 namespace divbench {
 
@@ -27,8 +27,8 @@ const std::vector<int>& predicated_arm_counts();
 // Arms a variant runs: single 1, branchy 2, predicated `arms`.
 int pred_arms(PredVariant v, int arms);
 
-// One launch of one warp: samples[0] gets the region (may be null), out[lane] each lane's result.
-void launch_predication(PredVariant v, int arms, std::uint32_t iters, RegionSample* samples, float* out);
+// The variant's kernel as a TimedKernel (any grid: warp w writes samples[w], thread t out[t]).
+TimedKernel predication_timed_kernel(PredVariant v, int arms, std::uint32_t iters);
 
 // What lane `lane` must produce.
 float predication_reference(PredVariant v, int arms, std::uint32_t iters, int lane);

@@ -10,16 +10,10 @@
 using namespace divbench;
 
 namespace {
-KwayParams params(int k, std::uint32_t iters, const std::vector<float>& table) {
+KwayParams params(Body b, int k, std::uint32_t iters) {
   LaneAssignment a = assign_lanes(LaneMap::modulo, k, iters > 0 ? iters : 1, 1);
   if (iters == 0) a.iters_of_path.fill(0);  // "did nothing"
-  KwayParams p;
-  p.k = k;
-  for (int l = 0; l < 32; ++l) p.path_of_lane[l] = a.path_of_lane[l];
-  for (int q = 0; q < 32; ++q) p.iters_of_path[q] = a.iters_of_path[q];
-  p.table_words = static_cast<std::uint32_t>(table.size());
-  finish_kway_params(p);
-  return p;
+  return make_kway_params(b, k, a);
 }
 bool same(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 }  // namespace
@@ -27,13 +21,12 @@ bool same(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 TEST(BodyReferences, EveryLaneDependsOnTheIterationCount) {
   for (Body b : all_bodies()) {
     if (kway_tolerance(b) != 0) continue;  // approximate bodies (sfu) are checked with a tolerance
-    const auto table = kway_body_table(b);
     for (std::uint32_t iters : {1000u, 10000u}) {
-      const KwayParams p = params(8, iters, table), q = params(8, iters + 1, table), z = params(8, 0, table);
+      const KwayParams p = params(b, 8, iters), q = params(b, 8, iters + 1), z = params(b, 8, 0);
       for (int lane = 0; lane < 32; ++lane) {
-        const float r = kway_reference(b, p, lane, table);
-        EXPECT_FALSE(same(r, kway_reference(b, q, lane, table))) << body_name(b) << " lane " << lane;
-        EXPECT_FALSE(same(r, kway_reference(b, z, lane, table))) << body_name(b) << " lane " << lane;
+        const float r = kway_reference(b, p, lane);
+        EXPECT_FALSE(same(r, kway_reference(b, q, lane))) << body_name(b) << " lane " << lane;
+        EXPECT_FALSE(same(r, kway_reference(b, z, lane))) << body_name(b) << " lane " << lane;
       }
     }
   }

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Side-by-side table of divbench's in-process CUPTI counters and Nsight Compute's (stdlib only).
 
 Inputs: a divbench result run with --metrics (kway or calibration), and `ncu --csv` output for a
@@ -6,16 +5,19 @@ second divbench run of the same sweep under ncu, in which every point launched t
 times in this order: the point's own launch(es) (--reps 1 --warmup 0), the full metrics launch,
 the zero-work twin. ncu's rows are grouped by launch ID; launch 3*i+1 and 3*i+2 belong to point i.
 
-  merge_kway_metrics.py --divbench kway.json --ncu kway_ncu.csv [--divbench calibration.json
-                        --ncu calibration_ncu.csv ...] --out kway_metrics.json [--note TEXT]
+  PYTHONPATH=scripts python3 -m divbench.merge_kway_metrics --divbench kway.json --ncu kway_ncu.csv
+      [--divbench calibration.json --ncu calibration_ncu.csv ...] --out kway_metrics.json [--note TEXT]
+(scripts/gpu/30-metrics.sh). Bad input: one line `merge_kway_metrics: error: ...`, exit 2, nothing written;
+the output (divbench.kway_metrics/1) is written atomically.
 """
-import argparse
 import csv
 import io
-import json
-import os
 import sys
-import tempfile
+
+from divbench.cli import ArgumentParser, fail
+from divbench.jsonio import InputError, OutputError, check_writable, write_json
+from divbench.results import load_result
+from divbench.provenance import read_provenance
 
 RATIO = "smsp__thread_inst_executed_per_inst_executed.ratio"
 INST = "smsp__inst_executed.sum"
@@ -145,7 +147,7 @@ def merge_one(doc, launches):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = ArgumentParser(prog="merge_kway_metrics", description=__doc__.splitlines()[0])
     ap.add_argument("--divbench", action="append", required=True)
     ap.add_argument("--ncu", action="append", required=True)
     ap.add_argument("--out", required=True)
@@ -153,33 +155,31 @@ def main(argv=None):
     ap.add_argument("--ncu-version", default="")
     a = ap.parse_args(argv)
     if len(a.divbench) != len(a.ncu):
-        print("merge_kway_metrics: give one --ncu per --divbench", file=sys.stderr)
-        return 2
+        ap.error("give one --ncu per --divbench")
     try:
+        check_writable(a.out)
         result = {"schema": "divbench.kway_metrics/1", "metrics": METRICS,
                   "method": "divbench: CUPTI range profiler in-process, one launch per point (auto range, kernel "
                             "replay) plus a zero-work twin; ncu --clock-control none on the same build and "
                             "launch configuration in a second process", "note": a.note,
                   "ncu_version": a.ncu_version, "experiments": []}
         for dpath, npath in zip(a.divbench, a.ncu):
-            with open(dpath) as f:
-                doc = json.load(f)
-            with open(npath) as f:
-                launches = parse_ncu_csv(f.read())
+            doc = load_result(dpath).data
+            try:
+                with open(npath, encoding="utf-8") as f:
+                    launches = parse_ncu_csv(f.read())
+            except (OSError, UnicodeDecodeError) as e:
+                raise InputError(f"{npath}: cannot read ({getattr(e, 'strerror', None) or e})") from None
             if "device" not in result:
                 result["device"] = doc.get("device")
-                # divbench.result/1 keeps provenance at the top level.
-                result["provenance"] = {k: doc.get(k) for k in ("toolkit", "git", "created", "host", "command")}
-            result["experiments"].append(merge_one(doc, launches))
-    except (MergeError, OSError, ValueError, KeyError) as e:
-        print(f"merge_kway_metrics: error: {e}", file=sys.stderr)
-        return 1
-    d = os.path.dirname(os.path.abspath(a.out))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".kway_metrics.")
-    with os.fdopen(fd, "w") as f:
-        json.dump(result, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, a.out)
+                result["provenance"] = read_provenance(doc).as_dict()
+            try:
+                result["experiments"].append(merge_one(doc, launches))
+            except (KeyError, TypeError, ValueError, ZeroDivisionError) as e:
+                raise MergeError(f"{dpath}: malformed divbench result ({e.__class__.__name__}: {e})") from None
+        write_json(a.out, result)
+    except (MergeError, InputError, OutputError) as e:
+        return fail("merge_kway_metrics", e)
     for e in result["experiments"]:
         s = e["summary"]
         print(f"{e['experiment']}-metrics: max|divbench-ncu|/ncu={s['max_abs_rel_diff_divbench_vs_ncu']:.2e} "

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 """Compile one CUDA source file to a cubin with NVRTC (CUDA 12.x), for architectures nvcc 13 refuses.
 
-usage: nvrtc_compile.py --prefix CU12_PREFIX --arch sm_61 [-I DIR]... SOURCE OUTPUT.cubin
-       nvrtc_compile.py --prefix CU12_PREFIX --version
+usage: python3 -m divbench.study.nvrtc_compile --prefix CU12_PREFIX --arch sm_61 [-I DIR]... SOURCE OUTPUT.cubin
+       python3 -m divbench.study.nvrtc_compile --prefix CU12_PREFIX --version
 
 CU12_PREFIX is what scripts/study/setup-cu12.sh installed (py/nvidia/cuda_nvrtc, cuda_runtime, cuda_cccl).
 The CUDA and CCCL include directories of that prefix are added automatically (cooperative_groups needs
@@ -13,6 +12,8 @@ import argparse
 import ctypes
 import os
 import sys
+
+from divbench.jsonio import OutputError, write_atomic
 
 # NVRTC emits this for every pre-Turing target; it is expected here and not worth a line per file.
 DEPRECATION = "Architectures prior to '<compute/sm>_75' are deprecated"
@@ -86,10 +87,11 @@ def main():
     except RuntimeError as e:
         print(f"nvrtc_compile: {e}", file=sys.stderr)
         return 1
-    tmp = a.output + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(cubin)
-    os.replace(tmp, a.output)
+    try:
+        write_atomic(a.output, cubin)
+    except OutputError as e:
+        print(f"nvrtc_compile: {e}", file=sys.stderr)
+        return 1
     return 0
 
 

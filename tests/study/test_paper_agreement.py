@@ -1,33 +1,26 @@
-#!/usr/bin/env python3
 """Qualitative agreement of the static study (results/static/) with the paper's Table II / Figure 4.
 
-usage: check_paper.py RESULTS_DIR [--expected FILE]
-
-Each claim of the paper is evaluated on the study's files and printed as AGREES or DISAGREES with
-the kernels responsible. Disagreements are allowed only where tests/study/paper_disagreements.json
-lists them with a reason (the corpus is not tuned to force agreement); the test fails when a claim's
-outcome differs from that file in either direction (a new disagreement, or a listed one that no
-longer happens), or when a file is missing or malformed.
+Each claim of the paper is evaluated on the committed study files; a claim may disagree only where
+tests/study/paper_disagreements.json lists it with a reason (the corpus is not tuned to force agreement).
+A test fails when a claim's outcome differs from that file in either direction (a new disagreement, or a
+listed one that no longer happens), or when a listed claim is no longer evaluated. Run: pytest -v
+tests/study/test_paper_agreement.py (each claim is one test, AGREES/DISAGREES in its id).
 """
-import argparse
-import json
-import os
-import sys
+import pytest
 
+from divbench.jsonio import load_json
+from divbench.paths import repo_root
+
+RESULTS = repo_root() / "results" / "static"
+EXPECTED = load_json(repo_root() / "tests" / "study" / "paper_disagreements.json")["disagreements"]
 BLACKWELL = ["sm_100", "sm_103", "sm_110", "sm_120", "sm_121"]
 AMPERE_HOPPER = ["sm_80", "sm_86", "sm_90"]
 AMPERE = ["sm_80", "sm_86"]
 PRE_BLACKWELL_BSSY = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90"]
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def load(d, name):
-    path = os.path.join(d, name)
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError) as e:
-        sys.exit(f"check_paper: cannot read {path}: {e}")
+    return load_json(d / name)
 
 
 def kernels_where(arch_doc, pred):
@@ -71,33 +64,19 @@ def claims(d):
     return out
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results")
-    ap.add_argument("--expected", default=os.path.join(HERE, "paper_disagreements.json"))
-    a = ap.parse_args()
-    with open(a.expected) as f:
-        expected = json.load(f)["disagreements"]
-    failures = 0
-    seen = set()
-    for text, ok, kernels in claims(a.results):
-        listed = text in expected
-        seen.add(text)
-        status = "AGREES   " if ok else "DISAGREES"
-        line = f"{status} {text}" + (f"  [{', '.join(kernels)}]" if kernels else "")
-        if not ok and listed:
-            line += f"  (known: {expected[text]['reason']})"
-        if ok == listed:
-            failures += 1
-            line = "FAIL " + line + ("  -- listed as a disagreement but now agrees: update paper_disagreements.json"
-                                     if listed else "  -- new disagreement: explain it in paper_disagreements.json")
-        print(line)
-    for text in sorted(set(expected) - seen):
-        failures += 1
-        print(f"FAIL listed disagreement not evaluated (architecture missing?): {text}")
-    print(f"check_paper: {failures} failure(s)")
-    return 1 if failures else 0
+CLAIMS = claims(RESULTS)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+@pytest.mark.parametrize("text, ok, kernels", CLAIMS,
+                         ids=[f"{'AGREES' if ok else 'DISAGREES'}: {text}" for text, ok, _ in CLAIMS])
+def test_claim(text, ok, kernels):
+    if ok:
+        assert text not in EXPECTED, "listed as a disagreement but now agrees: update paper_disagreements.json"
+    else:
+        assert text in EXPECTED, (f"new disagreement [{', '.join(kernels)}]: explain it in "
+                                  "tests/study/paper_disagreements.json")
+
+
+def test_every_listed_disagreement_is_evaluated():
+    missing = sorted(set(EXPECTED) - {text for text, _, _ in CLAIMS})
+    assert not missing, f"listed disagreements not evaluated (architecture missing?): {missing}"

@@ -1,0 +1,169 @@
+// --sweep cost: the cost decomposition T(k, n) = k * (a*n + b) + c. For every body, every code
+// placement, every n (iterations per path, 0 included: b measured directly) and every k, one warp's
+// region; least squares per body and placement; a, b, c reported as the median over placements with
+// min and max, and a beside what the body's loop in this binary's SASS predicts (a_predicted).
+// s of the k sweep mixes the two costs (s = a*n + b); comparing a and b across GPUs separates the
+// body's own loop from the cost of divergence itself.
+#include <algorithm>
+#include <cmath>
+
+#include "divbench/core/errors.hpp"
+#include "divbench/kernels/kway.hpp"
+#include "divbench/summary/cost_fit.hpp"
+#include "divbench/summary/kway_fit.hpp"
+#include "divbench/summary/quality.hpp"
+#include "harness/config.hpp"
+#include "harness/experiment.hpp"
+#include "harness/loop_prediction.hpp"
+#include "harness/timed_point.hpp"
+
+namespace divbench {
+namespace {
+
+struct CostConfig {
+  std::vector<Body> bodies;
+  std::vector<int> ks;                  // compute bodies
+  std::vector<int> ks_memory;           // bodies that touch memory (single sampling: fewer points)
+  std::vector<std::uint32_t> ns;        // compute bodies
+  std::vector<std::uint32_t> ns_memory; // bodies that touch memory
+  std::vector<int> placements;
+  TimingConfig timing;                  // reps, warmup, samples; sampling per body unless --sampling
+  bool sampling_given = false;
+  int reps_memory = 51;                 // samples per point of bodies that touch memory (single launches)
+};
+
+CostConfig parse(const RunOptions& o) {
+  CostConfig c;
+  if (o.has("--body") && !o.all) c.bodies = {parse_body(o.body)};
+  else c.bodies = all_bodies();
+  if (o.has("--k") && !o.all) c.ks = o.ks;
+  else
+    for (int k = 1; k <= 32; ++k) c.ks.push_back(k);
+  c.ks_memory = o.has("--k") && !o.all ? o.ks : std::vector<int>{1, 2, 4, 8, 16, 32};
+  c.ns = o.has("--n") ? o.ns : std::vector<std::uint32_t>{0, 1000, 3000, 10000};
+  c.ns_memory = o.has("--n") ? o.ns : std::vector<std::uint32_t>{0, 100, 300, 1000};
+  if (c.ks.size() < 2) throw UsageError("--sweep cost needs at least two values of k");
+  if (c.ns.size() < 2) throw UsageError("--sweep cost needs at least two values of --n (e.g. 0,1000,3000,10000)");
+  c.placements = parse_placements(o, 4);
+  c.timing = parse_timing(o, Body::fma_chain);
+  c.sampling_given = !o.sampling.empty();
+  if (o.has("--reps")) c.reps_memory = o.reps;
+  reject_options(o, "--sweep cost", {"--map", "--iters", "--seed"},
+                 "the decomposition runs k equal paths (modulo map) of n iterations each: give --n");
+  return c;
+}
+
+bool memory_body(Body b) { return body_touches_memory(b); }
+Sampling sampling_of(const CostConfig& c, Body b) { return c.sampling_given ? c.timing.sampling : default_sampling(b); }
+
+json to_json(const CostConfig& c) {
+  json bodies = json::array();
+  for (Body b : c.bodies) bodies.push_back(body_name(b));
+  json sampling = json::object();
+  for (Body b : c.bodies) sampling[body_name(b)] = sampling_name(sampling_of(c, b));
+  json j{{"axis", "k x n"},
+         {"model", "T(k, n) = k * (a*n + b) + c, least squares per body and placement"},
+         {"bodies", bodies},
+         {"ks", c.ks},
+         {"ns", c.ns},
+         {"ks_memory_bodies", c.ks_memory},
+         {"ns_memory_bodies", c.ns_memory},
+         {"reps_memory_bodies", c.reps_memory},
+         {"map", "modulo"},
+         {"placements", c.placements}};
+  j.update(to_json(c.timing));
+  j["sampling"] = sampling;
+  return j;
+}
+
+std::vector<PointSpec> plan(const CostConfig& c, const DeviceRecord& dev) {
+  std::vector<PointSpec> pts;
+  for (Body body : c.bodies) {
+    TimingConfig timing = c.timing;
+    timing.sampling = sampling_of(c, body);
+    if (memory_body(body)) timing.reps = c.reps_memory;
+    const auto& ns = memory_body(body) ? c.ns_memory : c.ns;
+    const auto& ks = memory_body(body) ? c.ks_memory : c.ks;
+    for (int placement : c.placements)
+      for (std::uint32_t n : ns)
+        for (int k : ks) {
+          LaneAssignment lanes = assign_lanes(LaneMap::modulo, k, n == 0 ? 1 : n, 0);
+          if (n == 0) lanes.iters_of_path.fill(0);
+          const TimedKernel kernel = kway_timed_kernel(body, make_kway_params(body, k, lanes), placement);
+          const TimedRun run{timing, std::nullopt, false};
+          const std::string label = std::string(body_name(body)) + "/placement:" + std::to_string(placement) +
+                                    "/n:" + std::to_string(n) + "/k:" + std::to_string(k);
+          pts.push_back(PointSpec{label,
+                                  [kernel, run, dev, k, n, body] {
+                                    PointResult r = run_timed_point(kernel, run, dev, k);
+                                    r.point.extra["body"] = body_name(body);
+                                    r.point.extra["n"] = n;
+                                    return r;
+                                  },
+                                  nullptr, nullptr});
+        }
+  }
+  return pts;
+}
+
+void finalize(const CostConfig& c, ResultRecord& r) {
+  json bodies = json::array();
+  bool first = true;
+  for (Body body : c.bodies) {
+    std::vector<CostFit> fits;
+    json per_placement = json::array();
+    for (int placement : c.placements) {
+      std::vector<CostSample> samples;
+      for (const auto& p : r.points)
+        if (p.extra.value("body", "") == body_name(body) && placement_of(p) == placement)
+          samples.push_back({p.k, p.extra["n"].get<double>(), p.cycles.median});
+      if (samples.empty()) continue;
+      const CostFit f = fit_cost(samples);
+      fits.push_back(f);
+      json fp = to_json(f);
+      fp["placement"] = placement;
+      per_placement.push_back(fp);
+    }
+    if (fits.empty()) continue;
+    const json spread = cost_spread_json(fits, "a", "b", "c", "r2");
+    json entry{{"body", body_name(body)}, {"sampling", sampling_name(sampling_of(c, body))}};
+    entry.update(spread);
+    const LoopPrediction pred = predict_loop_cost(r.device, body);
+    entry["a_predicted"] = pred.available ? json(pred.a) : json(nullptr);
+    entry["a_rel_err"] = pred.available ? json(pred.a / spread["a"].get<double>() - 1) : json(nullptr);
+    entry["a_prediction"] = pred.detail;
+    std::vector<double> se_a, b_direct;
+    for (const auto& f : fits) {
+      se_a.push_back(f.a_se);
+      if (std::isfinite(f.b_direct)) b_direct.push_back(f.b_direct);
+    }
+    entry["a_se"] = median(se_a);
+    entry["b_direct"] = b_direct.empty() ? json(nullptr) : json(median(b_direct));
+    entry["placements"] = per_placement;
+    if (first) {
+      // The first body's decomposition under the summary's own names.
+      r.summary["body"] = body_name(body);
+      r.summary.update(cost_spread_json(fits, "a_cycles_per_iter", "b_cycles_per_path", "c_cycles", "r2"));
+      r.summary["a_se"] = entry["a_se"];
+      r.summary["b_direct"] = entry["b_direct"];
+      first = false;
+    }
+    bodies.push_back(entry);
+  }
+  r.summary["bodies"] = bodies;
+  add_quality_summary(r);
+}
+
+Experiment cost_experiment() {
+  Experiment e = make_experiment<CostConfig>(
+      {"cost", {}, "sweep", "cost decomposition T(k,n) = k*(a*n + b) + c per body and code placement", parse, to_json,
+       nullptr, plan, finalize, nullptr});
+  e.in_all = false;
+  return e;
+}
+
+}  // namespace
+
+DIVBENCH_REGISTER_EXPERIMENT(cost_experiment);
+
+}  // namespace divbench

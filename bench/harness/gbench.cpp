@@ -1,0 +1,81 @@
+#include "gbench.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "divbench/build_info.hpp"
+#include "divbench/core/errors.hpp"
+
+namespace divbench {
+namespace {
+
+std::string g_library_build = "unknown";
+
+void read_library_build(const benchmark::BenchmarkReporter::Context& context) {
+  std::ostringstream os;
+  benchmark::BenchmarkReporter::PrintBasicContext(&os, context);
+  g_library_build = os.str().find("built as DEBUG") != std::string::npos ? "debug" : "release";
+}
+
+struct FlagRule {
+  const char* name;
+  const char* refusal;  // nullptr: passed through
+};
+
+constexpr FlagRule kFlags[] = {
+    {"--benchmark_filter", nullptr},
+    {"--benchmark_list_tests", nullptr},
+    {"--benchmark_out", nullptr},
+    {"--benchmark_out_format", nullptr},
+    {"--benchmark_format", nullptr},
+    {"--benchmark_color", nullptr},
+    {"--benchmark_counters_tabular", nullptr},
+    {"--benchmark_time_unit", nullptr},
+    {"--benchmark_context", nullptr},
+    {"--benchmark_repetitions",
+     "each point is already the median of --reps samples, and repeated runs would add points to the fit; use --reps"},
+    {"--benchmark_min_time", "every point runs exactly --warmup + its timed launches; use --reps"},
+    {"--benchmark_min_warmup_time", "warm-up is --warmup launches per point"},
+    {"--benchmark_enable_random_interleaving", "points run once each, in plan order"},
+    {"--benchmark_report_aggregates_only", "there are no repetitions to aggregate"},
+    {"--benchmark_display_aggregates_only", "there are no repetitions to aggregate"},
+    {"--benchmark_perf_counters", "CPU performance counters say nothing about the GPU; use --metrics"},
+};
+
+}  // namespace
+
+void check_benchmark_flags(const std::vector<std::string>& gb_args) {
+  std::string known;
+  for (const auto& f : kFlags)
+    if (!f.refusal) known += std::string(known.empty() ? "" : ", ") + f.name;
+  for (std::size_t i = 1; i < gb_args.size(); ++i) {
+    const std::string& a = gb_args[i];
+    const std::string name = a.substr(0, a.find('='));
+    const auto* rule = std::find_if(std::begin(kFlags), std::end(kFlags), [&](const FlagRule& f) { return name == f.name; });
+    if (rule == std::end(kFlags))
+      throw UsageError("unknown Google Benchmark flag " + name + " (passed through: " + known + ")");
+    if (rule->refusal) throw UsageError(name + " is not supported: " + rule->refusal);
+  }
+}
+
+bool GpuConsoleReporter::ReportContext(const Context& context) {
+  read_library_build(context);
+  // What ConsoleReporter::ReportContext sets up, without printing the CPU banner.
+  name_field_width_ = context.name_field_width;
+  printed_header_ = false;
+  prev_counters_.clear();
+  return true;
+}
+
+bool SilentReporter::ReportContext(const Context& context) {
+  read_library_build(context);
+  return true;
+}
+
+json benchmark_build_info() {
+  return json{{"benchmark_version", build::benchmark_version},
+              {"benchmark_source", build::benchmark_source},
+              {"benchmark_library_build", g_library_build}};
+}
+
+}  // namespace divbench

@@ -1,0 +1,19 @@
+// What the SASS of this binary predicts for a body's cost per loop iteration (a), for the cost
+// sweep to set beside the measured a. The model lives with the SASS analyzer; this is the harness's
+// one entry to it.
+#pragma once
+#include "divbench/core/body.hpp"
+#include "divbench/core/json_io.hpp"
+#include "divbench/core/result.hpp"
+
+namespace divbench {
+
+struct LoopPrediction {
+  bool available = false;
+  double a = 0;                 // predicted cycles per iteration
+  json detail = json::object(); // the loop's instructions, stall sum, constants and their source, or why not
+};
+
+LoopPrediction predict_loop_cost(const DeviceRecord& dev, Body body);
+
+}  // namespace divbench

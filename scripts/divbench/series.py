@@ -1,0 +1,123 @@
+"""Series the figures and the comparison draw from validated files: the k-way medians, the efficiency
+counters, the occupancy penalties (results.py reads the files), and the static study's per-architecture
+placement counts. A value that would be drawn must be a finite number (positive where the axis is
+logarithmic); anything else is an InputError naming the file and the key, never a silent gap."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from divbench.jsonio import InputError
+from divbench.results import Result, number, point_metric, point_region_ratio
+
+
+def fmt_r2(r2: float) -> str:
+    """R² readable near 1: 0.9999999999 -> "1-6.6e-11"."""
+    return f"1-{1 - r2:.1e}" if 0.999999 < r2 < 1.0 else f"{r2:.6f}"
+
+
+def kway_series(r: Result) -> tuple[list[float], list[float]]:
+    """(k, median cycles) of a k-way sweep, sorted by k; both positive."""
+    pts = []
+    for i, p in enumerate(r.points):
+        if "k" not in p or "median_cycles" not in p:
+            raise InputError(f"{r.path}: points[{i}] needs 'k' and 'median_cycles'")
+        pts.append((number(p["k"], f"points[{i}].k", r.path, positive=True),
+                    number(p["median_cycles"], f"points[{i}].median_cycles", r.path, positive=True)))
+    pts.sort()
+    return [k for k, _ in pts], [t for _, t in pts]
+
+
+def efficiency_series(r: Result) -> dict[str, list[tuple[float, float]]]:
+    """{"kernel": [(k, ratio)], "region": [(k, ratio)]} from the points' metrics; empty lists if none."""
+    out: dict[str, list[tuple[float, float]]] = {"kernel": [], "region": []}
+    for i, p in enumerate(r.points):
+        if "k" not in p:
+            continue
+        for name, v in (("kernel", point_metric(p, r.path)), ("region", point_region_ratio(p, r.path))):
+            if v is not None:
+                k = number(p["k"], f"points[{i}].k", r.path, positive=True)
+                out[name].append((k, number(v, f"points[{i}] {name} efficiency", r.path, positive=True)))
+    for v in out.values():
+        v.sort()
+    return out
+
+
+OCCUPANCY_X_KEYS = ("total_warps", "resident_warps", "warps_resident", "warps", "warps_per_sm")
+
+
+def _is_penalty(key: str, v) -> bool:
+    return (key.startswith("penalty") or key.endswith("_penalty")) and not isinstance(v, (dict, list))
+
+
+def occupancy_series(r: Result) -> tuple[str, dict[str, list[tuple[float, float]]]]:
+    """(x key, {series name: [(x, penalty)]}) of an occupancy sweep. Read from summary.pairs
+    ([{series, total_warps, region_penalty, kernel_penalty, ...}], one series per residency series and
+    penalty kind) when present, else from the points (x: the first of OCCUPANCY_X_KEYS they carry, one
+    series per "penalty*"/"*_penalty" key)."""
+    pairs = r.summary.get("pairs")
+    rows = pairs if isinstance(pairs, list) and pairs else r.points
+    where = "summary.pairs" if rows is pairs else "points"
+    if not all(isinstance(p, dict) for p in rows):
+        raise InputError(f"{r.path}: occupancy {where} must be objects")
+    xkey = next((k for k in OCCUPANCY_X_KEYS if rows and all(k in p for p in rows)), None)
+    if xkey is None:
+        raise InputError(f"{r.path}: occupancy {where} need one of {', '.join(OCCUPANCY_X_KEYS)}")
+    series: dict[str, list[tuple[float, float]]] = {}
+    for i, p in enumerate(rows):
+        group = f"{p['series']}: " if "series" in p else ""
+        for key, v in p.items():
+            if _is_penalty(key, v):
+                x = number(p[xkey], f"{where}[{i}].{xkey}", r.path, positive=True)
+                series.setdefault(group + key, []).append((x, number(v, f"{where}[{i}].{key}", r.path, positive=True)))
+    if not series:
+        raise InputError(f"{r.path}: occupancy {where} carry no penalty value")
+    for v in series.values():
+        v.sort()
+    return xkey, series
+
+
+def arch_sort_key(arch: str) -> tuple:
+    digits = "".join(ch for ch in arch if ch.isdigit())
+    return (int(digits) if digits else 1 << 30, arch)
+
+
+def per_arch(data: dict, path: Path) -> dict[str, dict]:
+    """The per-architecture objects of a study file: {"architectures": {arch: {...}}}, a list of
+    {"arch": ..., ...} under "architectures"/"archs"/"rows", or {arch: {...}} at the top level."""
+    body = None
+    for key in ("architectures", "archs", "per_arch", "rows"):
+        if key in data:
+            body = data[key]
+            break
+    if body is None:
+        body = {k: v for k, v in data.items() if k.startswith("sm_") or k.startswith("compute_")}
+    if isinstance(body, list):
+        out = {}
+        for i, row in enumerate(body):
+            if not isinstance(row, dict) or "arch" not in row:
+                raise InputError(f"{path}: entry {i} needs an 'arch' key")
+            out[str(row["arch"])] = {k: v for k, v in row.items() if k != "arch"}
+        body = out
+    if not isinstance(body, dict) or not body or not all(isinstance(v, dict) for v in body.values()):
+        raise InputError(f"{path}: no per-architecture entries found")
+    return dict(sorted(body.items(), key=lambda kv: arch_sort_key(kv[0])))
+
+
+PLACEMENT_CLASSES = ("before", "at", "after", "unguarded")
+
+
+def placement_counts(entry: dict, arch: str, path: Path) -> dict[str, float]:
+    """before/at/after/unguarded counts of one architecture (keys may carry an _ipdom suffix or sit
+    under "placement" or "counts"); each a finite count >= 0."""
+    src = entry.get("placement") or entry.get("counts") or entry
+    if not isinstance(src, dict):
+        raise InputError(f"{path}: {arch} placement is {type(src).__name__}, expected an object")
+    out = {}
+    for cls in PLACEMENT_CLASSES:
+        for key in (cls, f"{cls}_ipdom"):
+            if key in src:
+                out[cls] = number(src[key], f"{arch}.{key}", path, nonnegative=True)
+                break
+    if not out:
+        raise InputError(f"{path}: {arch} has none of the counts {', '.join(PLACEMENT_CLASSES)}")
+    return out

@@ -1,0 +1,150 @@
+"""One-line summaries of the GPU stages' results for $RESULTS/summary.txt (scripts/gpu/NN-*.sh).
+
+  PYTHONPATH=scripts python3 -m divbench.stage_summary kway FILE T0 T1
+  PYTHONPATH=scripts python3 -m divbench.stage_summary dynamic DIR T0 T1     (DIR: the GPU's results folder)
+  PYTHONPATH=scripts python3 -m divbench.stage_summary bitflip T0 T1 FILE...
+T0/T1 are the stage's start and end (seconds since the epoch). Results are read with the package's one
+reader (results.load_result, jsonio.load_json). A stage file that is missing or malformed is reported on
+its own line (the other summaries still print): a stage summary never stops the GPU run."""
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+from divbench.cli import ArgumentParser
+from divbench.jsonio import InputError, load_json
+from divbench.results import load_result
+
+BODIES = ["fma_chain", "fma_indep", "int_alu", "sfu", "mem_divergent"]
+MAPS = ["contiguous", "permuted", "unbalanced"]
+
+
+def kway(path: str, t0: float, t1: float) -> list[str]:
+    r = load_result(path)
+    s, f = r.summary, r.fit
+    return [f"kway: {r.device['name']} s={f['s']:.0f} c={f['c']:.0f} r2={f['r2']:.7f} "
+            f"ratio32/1={s['ratio_32_over_1']:.3f} max_cv={s['max_cv']:.2e} throttled={s['any_throttled']} "
+            f"wall={t1 - t0:.1f}s region={r.data['timing']['points_region_ms'] / 1e3:.1f}s"]
+
+
+def _load(folder: str, name: str, out: list[str]):
+    try:
+        return load_result(os.path.join(folder, name))
+    except InputError as e:
+        out.append(f"dynamic: {name}: missing or unreadable ({e})")
+        return None
+
+
+def _all_wall(folder: str, t0: float, t1: float) -> list[str]:
+    log = os.path.join(folder, "all", "stderr.log")
+    err = open(log, encoding="utf-8", errors="replace").read() if os.path.exists(log) else ""
+    m = re.search(r"total wall ([0-9.]+) s, summed in-kernel region time ([0-9.]+) s", err)
+    if not m:
+        return []
+    wall, region = float(m.group(1)), float(m.group(2))
+    return [f"dynamic --all: process wall {t1 - t0:.1f}s, benchmark wall {wall:.1f}s, region {region:.1f}s, "
+            f"wall/region {wall / region if region else 0:.2f} (goal <= 60 s, <= 2x)"]
+
+
+def _predication(s: dict) -> list[str]:
+    return [f"predication: branchy/single={s.get('ratio_branchy_over_single', 0):.4f} (paper 2.00) "
+            f"predicated/single={s.get('ratio_predicated_over_single', 0):.4f} (paper 1.00) "
+            f"by arms={ {k: round(v, 3) for k, v in s.get('predicated_over_single_by_arms', {}).items()} } "
+            f"throttled={s.get('any_throttled')}"]
+
+
+def _occupancy(s: dict) -> list[str]:
+    out = [f"occupancy: region penalty {s.get('penalty_min', 0):.2f}..{s.get('penalty_max', 0):.2f} (paper 28-31), "
+           f"kernel penalty {s.get('kernel_penalty_min', 0):.2f}..{s.get('kernel_penalty_max', 0):.2f}"]
+    return out + [f"  occupancy {p['series']:7s} target={p['target']:5d} warps={p['total_warps']:5d} "
+                  f"sms={p['sms_used']:3d} occ={p['achieved_occupancy']:.3f} region={p['region_penalty']:.2f} "
+                  f"kernel={p['kernel_penalty']:.2f}" for p in s.get("pairs", [])]
+
+
+def _lock(s: dict) -> list[str]:
+    return [f"lock: completed={s.get('completed')} lanes_served={s.get('lanes_served')}/32 "
+            f"cap_reached={s.get('cap_reached')} classic form completed={s.get('classic_form_completed')} "
+            f"served={s.get('classic_form_lanes_served')}"]
+
+
+def _peer_wait(s: dict) -> list[str]:
+    return [f"peer_wait: completed={s.get('completed')} cap_reached={s.get('cap_reached')} "
+            f"rounds={s.get('rounds')} max spins one wait={s.get('max_spins_one_wait')}"]
+
+
+def _producer_consumer(s: dict) -> list[str]:
+    return [f"producer_consumer: producer_in_then={o['producer_in_then']} producer_first(SASS)={o['producer_first']} "
+            f"W={o['work']:>8} max_consumer_spins={o['max_consumer_spins']} completed={o['completed']} "
+            f"producer_entered_first={o['producer_entered_first']}" for o in s.get("orders", [])]
+
+
+PROBES = [("predication.json", _predication), ("occupancy.json", _occupancy), ("lock.json", _lock),
+          ("peer_wait.json", _peer_wait), ("producer_consumer.json", _producer_consumer)]
+
+
+def dynamic(folder: str, t0: float, t1: float) -> list[str]:
+    out = _all_wall(folder, t0, t1)
+    for name, lines in PROBES:
+        d = _load(folder, name, out)
+        if d:
+            out += lines(d.summary)
+    for name in BODIES + MAPS:
+        d = _load(folder, f"kway_{name}.json", out)
+        if not d:
+            continue
+        s, f = d.summary, d.fit
+        # cost per serialized iteration: does cost follow the summed path lengths (unbalanced map)?
+        per_iter = [p["median_cycles"] / p["serialized_iters"] for p in d.points if p.get("serialized_iters")]
+        spread = (max(per_iter) / min(per_iter) - 1) if per_iter else 0
+        out.append(f"kway_{name}: s={f.get('s', 0):.0f} c={f.get('c', 0):.0f} r2={f.get('r2', 0):.6f} "
+                   f"ratio={[v for k, v in s.items() if k.startswith('ratio_')][:1]} "
+                   f"cycles/serialized-iter {min(per_iter) if per_iter else 0:.1f}..{max(per_iter) if per_iter else 0:.1f} "
+                   f"(spread {100 * spread:.1f}%) throttled={s.get('any_throttled')}")
+    return out
+
+
+def bitflip(t0: float, t1: float, paths: list[str]) -> list[str]:
+    out = []
+    for path in paths:
+        d = load_json(path)
+        s, c = d["summary"], d["config"]
+        flips = [v for v in d["variants"] if v["kind"] != "control"]
+        ratios = [v["comparison"]["cycles_ratio"] for v in flips if v["comparison"]["completed"]]
+        statuses = sorted({v["run"]["status"] for v in flips})
+        rng = f"{min(ratios):.3f}..{max(ratios):.3f}" if ratios else "n/a"
+        out.append(f"bitflip: sm_{d['cubin']['sm']} {d['device']['name']} threads={c['threads']} "
+                   f"control_ok={s['positive_control_ok']} ({s['positive_controls_changed_output']}/"
+                   f"{s['positive_controls']} stores) flips={s['flips']} completed={s['flips_completed']} "
+                   f"equal={s['flips_output_and_exchange_equal']} status={','.join(statuses)} cycles_ratio={rng} "
+                   f"base_cycles={s['baseline_cycles_median']:.0f} verified={s['verified']}/{s['variants']} "
+                   f"wall={t1 - t0:.1f}s")
+    return out
+
+
+def main(argv=None) -> int:
+    ap = ArgumentParser(prog="stage_summary", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="stage", required=True)
+    k = sub.add_parser("kway")
+    k.add_argument("file")
+    dy = sub.add_parser("dynamic")
+    dy.add_argument("folder")
+    for p in (k, dy):
+        p.add_argument("t0", type=float)
+        p.add_argument("t1", type=float)
+    b = sub.add_parser("bitflip")
+    b.add_argument("t0", type=float)
+    b.add_argument("t1", type=float)
+    b.add_argument("files", nargs="+")
+    a = ap.parse_args(argv)
+    try:
+        lines = (kway(a.file, a.t0, a.t1) if a.stage == "kway" else dynamic(a.folder, a.t0, a.t1)
+                 if a.stage == "dynamic" else bitflip(a.t0, a.t1, a.files))
+    except (InputError, KeyError, TypeError, ValueError) as e:
+        lines = [f"{a.stage}: summary failed: {e.__class__.__name__}: {e}"]
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

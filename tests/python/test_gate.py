@@ -1,0 +1,224 @@
+"""scripts/compare.py --gate on synthetic fixtures (conftest.py): the exit codes (0 no change, 1 change,
+2 bad input), the test chosen per point, the threshold and its placement-spread floor, the fallback
+without raw samples, the markdown report and the github-action-benchmark JSON."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, device, kway, scaled, with_samples, write
+from divbench import compare
+
+DEV = device("SYNTHETIC GPU A", "9.0")
+
+
+def gate(tmp_path, a, b, *extra, capsys=None):
+    fa = write(tmp_path, "a.json", a)
+    fb = write(tmp_path, "b.json", b)
+    rc = compare.main(["--gate", fa, fb, *extra])
+    out, err = capsys.readouterr() if capsys else ("", "")
+    return rc, out, err
+
+
+def base(**kw):
+    return kway(DEV, 280000.0, 700.0, iters=10000, metrics=False, **kw)
+
+
+def test_two_runs_of_the_same_build_constant_samples(tmp_path, capsys):
+    a = with_samples(base())
+    rc, out, _ = gate(tmp_path, a, with_samples(base()), capsys=capsys)
+    assert rc == 0, out
+    assert out.count(" exact ") == 6 and "gate: no significant change at 6 points" in out
+
+
+def test_two_runs_of_the_same_build_noisy_samples(tmp_path, capsys):
+    # independent draws of the same distribution (different seeds): no change
+    rc, out, _ = gate(tmp_path, with_samples(base(), noise=2000, seed=1), with_samples(base(), noise=2000, seed=2),
+                      capsys=capsys)
+    assert rc == 0, out
+    assert out.count(" mann-whitney ") == 6
+
+
+@pytest.mark.parametrize("noise", [0, 2000])
+def test_every_sample_scaled_by_1_05_is_a_change(tmp_path, capsys, noise):
+    a = with_samples(base(), noise=noise, seed=1)
+    rc, out, _ = gate(tmp_path, a, scaled(a, 1.05), capsys=capsys)
+    assert rc == 1, out
+    changes = [line for line in out.splitlines() if line.startswith("change: ")]
+    assert len(changes) == 6 and all(": slower by 5.00%" in c for c in changes), changes
+    assert "gate: 6 significant change(s) at 6 points" in out
+
+
+def test_faster_is_listed_as_faster(tmp_path, capsys):
+    a = with_samples(base())
+    rc, out, _ = gate(tmp_path, a, scaled(a, 0.9), capsys=capsys)
+    assert rc == 1 and "change: k=1: faster by 10.00%" in out
+
+
+def test_a_change_below_the_threshold_is_not_significant(tmp_path, capsys):
+    a = with_samples(base(), noise=200, seed=3)
+    rc, out, _ = gate(tmp_path, a, scaled(a, 1.005), capsys=capsys)   # the test sees it, 0.5% < 1%
+    assert rc == 0, out
+    rc, out, _ = gate(tmp_path, a, scaled(a, 1.005), "--threshold", "0.002", capsys=capsys)
+    assert rc == 1, out
+
+
+def test_a_large_shift_in_noise_is_not_significant(tmp_path, capsys):
+    # 3% apart, but +-40% noise over 10 samples: the rank test cannot tell, so no change is claimed
+    a = with_samples(base(ks=(1, 2)), n=10, noise=110000, seed=4)
+    rc, out, _ = gate(tmp_path, a, scaled(with_samples(base(ks=(1, 2)), n=10, noise=110000, seed=5), 1.03),
+                      capsys=capsys)
+    assert rc == 0, out
+
+
+def test_few_samples_warn(tmp_path, capsys):
+    a = with_samples(base(ks=(1, 2)), n=5, noise=100, seed=6)
+    rc, out, _ = gate(tmp_path, a, with_samples(base(ks=(1, 2)), n=5, noise=100, seed=7), capsys=capsys)
+    assert rc == 0
+    assert "warning: k=1: only 5 samples on a side: the Mann-Whitney normal approximation wants at least 8" in out
+
+
+def test_placement_spread_raises_the_threshold(tmp_path, capsys):
+    a = with_samples(base())
+    a["summary"]["s_layout_spread_rel"] = 0.06
+    rc, out, _ = gate(tmp_path, a, scaled(a, 1.05), capsys=capsys)
+    assert rc == 0, out
+    assert "6.00%" in out
+    rc, out, _ = gate(tmp_path, a, scaled(a, 1.07), capsys=capsys)
+    assert rc == 1 and "threshold 6.00% from summary.s_layout_spread_rel" in out
+
+
+def test_per_point_placement_spread(tmp_path, capsys):
+    """Points that differ only in their code placement: their medians' spread is the floor of each."""
+    a = with_samples(base(ks=(1, 2)))
+    extra = json.loads(json.dumps(a["points"]))
+    for p in a["points"]:
+        p["placement"] = 0
+    for p in extra:
+        p["placement"] = 1
+        p["median_cycles"] *= 1.04
+        p["samples"]["cycles"] = [int(v * 1.04) for v in p["samples"]["cycles"]]
+    a["points"] += extra
+    b = scaled(a, 1.03)   # 3% < the 4% placement spread
+    rc, out, _ = gate(tmp_path, a, b, capsys=capsys)
+    assert rc == 0, out
+    assert "k=1 placement=0" in out and "4.00%" in out
+
+
+def test_without_samples_compares_medians_and_says_so(tmp_path, capsys):
+    a = base()
+    rc, out, _ = gate(tmp_path, a, base(), capsys=capsys)
+    assert rc == 0 and out.count("  medians  ") == 6
+    assert "note: A has no raw samples at 6 of 6 points" in out and "no test of significance" in out
+    rc, out, _ = gate(tmp_path, a, scaled(a, 1.05), capsys=capsys)
+    assert rc == 1 and "medians only, no samples" in out
+    rc, out, _ = gate(tmp_path, a, with_samples(a), capsys=capsys)   # one side with samples: still medians
+    assert rc == 0 and "note: A has no raw samples" in out and "note: B" not in out
+
+
+def test_committed_result_against_itself():
+    p = subprocess.run([sys.executable, str(ROOT / "scripts" / "compare.py"), "--gate",
+                        str(ROOT / "results" / "h200" / "kway.json"), str(ROOT / "results" / "h200" / "kway.json")],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "no raw samples" in p.stdout and "gate: no significant change at 32 points" in p.stdout
+
+
+def test_report_and_benchmark_json(tmp_path, capsys):
+    a = with_samples(base())
+    md, bj = tmp_path / "gate.md", tmp_path / "bench.json"
+    rc, out, _ = gate(tmp_path, a, scaled(a, 1.05), "--report", md, "--benchmark-json", bj, capsys=capsys)
+    assert rc == 1
+    text = md.read_text()
+    assert text.startswith("# divbench gate: kway: 6 significant change(s)")
+    assert "## Significant changes" in text and "| k=32 |" in text and "**significant**" in text
+    entries = json.loads(bj.read_text())
+    assert [e["name"] for e in entries] == [f"kway k={k}" for k in (1, 2, 4, 8, 16, 32)]
+    assert all(set(e) >= {"name", "unit", "value"} and e["unit"] == "cycles" for e in entries)
+    assert entries[0]["value"] == pytest.approx(280700 * 1.05, abs=1)
+
+
+def test_throttled_point_is_warned(tmp_path, capsys):
+    a = with_samples(base())
+    b = with_samples(base())
+    b["points"][2]["throttled"] = True
+    rc, out, _ = gate(tmp_path, a, b, capsys=capsys)
+    assert rc == 0 and "warning: k=4: B was throttled at this point" in out
+
+
+# ---- bad input: one line `compare: error: ...`, exit 2, nothing written ----
+
+def bad(tmp_path, capsys, a, b, *extra):
+    md = tmp_path / "gate.md"
+    rc, out, err = gate(tmp_path, a, b, "--report", md, *extra, capsys=capsys)
+    assert rc == 2, out + err
+    assert out == "" and err.count("\n") == 1 and err.startswith("compare: error: "), err
+    assert not md.exists()
+    return err
+
+
+def test_different_config_refused(tmp_path, capsys):
+    a = base()
+    b = base()
+    b["config"]["iters"] = 5000
+    err = bad(tmp_path, capsys, a, b)
+    assert "config.iters is 5000" in err and "10000" in err
+    rc, _, _ = gate(tmp_path, a, b, "--ignore-config", "iters", capsys=capsys)
+    assert rc == 0
+
+
+def test_different_experiment_refused(tmp_path, capsys):
+    b = base()
+    b["experiment"] = "predication"
+    assert "the gate compares one experiment with itself" in bad(tmp_path, capsys, base(), b)
+
+
+def test_different_points_refused(tmp_path, capsys):
+    assert "config.ks is [1, 2, 4]" in bad(tmp_path, capsys, base(), base(ks=(1, 2, 4)))
+    b = base()
+    b["points"].pop()          # same config, a point missing (e.g. an interrupted run)
+    assert "the points differ" in bad(tmp_path, capsys, base(), b) and "only in A: k=32" in bad(tmp_path, capsys, base(), b)
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda p: p.update(samples={"cycles": ["x"]}), "samples.cycles[0] is 'x'"),
+    (lambda p: p.update(samples={"cycles": []}), "samples.cycles is empty"),
+    (lambda p: p.update(samples=[1, 2]), "must be an object with a 'cycles' list"),
+    (lambda p: p.update(samples={"cycles": [1, 2], "smid": [0]}), "smid must be a list as long as cycles"),
+    (lambda p: p.update(samples={"cycles": [1, -2]}), "expected an integer >= 0"),
+    (lambda p: p.update(median_cycles=0), "median_cycles is 0, expected a positive number"),
+])
+def test_malformed_points(tmp_path, capsys, mutate, message):
+    b = base()
+    mutate(b["points"][0])
+    assert message in bad(tmp_path, capsys, base(), b)
+
+
+def test_no_timed_points(tmp_path, capsys):
+    a = base()
+    a["points"] = [{"form": "x", "completed": True}]
+    assert "no timed points" in bad(tmp_path, capsys, a, a)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--threshold", "1.5"], "--threshold 1.5"),
+    (["--threshold", "nan"], "--threshold nan"),
+    (["--alpha", "0"], "--alpha 0"),
+])
+def test_bad_settings(tmp_path, capsys, args, message):
+    assert message in bad(tmp_path, capsys, base(), base(), *args)
+
+
+def test_unwritable_report(tmp_path, capsys):
+    a = write(tmp_path, "a.json", base())
+    rc = compare.main(["--gate", a, a, "--benchmark-json", tmp_path / "missing" / "b.json"])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "" and err.count("\n") == 1 and "folder" in err and "does not exist" in err
+
+
+def test_usage_error_is_one_line():
+    p = subprocess.run([sys.executable, str(ROOT / "scripts" / "compare.py"), "--gate", "only-one.json"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1, p.stderr
+    assert p.stderr.startswith("compare --gate: error: ")
