@@ -25,6 +25,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -208,13 +209,18 @@ def run_case(case: Case, base_ctx: dict[str, str], scratch: Path) -> tuple[str, 
     except ValueError as e:
         return "FAIL", str(e)
     env = dict(os.environ, TMPDIR=str(work / "tmp"), PYTHONDONTWRITEBYTECODE="1", COLUMNS="100")
-    try:
-        p = subprocess.run(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return "FAIL", f"no exit within {TIMEOUT_S} s (a hang)"
+    try:  # its own session: a case that hangs is killed with everything it started (compilers, tools)
+        proc = subprocess.Popen(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
     except OSError as e:
         return "FAIL", f"cannot run {argv[0]}: {e}"
+    try:
+        _, err_bytes = proc.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return "FAIL", f"no exit within {TIMEOUT_S} s (a hang)"
+    p = subprocess.CompletedProcess(argv, proc.returncode, b"", err_bytes)
     err = p.stderr.decode("utf-8", "replace")
     lines = [l for l in err.splitlines() if l.strip()]
     problems = []
