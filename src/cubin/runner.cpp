@@ -21,6 +21,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The time point `s` seconds from now.
+Clock::time_point after(double s) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
@@ -348,7 +353,7 @@ std::vector<TrialResult> run_trials_isolated(const std::vector<std::vector<std::
     ::close(fds[1]);
     Child child{pid, fds[0], cfg.startup_s};
     std::string buf, line;
-    auto deadline = Clock::now() + std::chrono::duration<double>(trial_budget_s);
+    auto deadline = after(trial_budget_s);
     for (;;) {
       const Read got = read_line(fds[0], buf, deadline, line);
       if (got == Read::line) {  // one trial's result
@@ -362,7 +367,7 @@ std::vector<TrialResult> run_trials_isolated(const std::vector<std::vector<std::
         const bool ok = r.completed();
         finish(std::move(r));
         if (!ok || next == cubins.size()) break;  // the child stops after a failed trial
-        deadline = Clock::now() + std::chrono::duration<double>(trial_budget_s);
+        deadline = after(trial_budget_s);
         continue;
       }
       TrialResult r;
@@ -417,7 +422,7 @@ DeviceRecord probe_device_isolated(const RunConfig& cfg, const DriverApi* api) {
   ::close(fds[1]);
   Child child{pid, fds[0], cfg.startup_s};
   std::string buf, line;
-  const Read got = read_line(fds[0], buf, Clock::now() + std::chrono::duration<double>(cfg.startup_s), line);
+  const Read got = read_line(fds[0], buf, after(cfg.startup_s), line);
   if (got == Read::timeout)
     throw std::runtime_error("the device check did not answer within " + std::to_string(cfg.startup_s) + " s");
   if (got == Read::eof) throw std::runtime_error("the device check process died without an answer");
