@@ -107,7 +107,7 @@ int run_patch(const FlipOptions& o) {
   if (cfg.verify || !cfg.match.empty()) cfg.nvdisasm = sass::find_nvdisasm(o.nvdisasm);
   const PatchOutcome r = flip_patch(cfg, this_command_line());
   write_file_bytes_atomic(o.out, r.patched);
-  if (o.report.empty()) std::cout << r.report.dump(2) << std::endl;
+  if (o.report.empty()) std::cout << json_text(r.report) << std::flush;
   else write_json_atomic(o.report, r.report);
   if (!r.failure.empty()) throw std::runtime_error(r.failure);
   return kExitOk;
@@ -117,7 +117,7 @@ int run_discover(const FlipOptions& o) {
   if (!o.report.empty()) check_writable("--report", o.report);
   const std::string nvd = sass::find_nvdisasm(o.nvdisasm);
   const json doc = discover_report(o.files, nvd, this_command_line(), o.quiet ? nullptr : &std::cerr);
-  if (o.report.empty()) std::cout << doc.dump(2) << std::endl;
+  if (o.report.empty()) std::cout << json_text(doc) << std::flush;
   else write_json_atomic(o.report, doc);
   return kExitOk;
 }

@@ -50,7 +50,7 @@ int run_sass(const SassOptions& o) {
   for (const auto& f : o.files) command += " " + f;
   const json doc = sass::to_document(analyses, nvdisasm, command);
   if (o.out_given) write_json_atomic(o.out, doc);
-  if (o.format == "json") std::cout << doc.dump(2) << "\n";
+  if (o.format == "json") std::cout << json_text(doc);
   else if (!o.quiet)
     for (const auto& a : analyses) std::cout << sass::summary(a);
   return kExitOk;

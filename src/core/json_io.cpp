@@ -130,9 +130,9 @@ void ReservedFile::commit(const std::string& text) {
 
 void write_text_atomic(const std::string& path, const std::string& text) { ReservedFile(path).commit(text); }
 
-void write_json_atomic(const std::string& path, const json& doc) {
-  write_text_atomic(path, doc.dump(2) + "\n");
-}
+std::string json_text(const json& doc) { return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n"; }
+
+void write_json_atomic(const std::string& path, const json& doc) { write_text_atomic(path, json_text(doc)); }
 
 json read_json_file(const std::string& path) {
   std::ifstream in(path);

@@ -14,7 +14,7 @@ inline void analyse_all(std::vector<sass::Function> fns, int sm) {
   c.sm = sm;
   c.functions = std::move(fns);
   const sass::CubinAnalysis a = sass::analyze(c);
-  (void)sass::to_document({a}, "", "fuzz").dump();
+  (void)json_text(sass::to_document({a}, "", "fuzz"));  // as divbench sass prints and writes it
   (void)sass::summary(a);
   for (const auto& f : a.functions) {
     (void)sass::guarded_divergent_branches_in_loops(f);

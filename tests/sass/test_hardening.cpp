@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "divbench/core/errors.hpp"
+#include "divbench/sass/analysis.hpp"
 #include "divbench/sass/nvdisasm.hpp"
 #include "divbench/sass/parse.hpp"
 #include "support/crafted_elf.hpp"
@@ -98,4 +99,21 @@ TEST(ParseText, OffsetsBeyond64BitsAreOneUsageError) {
   const std::string l = "\t.section\t.text.k,\"ax\",@progbits\n        /*00000000000000000001000*/  NOP ;\n"
                         "        /*10000000000000000000*/  NOP ;\n";
   EXPECT_THROW(parse_nvdisasm_text(l, 90), UsageError);
+}
+
+// Found by fuzz_nvdisasm_text: a function name that is not UTF-8 made the JSON dump throw
+// (type_error 316), i.e. `divbench sass` ended with exit 1 instead of writing its document. The one
+// JSON text (json_text) replaces such bytes with U+FFFD.
+TEST(ParseText, FunctionNamesThatAreNotUtf8StillGiveADocument) {
+  const std::string listing = "\t.section\t.text.k\xff\xfe,\"ax\",@progbits\n        /*0000*/  EXIT ;\n";
+  const auto fns = parse_nvdisasm_text(listing, 90);
+  ASSERT_EQ(fns.size(), 1u);
+  Cubin c;
+  c.path = c.source = "x.cubin";
+  c.sm = 90;
+  c.functions = fns;
+  const auto a = analyze(c);
+  std::string text;
+  ASSERT_NO_THROW(text = json_text(to_document({a}, "", "test")));
+  EXPECT_NE(text.find("k\xef\xbf\xbd\xef\xbf\xbd"), std::string::npos);  // two U+FFFD
 }

@@ -34,6 +34,10 @@ class ReservedFile {
 // (a directory fsync that the file system does not support, EINVAL, is not an error).
 void write_json_atomic(const std::string& path, const json& doc);
 
+// A document as divbench prints and writes it: pretty (2-space indent) with a trailing newline; bytes
+// that are not UTF-8 (a symbol name from a crafted cubin, say) become U+FFFD instead of an exception.
+std::string json_text(const json& doc);
+
 // Write any text atomically (CSV, markdown); same guarantees as write_json_atomic.
 void write_text_atomic(const std::string& path, const std::string& text);
 
