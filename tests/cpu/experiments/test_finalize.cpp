@@ -81,7 +81,7 @@ TEST(Finalize, CostRecoversABCPerPlacement) {
   for (int p = 0; p < 2; ++p)
     for (double n : {0.0, 1000.0, 3000.0, 10000.0})
       for (int k : {1, 2, 4, 8, 32})
-        pts.push_back(point(k, k * (a[p] * n + b[p]) + c[p], p, {{"body", "fma_chain"}, {"n", n}}));
+        pts.push_back(point(k, k * (a[p] * n + b[p]) + c[p], p, {{"body", "fma_chain"}, {"iters_per_path", n}}));
   RunOptions o;
   o.given = {"--body", "--placements"};
   o.placements = 8;  // the points carry placements 0 and 1; finalize fits the placements it finds
