@@ -117,7 +117,7 @@ TEST(ResultJson, TextFormKeepsScalarArraysOnOneLine) {
                  {"empty", json::object()},
                  {"none", json::array()},
                  {"s", "x\"y"}};
-  const std::string text = to_text(doc);
+  const std::string text = json_text(doc);
   EXPECT_EQ(json::parse(text), doc);  // same document
   EXPECT_NE(text.find("\"cycles\": [280861, 280861, 280862]"), std::string::npos);
   EXPECT_NE(text.find("\n  \"points\": [\n    {\n      \"k\": 1\n    },"), std::string::npos);
