@@ -1,8 +1,7 @@
 // The target half of CUPTI profiling: one range-profiler session per device, auto range + kernel
 // replay, so every kernel launched between Start and Stop becomes one range and CUPTI replays it as
 // often as the metrics' passes need (device memory saved and restored). Many launches share one
-// Enable/SetConfig/Start .. Stop/Decode/Disable sequence; that setup, not the replay, is what one
-// session per launch paid for every point.
+// Enable/SetConfig/Start .. Stop/Decode/Disable sequence instead of paying it for every launch.
 #pragma once
 #include <cuda.h>
 
