@@ -51,7 +51,7 @@ json to_json(const OccupancyConfig& c) {
   json j{{"axis", "residency"}, {"k_divergent", c.k_divergent}};
   j.update(to_json(c.work));
   j["reps"] = c.timing.reps;
-  j["warmup"] = c.timing.warmup;
+  j["warmup"] = warmup_launches(c.timing, true);
   j["sampling"] = "grid: every launch runs the residency's whole grid; each launch reduced to the median of its warps";
   j["samples_kept"] = c.timing.keep_samples;
   j["device_series_warps"] = {256, 512, 1024, 2048, 4096};

@@ -22,6 +22,10 @@
 namespace divbench {
 namespace {
 
+// The calibration launch right before and after each point (a clock64 spin this long): long enough
+// that %globaltimer's granularity moves the clock by well under the 2% throttling threshold.
+constexpr int kClockBracketSpinUs = 250;
+
 std::string names_of(const std::string& kind) {
   std::string s;
   for (const auto& e : experiment_registry())
@@ -43,7 +47,8 @@ struct Job {
 std::vector<PreparedExperiment> prepare_experiments(const RunOptions& o) {
   std::vector<const Experiment*> sel;
   if (o.all) {
-    for (const auto& e : experiment_registry()) sel.push_back(&e);
+    for (const auto& e : experiment_registry())
+      if (e.in_all) sel.push_back(&e);
   } else if (!o.sweep.empty()) {
     const Experiment* e = find_experiment(o.sweep, "sweep");
     if (!e) throw UsageError("unknown sweep '" + o.sweep + "' (sweeps: " + names_of("sweep") + ")");
@@ -130,11 +135,11 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
         DIVBENCH_CUDA_CHECK(cudaSetDevice(j->device));
         PointResult r;
         for (auto _ : st) {
-          const double before = measure_sm_clock_mhz(1000);
+          const double before = measure_sm_clock_mhz(kClockBracketSpinUs);
           const RunConditions cond_before = read_run_conditions(j->record.device.pci_bus_id);
           r = j->points[i].run();
           const RunConditions cond_after = read_run_conditions(j->record.device.pci_bus_id);
-          const double after = measure_sm_clock_mhz(1000);
+          const double after = measure_sm_clock_mhz(kClockBracketSpinUs);
           if (r.timed) apply_clock_bracket(r.point, before, after);
           if (record_conditions(r.timed ? r.point.extra : r.raw, cond_before, cond_after) && r.timed)
             r.point.throttled = true;
@@ -193,7 +198,8 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
                             {"points_gpu_ms", job_gpu_ms},
                             {"timed_launches", launches},
                             {"wall_over_region", job_region_ms > 0 ? job_wall_ms / job_region_ms : 0.0},
-                            {"run_wall_s", wall_s}};
+                            {"run_wall_s", wall_s},
+                            {"sampling", j->record.config.contains("sampling") ? j->record.config["sampling"] : json(nullptr)}};
     if (!metrics_timing.is_null()) j->record.timing["metrics"] = metrics_timing;
     j->record.harness = benchmark_build_info();
     region_s += job_region_ms / 1000.0;
