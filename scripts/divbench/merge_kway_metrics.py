@@ -179,13 +179,14 @@ def merge_one(doc, launches, point_launches=1):
             "region_branch_uniform_pct": {
                 "divbench": (m.get("region") or {}).get("branch_uniform_pct"),
                 "ncu": region_branch_uniform_pct(ncu_full, ncu_twin) if ncu_twin is not None else None},
-            "whole_kernel_rel_err_vs_32_over_k": d_full[RATIO] / expected - 1 if expected else None,
             "timing_ms": {"profiled_full": m.get("profile_ms"), "profiled_twin": m.get("twin_profile_ms"),
                           "timed_point_wall": p.get("wall_ms"), "timed_launches": p.get("launches"),
                           "timed_point_wall_per_launch": per_launch(doc, p),
                           "timed_region_median": (p["median_cycles"] / (p["clock_mhz"] * 1e3)
                                                   if p.get("median_cycles") and p.get("clock_mhz") else None)},
         }
+        if expected:
+            entry["whole_kernel_rel_err_vs_32_over_k"] = d_full[RATIO] / expected - 1
         label = point_label(p)
         if label != f"k={k:g}" and label != f"k={k}":
             entry["point"] = label

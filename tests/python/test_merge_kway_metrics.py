@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from divbench import merge_kway_metrics as merger
+from divbench import schemas
 from divbench.paths import repo_root
 
 R, I, T = merger.RATIO, merger.INST, merger.THREAD_INST
@@ -56,7 +57,9 @@ def divbench_doc(ks, scale=1.0):
                     "metrics": {"available": True, "values": full, "twin": twin, "profile_ms": 40.0,
                                 "twin_profile_ms": 30.0, "region": {"ratio": merger.region(full, twin)}}})
     return {"schema": "divbench.result/1", "experiment": "kway", "config": {},
-            "device": {"name": "synthetic", "cc": "9.0"}, "git": "synthetic", "points": pts}
+            "device": {"name": "synthetic", "cc": "9.0", "sm_count": 132, "sm_clock_khz": 1980000}, "git": "synthetic",
+            "toolkit": "13.0", "created": "2026-01-01T00:00:00Z", "host": "synthetic", "command": "synthetic",
+            "points": pts}
 
 
 def ncu_launches(ks, point_launches=1):
@@ -80,6 +83,7 @@ def run_merger(tmp_path, doc, csv, expect_rc=0, extra=()):
         assert p.stderr.count("\n") == 1 and p.stderr.startswith("merge_kway_metrics: error: ")
         assert not out.exists()
         return p.stderr
+    assert schemas.validate_file(schemas.load_catalog(), out) == []  # schemas/divbench.kway_metrics.schema.json
     return json.loads(out.read_text())
 
 
@@ -156,7 +160,8 @@ def test_not_a_result_fails(tmp_path):
 
 def test_provenance_is_carried(tmp_path):
     res = run_merger(tmp_path, divbench_doc([1, 2]), csv_text(ncu_launches([1, 2])))
-    assert res["provenance"] == {"toolkit": None, "git": "synthetic", "created": None, "host": None, "command": None}
+    assert res["provenance"] == {"toolkit": "13.0", "git": "synthetic", "created": "2026-01-01T00:00:00Z",
+                                 "host": "synthetic", "command": "synthetic"}
 
 
 def test_malformed_result_fails(tmp_path):
