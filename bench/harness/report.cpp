@@ -47,7 +47,7 @@ std::string points_csv(const ResultRecord& rec) {
 
 void report_result(std::ostream& os, const RunOptions& opts, const ResultRecord& rec, const json& doc) {
   if (opts.format == "json") {
-    os << doc.dump(2) << "\n";
+    os << to_text(doc);
     return;
   }
   if (opts.format == "csv") {

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -96,9 +97,44 @@ void ReservedFile::commit(const std::string& text) {
 
 void write_text_atomic(const std::string& path, const std::string& text) { ReservedFile(path).commit(text); }
 
-void write_json_atomic(const std::string& path, const json& doc) {
-  write_text_atomic(path, doc.dump(2) + "\n");
+namespace {
+void append_text(std::string& out, const json& v, int depth) {
+  const std::string pad(static_cast<std::size_t>(2 * (depth + 1)), ' '), close(static_cast<std::size_t>(2 * depth), ' ');
+  if (v.is_object() && !v.empty()) {
+    out += "{\n";
+    bool first = true;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      out += first ? "" : ",\n";
+      first = false;
+      out += pad + json(it.key()).dump() + ": ";
+      append_text(out, it.value(), depth + 1);
+    }
+    out += "\n" + close + "}";
+  } else if (v.is_array() && !v.empty() &&
+             std::any_of(v.begin(), v.end(), [](const json& e) { return e.is_structured(); })) {
+    out += "[\n";
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      out += (i ? ",\n" : "") + pad;
+      append_text(out, v[i], depth + 1);
+    }
+    out += "\n" + close + "]";
+  } else if (v.is_array()) {
+    out += "[";
+    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i].dump();
+    out += "]";
+  } else {
+    out += v.dump();
+  }
 }
+}  // namespace
+
+std::string to_text(const json& doc) {
+  std::string out;
+  append_text(out, doc, 0);
+  return out + "\n";
+}
+
+void write_json_atomic(const std::string& path, const json& doc) { write_text_atomic(path, to_text(doc)); }
 
 json read_json_file(const std::string& path) {
   std::ifstream in(path);

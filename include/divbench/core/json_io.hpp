@@ -27,7 +27,12 @@ class ReservedFile {
   int fd_ = -1;
 };
 
-// Write `doc` (pretty, 2-space indent, trailing newline) to `path` atomically: the file either keeps
+// The one text form of a document: objects indented by 2 spaces, one key a line, but an array of
+// scalars (samples, residuals, k lists) on one line, so a result with thousands of raw samples stays
+// readable and small. Trailing newline. Numbers and strings are written as nlohmann::json writes them.
+std::string to_text(const json& doc);
+
+// Write `doc` (to_text) to `path` atomically: the file either keeps
 // its old content or holds the complete new one. Throws UsageError if the directory is missing or
 // not writable.
 void write_json_atomic(const std::string& path, const json& doc);
