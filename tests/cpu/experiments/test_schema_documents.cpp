@@ -11,6 +11,8 @@
 
 #include "divbench/core/json_io.hpp"
 #include "divbench/core/result.hpp"
+#include "divbench/core/run_conditions.hpp"
+#include "divbench/cupti/region.hpp"
 #include "harness/experiment.hpp"
 #include "harness/gbench.hpp"
 
@@ -58,7 +60,34 @@ TimedPoint timed(double k, double cycles, int placement, json extra = json::obje
     p.extra["sms_distinct"] = 4;
     p.extra["launches_with_shared_sm"] = 0;
   }
+  // The runner's NVML readings before and after the point (idle before, nothing after).
+  RunConditions before, after;
+  before.available = after.available = true;
+  before.sm_clock_mhz = after.sm_clock_mhz = 1000;
+  before.mem_clock_mhz = after.mem_clock_mhz = 2600;
+  before.temperature_c = after.temperature_c = 40;
+  before.power_w = 80.5;  // after: power not readable (null)
+  before.reasons = 0x1;
+  after.reasons = 0x0;
+  record_conditions(p.extra, before, after);
   return p;
+}
+
+// What --metrics attaches to a point (the shape of collect_points_metrics; made-up counts).
+json synthetic_metrics(double k) {
+  const double inst = 100 + 7000 * k, twin_inst = 100, thread = 3200 + 224000, twin_thread = 3200;
+  const json values{{kMetricRatio, thread / inst}, {kMetricInst, inst}, {kMetricThreadInst, thread},
+                    {kMetricPredOnRatio, (thread - 10) / inst}, {kMetricThreadInstPredOn, thread - 10},
+                    {kMetricBranchUniformPct, 90.0}, {kMetricBranchTargets, 1000.0}, {kMetricBranchTargetsUniform, 900.0}};
+  const json twin{{kMetricRatio, 32.0}, {kMetricInst, twin_inst}, {kMetricThreadInst, twin_thread},
+                  {kMetricPredOnRatio, 31.9}, {kMetricThreadInstPredOn, twin_thread - 10},
+                  {kMetricBranchUniformPct, 100.0}, {kMetricBranchTargets, 10.0}, {kMetricBranchTargetsUniform, 10.0}};
+  MetricValues f, t;
+  for (const auto& [n, v] : values.items()) f[n] = v.get<double>();
+  for (const auto& [n, v] : twin.items()) t[n] = v.get<double>();
+  return json{{"available", true}, {"values", values}, {"twin", twin}, {"region", to_json(region_efficiency(f, t))},
+              {"chip", "SYNTHETIC"}, {"passes", 2}, {"profile_ms", 1.0}, {"twin_profile_ms", 1.0},
+              {"session_launches", 12}, {"library", "synthetic"}, {"mode", "synthetic"}};
 }
 
 json document(const std::string& kind, const std::string& name, RunOptions o, ResultRecord r) {
@@ -68,9 +97,12 @@ json document(const std::string& kind, const std::string& name, RunOptions o, Re
   r.device = synthetic_device();
   r.provenance = make_provenance("synthetic document (tests/cpu/experiments/test_schema_documents.cpp)");
   r.config = p.config;
+  for (auto& raw : r.points_extra) record_conditions(raw, RunConditions{}, RunConditions{});  // NVML missing
   p.finalize(r);
+  add_conditions_summary(r);
   r.timing = json{{"points_wall_ms", 1.0}, {"points_region_ms", 0.9}, {"points_gpu_ms", 0.95},
                   {"timed_launches", 2 * r.points.size()}, {"wall_over_region", 1.1}, {"run_wall_s", 0.01}};
+  r.timing["metrics"] = json{{"points", 6}, {"launches", 12}, {"sessions", 1}, {"sessions_s", 0.2}, {"wall_s", 0.21}};
   r.harness = benchmark_build_info();
   const json doc = to_json(r);
   if (const char* dir = std::getenv("DIVBENCH_SCHEMA_DOCS")) write_json_atomic(std::string(dir) + "/" + name + ".json", doc);
@@ -85,8 +117,14 @@ TEST(SchemaDocuments, KwayAtFourPlacementsWithSamples) {
   o.placements = 4;
   ResultRecord r;
   for (int placement = 0; placement < 4; ++placement)
-    for (int k : {1, 2, 4, 8, 16, 32}) r.points.push_back(timed(k, (1000.0 + 10 * placement) * k + 50, placement));
+    for (int k : {1, 2, 4, 8, 16, 32}) {
+      r.points.push_back(timed(k, (1000.0 + 10 * placement) * k + 50, placement));
+      r.points.back().extra["metrics"] = synthetic_metrics(k);
+    }
   const json doc = document("sweep", "kway", o, std::move(r));
+  EXPECT_EQ(doc["summary"]["points_with_conditions"], 24);
+  EXPECT_EQ(doc["points"][0]["conditions"]["reasons"], json({"gpu_idle"}));
+  EXPECT_FALSE(doc["points"][0]["metrics"]["region"]["pred_on_ratio"].is_null());
   EXPECT_EQ(doc["fit"]["placements"].size(), 4u);
   EXPECT_EQ(doc["summary"]["layout_placements"], 4);
   EXPECT_EQ(doc["points"][0]["samples"]["cycles"].size(), 8u);
