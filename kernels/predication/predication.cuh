@@ -31,8 +31,8 @@ namespace divbench::pred {
 __host__ __device__ __forceinline__ float arm_offset(int q) { return 2.0f * static_cast<float>(q); }
 
 // The two constants in per-lane registers: plus a zero that depends on the lane at run time (ptxas
-// cannot see through it), so no kernel reads one from the constant bank inside its loop (LDC or MOV
-// there, from K = 8 on sm_75..sm_120, without it).
+// cannot see through it), so no kernel reads one from the constant bank inside its loop (without
+// it, nvcc 13.0 put an LDC or a MOV into the loops of K >= 8 or 16 on every architecture).
 __device__ __forceinline__ float in_register(float c, std::uint32_t zero, int lane) {
   return c + __uint_as_float(zero & static_cast<std::uint32_t>(lane));
 }
