@@ -67,7 +67,7 @@ json to_json(const OccupancyConfig& c) {
   json j{{"axis", "residency"}, {"k_divergent", c.k_divergent}};
   j.update(to_json(c.work));
   j["reps"] = c.timing.reps;
-  j["warmup"] = c.timing.warmup;
+  j["warmup"] = warmup_launches(c.timing, true);
   j["sampling"] = "grid: every launch runs the residency's whole grid; each launch reduced to the median of its warps";
   j["samples_kept"] = false;
   j["per_sm_series"] = "warps per SM 1, 2, 4, ... max on every SM: 1 block of <=32 warps or w/32 blocks of 32 per SM, "

@@ -28,7 +28,7 @@ void print_experiment_list(std::ostream& os) {
       if (e.kind == kind) {
         std::string names = e.name;
         for (const auto& a : e.aliases) names += ", " + a;
-        os << "  " << std::left << std::setw(38) << names << e.help << "\n";
+        os << "  " << std::left << std::setw(38) << names << e.help << (e.in_all ? "" : "  [not in --all]") << "\n";
       }
   }
 }

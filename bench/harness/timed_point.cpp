@@ -50,7 +50,7 @@ PointResult run_timed_point(const TimedKernel& kernel, const TimedRun& run, cons
   const TimingConfig& t = run.timing;
   LaunchShape shape;
   LaunchPlan plan;
-  plan.warmup = t.warmup;
+  plan.warmup = warmup_launches(t, run.shape.has_value());
   Reduction reduction = Reduction::each_sample;
   if (run.shape) {
     shape = *run.shape;
@@ -94,6 +94,7 @@ PointResult run_timed_point(const TimedKernel& kernel, const TimedRun& run, cons
   r.point.extra["verified"] = true;
   r.point.extra["sampling"] = run.shape ? "grid" : sampling_name(t.sampling);
   r.point.extra["placement"] = kernel.placement;
+  r.point.extra["warmup"] = plan.warmup;
   if (run.shape) {
     // Warps per SM id in the first timed launch.
     std::vector<int> per_sm;
