@@ -36,7 +36,7 @@ struct OccupancyConfig {
 };
 
 struct Residency {
-  std::string series;   // "per_sm" (waves = 1) or "oversubscribed"
+  std::string series;   // "resident" (waves = 1) or "oversubscribed"
   int warps_per_sm = 0; // resident warps per SM
   int waves = 1;        // launches of the resident grid's size in one launch
   LaunchShape shape;
@@ -70,8 +70,8 @@ json to_json(const OccupancyConfig& c) {
   j["warmup"] = warmup_launches(c.timing, true);
   j["sampling"] = "grid: every launch runs the residency's whole grid; each launch reduced to the median of its warps";
   j["samples_kept"] = false;
-  j["per_sm_series"] = "warps per SM 1, 2, 4, ... max on every SM: 1 block of <=32 warps or w/32 blocks of 32 per SM, "
-                       "pinned by dynamic shared memory";
+  j["resident_series"] = "warps per SM 1, 2, 4, ... max on every SM, pinned by dynamic shared memory: per SM one "
+                         "block of w <= 32 warps, or w/b blocks of b warps (b the largest power of two <= 32 dividing w)";
   j["oversubscribed_waves"] = kWaves;
   j["launch_overhead"] = "an empty kernel with the same launch shape, CUDA events, warmup + reps launches in the same point";
   j["steady_state_min_share"] = kSteadyMinShare;
@@ -98,9 +98,9 @@ Residency pinned(const DeviceRecord& d, const TimedKernel& kernel, const std::st
 std::vector<Residency> plan_residency(const DeviceRecord& d, const TimedKernel& kernel) {
   std::vector<Residency> out;
   const int max_warps_sm = d.max_threads_per_sm / 32;
-  for (int w = 1; w <= max_warps_sm; w *= 2) out.push_back(pinned(d, kernel, "per_sm", w, 1));
+  for (int w = 1; w <= max_warps_sm; w *= 2) out.push_back(pinned(d, kernel, "resident", w, 1));
   // A maximum that is not a power of two (48 warps per SM on sm_86/89/120) ends the series too.
-  if (out.back().warps_per_sm != max_warps_sm) out.push_back(pinned(d, kernel, "per_sm", max_warps_sm, 1));
+  if (out.back().warps_per_sm != max_warps_sm) out.push_back(pinned(d, kernel, "resident", max_warps_sm, 1));
   const int top = out.back().warps_per_sm;
   for (int waves : kWaves) out.push_back(pinned(d, kernel, "oversubscribed", top, waves));
   return out;

@@ -106,7 +106,7 @@ std::vector<PointSpec> plan(const PredicationConfig& c, const DeviceRecord& dev)
                                   PointResult r = run_timed_point(kernel, run, dev, pred_arms(v, arms));
                                   r.point.extra["variant"] = pred_variant_name(v);
                                   r.point.extra["arms"] = pred_arms(v, arms);
-                                  r.point.extra["n"] = n;
+                                  r.point.extra["iters_per_path"] = n;
                                   r.point.extra["loops_per_iteration"] = pred_work_loops_per_iteration(v, arms);
                                   r.point.extra["loop"] = loop;
                                   return r;

@@ -32,9 +32,9 @@ using Costs = std::map<Key, std::map<int, Cost>>;  // key -> placement -> cost
 Costs per_iteration_costs(const ResultRecord& r) {
   std::map<Key, std::map<int, std::map<double, const TimedPoint*>>> by;
   for (const auto& p : r.points) {
-    if (!p.extra.contains("variant") || !p.extra.contains("n")) continue;
+    if (!p.extra.contains("variant") || !p.extra.contains("iters_per_path")) continue;
     const Key k{p.extra["variant"].get<std::string>(), p.extra.value("arms", 0)};
-    by[k][placement_of(p)][p.extra["n"].get<double>()] = &p;
+    by[k][placement_of(p)][p.extra["iters_per_path"].get<double>()] = &p;
   }
   Costs out;
   for (const auto& [key, placements] : by)
@@ -198,7 +198,7 @@ void add_predication_summary(ResultRecord& r) {
                               {"arms", key.arms},
                               {"placement", placement},
                               {"cycles_per_iter", c.c},
-                              {"n", {c.n1, c.n2}},
+                              {"iters_per_path", {c.n1, c.n2}},
                               {"median_cycles", {c.t1, c.t2}}});
   s["per_iteration"] = per_iter;
 }

@@ -96,9 +96,10 @@ TEST(OccupancyGpu, SweepPinsEverySmAndCorrectsForLaunchOverhead) {
   o.ks = {8};
   const ResultRecord r = run_sweep("occupancy", o);
   const json& s = r.summary;
-  ASSERT_TRUE(s.contains("pairs"));
+  ASSERT_TRUE(s.contains("series"));
+  EXPECT_FALSE(s.contains("shapes_without_penalty"));
   int per_sm = 0, waves = 0;
-  for (const auto& p : s["pairs"]) {
+  for (const auto& p : s["series"]) {
     SCOPED_TRACE(p.dump());
     if (p["waves"].get<int>() == 1) {
       ++per_sm;
@@ -113,5 +114,5 @@ TEST(OccupancyGpu, SweepPinsEverySmAndCorrectsForLaunchOverhead) {
   EXPECT_EQ(per_sm, static_cast<int>(std::ceil(std::log2(max_w))) + 1);  // 1, 2, 4, ... max
   EXPECT_EQ(waves, 2);
   EXPECT_GT(s["penalty_min"].get<double>(), 1.0);
-  EXPECT_GT(s["launch_overhead_ms"]["median"].get<double>(), 0);
+  EXPECT_GT(s["launch_overhead_ms"].get<double>(), 0);
 }

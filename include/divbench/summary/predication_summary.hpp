@@ -1,8 +1,9 @@
 // The predication sweep's summary from its points. Host-only; tested on synthetic points.
 //
-// Points carry extra {variant: "single"|"branchy"|"predicated", arms, n (iterations of work),
-// placement, loops_per_iteration (how often the work loop runs per iteration of work: branchy 2,
-// others 1), loop (the work loop's SASS shape, loop_shape.hpp JSON, or {"available": false, "why"})}.
+// Points carry extra {variant: "single"|"branchy"|"predicated", arms, iters_per_path (iterations
+// of work), placement, loops_per_iteration (how often the work loop runs per iteration of work:
+// branchy 2, others 1), loop (the work loop's SASS shape, loop_shape.hpp JSON, or {"available":
+// false, "why"})}.
 //
 // Cost of one iteration of work, per variant, arms and placement, from two iteration counts:
 //   c = (T(n2) - T(n1)) / (n2 - n1)
@@ -21,7 +22,7 @@
 //   predicated_over_single_by_arms: {arms: median ratio};
 //   loop_shapes_equal (null when a shape is missing) and loop_shape_problems: the equal-shape
 //     rule (loop_shape.hpp) at every placement, from the recorded shapes;
-//   per_iteration[]: every (variant, arms, placement) with its two n and times.
+//   per_iteration[]: every (variant, arms, placement) with its two iters_per_path and times.
 #pragma once
 #include "divbench/core/result.hpp"
 

@@ -13,7 +13,7 @@ constexpr double kMhz = 2000;  // cycles per microsecond: 2000
 
 // One point: the region's median in ms (at 2 GHz), the kernel's event time and the empty kernel's.
 TimedPoint pt(int k, int w, int waves, double region_ms, double kernel_ms, double overhead_ms,
-              const std::string& series = "per_sm") {
+              const std::string& series = "resident") {
   TimedPoint p;
   p.k = k;
   p.clock_mhz = kMhz;
@@ -41,15 +41,16 @@ TEST(OccupancySummary, PenaltyFromCorrectedKernelTimes) {
   const json& s = r.summary;
   EXPECT_NEAR(s["penalty_min"].get<double>(), 4.64 / 0.145, 1e-9);
   EXPECT_NEAR(s["penalty_max"].get<double>(), 4.64 / 0.145, 1e-9);
-  EXPECT_NEAR(s["penalty_uncorrected_min"].get<double>(), 4.645 / 0.150, 1e-9);  // launch overhead biases it low
-  EXPECT_LT(s["penalty_uncorrected_max"].get<double>(), s["penalty_min"].get<double>());
-  ASSERT_EQ(s["pairs"].size(), 1u);
-  const json& p = s["pairs"][0];
-  EXPECT_TRUE(p["region_steady_state"].get<bool>());
+  EXPECT_NEAR(s["kernel_penalty_raw_min"].get<double>(), 4.645 / 0.150, 1e-9);  // launch overhead biases it low
+  EXPECT_LT(s["kernel_penalty_raw_max"].get<double>(), s["penalty_min"].get<double>());
+  ASSERT_EQ(s["series"].size(), 1u);
+  const json& p = s["series"][0];
+  EXPECT_TRUE(p["steady_state"].get<bool>());
+  EXPECT_NEAR(p["penalty"].get<double>(), 4.64 / 0.145, 1e-9);
   EXPECT_NEAR(p["region_penalty"].get<double>(), 4.64 / 0.145, 1e-9);
   EXPECT_EQ(p["warps_per_sm_launched"].get<int>(), 1);
-  EXPECT_NEAR(r.points[0].extra["kernel_ms_corrected"].get<double>(), 0.145, 1e-12);
-  EXPECT_NEAR(s["launch_overhead_ms"]["median"].get<double>(), 0.005, 1e-12);
+  EXPECT_NEAR(r.points[0].extra["kernel_ms_corrected"]["median"].get<double>(), 0.145, 1e-12);
+  EXPECT_NEAR(s["launch_overhead_ms"].get<double>(), 0.005, 1e-12);
   EXPECT_NE(s["steady_state_test"].get<std::string>().find("0.9"), std::string::npos);
 }
 
@@ -65,9 +66,9 @@ TEST(OccupancySummary, RegionNotCoveringTheKernelIsNotSteady) {
   EXPECT_NEAR(s["penalty_min"].get<double>(), 32.0, 1e-9);
   EXPECT_NEAR(s["region_penalty_steady_min"].get<double>(), 4.64 / 0.145, 1e-9);  // the steady pair only
   EXPECT_NEAR(s["region_penalty_steady_max"].get<double>(), 4.64 / 0.145, 1e-9);
-  EXPECT_EQ(s["pairs"].size(), 2u);
+  EXPECT_EQ(s["series"].size(), 2u);
   int unsteady = 0;
-  for (const auto& p : s["pairs"]) unsteady += p["region_steady_state"].get<bool>() ? 0 : 1;
+  for (const auto& p : s["series"]) unsteady += p["steady_state"].get<bool>() ? 0 : 1;
   EXPECT_EQ(unsteady, 1);
 }
 
@@ -77,12 +78,12 @@ TEST(OccupancySummary, WavesCountInTheRegionShare) {
                                    pt(32, 64, 4, 16.0, 64.005, 0.005, "oversubscribed")});
   EXPECT_TRUE(r.points[0].extra["steady_state"].get<bool>());
   EXPECT_NEAR(r.points[1].extra["region_share"].get<double>(), 1.0, 1e-9);
-  const json& p = r.summary["pairs"][0];
+  const json& p = r.summary["series"][0];
   EXPECT_EQ(p["series"], "oversubscribed");
   EXPECT_EQ(p["waves"].get<int>(), 4);
   EXPECT_EQ(p["warps_per_sm_launched"].get<int>(), 256);
   EXPECT_EQ(p["total_warps"].get<int>(), 64 * 132 * 4);
-  EXPECT_NEAR(p["kernel_penalty"].get<double>(), 32.0, 1e-9);
+  EXPECT_NEAR(p["penalty"].get<double>(), 32.0, 1e-9);
 }
 
 TEST(OccupancySummary, KernelNotAboveItsOverheadGetsNoPenalty) {
@@ -91,8 +92,11 @@ TEST(OccupancySummary, KernelNotAboveItsOverheadGetsNoPenalty) {
   EXPECT_TRUE(r.points[0].extra["kernel_ms_corrected"].is_null());
   EXPECT_FALSE(r.points[0].extra["steady_state"].get<bool>());
   const json& s = r.summary;
-  EXPECT_TRUE(s["pairs"][0]["kernel_penalty"].is_null());
-  EXPECT_NEAR(s["penalty_min"].get<double>(), 4.64 / 0.145, 1e-9);  // from the other pair only
+  ASSERT_EQ(s["series"].size(), 1u);  // the other shape only
+  EXPECT_EQ(s["series"][0]["warps_per_sm"].get<int>(), 2);
+  ASSERT_EQ(s["shapes_without_penalty"].size(), 1u);
+  EXPECT_EQ(s["shapes_without_penalty"][0]["warps_per_sm"].get<int>(), 1);
+  EXPECT_NEAR(s["penalty_min"].get<double>(), 4.64 / 0.145, 1e-9);
 }
 
 TEST(OccupancyConfig, LaunchesPerPointAndNoRawSamples) {

@@ -17,7 +17,7 @@ TimedPoint pt(const std::string& variant, int arms, int placement, double n, dou
   p.k = arms;
   p.cycles.median = p.cycles.min = p.cycles.max = p.cycles.mean = fixed + c * n;
   p.cycles.n = 1;
-  p.extra = json{{"variant", variant}, {"arms", arms}, {"n", n}, {"placement", placement},
+  p.extra = json{{"variant", variant}, {"arms", arms}, {"iters_per_path", n}, {"placement", placement},
                  {"loops_per_iteration", variant == "branchy" ? 2 : 1}, {"loop", loop}};
   return p;
 }
@@ -152,7 +152,7 @@ TEST(PredicationConfig, TwoCountsPlacementsAndBaselines) {
   const json d = find_experiment("predication", "sweep")->prepare(o).config;
   EXPECT_EQ(d["predicated_arms"], json({1, 2, 32}));  // the ratios' baselines always run
   EXPECT_EQ(d["ns"], json({500, 5000}));
-  EXPECT_EQ(d["placements"], json({0, 1}));
+  EXPECT_EQ(d["placements"], json({0, 4}));  // the window's two ends
 }
 
 TEST(PredicationConfig, BadInput) {
