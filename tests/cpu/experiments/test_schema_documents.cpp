@@ -153,25 +153,51 @@ TEST(SchemaDocuments, CostTwoBodiesTwoPlacements) {
 
 TEST(SchemaDocuments, OccupancyResidencies) {
   ResultRecord r;
-  for (int w : {1, 2, 4}) {
-    const json res{{"series", "per_sm"}, {"target", w}, {"total_warps", 4 * w}, {"blocks", 4}, {"threads_per_block", 32 * w},
-                   {"dynamic_smem", 0}, {"theoretical_blocks_per_sm", 1}, {"theoretical_occupancy", w / 64.0},
-                   {"sms_used", 4}, {"warps_per_sm", {{"min", w}, {"median", w}, {"max", w}}}, {"achieved_occupancy", w / 64.0}};
-    for (int k : {1, 32})
-      r.points.push_back(timed(k, 1000.0 * k, 0, {{"sampling", "grid"}, {"residency", res}, {"sm_warps", {w, w, w, w}},
-                                                  {"kernel_ms", {{"median", 0.01 * k}, {"min", 0.01 * k}, {"max", 0.01 * k}, {"cv", 0}}}}));
+  const std::vector<std::pair<int, int>> shapes{{1, 1}, {2, 1}, {4, 1}, {4, 2}};  // (warps per SM, waves)
+  for (const auto& [w, waves] : shapes) {
+    const json res{{"series", waves == 1 ? "resident" : "oversubscribed"}, {"warps_per_sm", w}, {"waves", waves},
+                   {"total_warps", 4 * w * waves}, {"blocks", 4 * waves}, {"threads_per_block", 32 * w},
+                   {"dynamic_smem", 0}, {"blocks_per_sm", 1}, {"theoretical_blocks_per_sm", 1},
+                   {"theoretical_occupancy", w / 64.0}, {"sms_used", 4},
+                   {"warps_run_per_sm", {{"min", w * waves}, {"median", w * waves}, {"max", w * waves}}},
+                   {"every_sm_at_target", true}, {"achieved_occupancy", w / 64.0}};
+    for (int k : {1, 32}) {
+      const double ms = 1.0 * k * waves / 1000.0 + 0.004;  // the synthetic region (1 us per k) per wave + overhead
+      TimedPoint p = timed(k, 1000.0 * k, 0,
+                           {{"sampling", "grid"}, {"residency", res}, {"sm_warps", {w * waves, w * waves, w * waves, w * waves}},
+                            {"kernel_ms", {{"median", ms}, {"min", ms}, {"max", ms}, {"cv", 0}}},
+                            {"launch_overhead_ms", {{"median", 0.004}, {"min", 0.004}, {"max", 0.004}, {"cv", 0}}}});
+      p.sample_cycles.clear();  // the occupancy sweep keeps no raw samples (config.samples_kept false)
+      p.sample_smid.clear();
+      r.points.push_back(std::move(p));
+    }
   }
   const json doc = document("sweep", "occupancy", RunOptions{}, std::move(r));
-  EXPECT_EQ(doc["summary"]["pairs"].size(), 3u);
+  EXPECT_EQ(doc["summary"]["series"].size(), 4u);
+  EXPECT_TRUE(doc["points"][0]["steady_state"].get<bool>());
 }
 
 TEST(SchemaDocuments, Predication) {
+  RunOptions o;
+  o.given = {"--placements", "--k"};
+  o.placements = 2;
+  o.ks = {4};
   ResultRecord r;
-  r.points.push_back(timed(1, 1000, 0, {{"variant", "single"}, {"arms", 1}}));
-  r.points.push_back(timed(2, 2000, 0, {{"variant", "branchy"}, {"arms", 2}}));
-  for (int arms : {1, 2, 4}) r.points.push_back(timed(arms, 980.0 * arms, 0, {{"variant", "predicated"}, {"arms", arms}}));
-  const json doc = document("sweep", "predication", RunOptions{}, std::move(r));
-  EXPECT_DOUBLE_EQ(doc["summary"]["ratio_branchy_over_single"].get<double>(), 2001.5 / 1001.5);
+  const json loop{{"available", false}, {"why", "synthetic document: no kernel facts"}};
+  for (int placement : {0, 4})  // --placements 2: the window's two ends
+    for (std::uint32_t n : {1000u, 10000u}) {
+      auto add = [&](const char* variant, int arms, double per_iter, int loops) {
+        r.points.push_back(timed(arms, 500 + per_iter * n + placement, placement,
+                                 {{"variant", variant}, {"arms", arms}, {"iters_per_path", n},
+                                  {"loops_per_iteration", loops}, {"loop", loop}}));
+      };
+      add("single", 1, 28, 1);
+      add("branchy", 2, 56, 2);
+      for (int arms : {1, 2, 4}) add("predicated", arms, 27.0 * arms, 1);
+    }
+  const json doc = document("sweep", "predication", o, std::move(r));
+  EXPECT_DOUBLE_EQ(doc["summary"]["ratio_branchy_over_single"].get<double>(), 2.0);
+  EXPECT_TRUE(doc["summary"].contains("ratio_predicated_over_single_min"));
 }
 
 TEST(SchemaDocuments, SamplingModesSideBySide) {
