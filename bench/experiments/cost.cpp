@@ -97,7 +97,7 @@ std::vector<PointSpec> plan(const CostConfig& c, const DeviceRecord& dev) {
                                   [kernel, run, dev, k, n, body] {
                                     PointResult r = run_timed_point(kernel, run, dev, k);
                                     r.point.extra["body"] = body_name(body);
-                                    r.point.extra["n"] = n;
+                                    r.point.extra["iters_per_path"] = n;
                                     return r;
                                   },
                                   nullptr, nullptr});
@@ -116,7 +116,7 @@ void finalize(const CostConfig& c, ResultRecord& r) {
       std::vector<CostSample> samples;
       for (const auto& p : r.points)
         if (p.extra.value("body", "") == body_name(body) && placement_of(p) == placement)
-          samples.push_back({p.k, p.extra["n"].get<double>(), p.cycles.median});
+          samples.push_back({p.k, p.extra["iters_per_path"].get<double>(), p.cycles.median});
       if (samples.empty()) continue;
       const CostFit f = fit_cost(samples);
       fits.push_back(f);

@@ -14,6 +14,7 @@
 #include "divbench/core/json_io.hpp"
 #include "divbench/core/warp.hpp"
 #include "divbench/sass/kernel_facts.hpp"
+#include "divbench/summary/loop_shape.hpp"
 #include "harness/experiment.hpp"
 #include "probe_options.hpp"
 
@@ -33,9 +34,11 @@ ProbeCaps pc_caps() {
 
 // Build-time SASS facts of this binary (kernel_facts.json next to the executable).
 std::optional<bool> then_arm_first(const DeviceRecord& d) {
-  const auto facts = sass::load_kernel_facts(sass::executable_dir());
-  if (!facts) return std::nullopt;
-  return sass::pc_then_arm_first(*facts, d.cc_major * 10 + d.cc_minor);
+  std::string why;
+  const auto facts = running_kernel_facts(why);
+  const auto sm = facts ? cubin_sm_for_device(*facts, d.cc_major, d.cc_minor) : std::nullopt;
+  if (!sm) return std::nullopt;
+  return sass::pc_then_arm_first(*facts, *sm);
 }
 
 json check_run(const PcRun& run, bool producer_in_then, std::uint32_t work, float want) {

@@ -374,18 +374,37 @@ std::string executable_dir() {
   return ec ? std::string() : exe.parent_path().string();
 }
 
-std::optional<json> load_kernel_facts(const std::string& dir, const std::string& file) {
-  if (dir.empty()) return std::nullopt;
-  const auto path = std::filesystem::path(dir) / file;
+namespace {
+
+std::optional<json> load_facts_file(const std::filesystem::path& path, std::string& why) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
-  try {
-    json doc = read_json_file(path.string());
-    if (!doc.is_object() || doc.value("schema", "") != kKernelFactsSchema || !doc.contains("cubins")) return std::nullopt;
-    return doc;
-  } catch (...) {
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    why = path.string() + " not found (the build writes it with the kernel-facts step when nvdisasm is installed)";
     return std::nullopt;
   }
+  try {
+    json doc = read_json_file(path.string());
+    if (doc.is_object() && doc.value("schema", "") == kKernelFactsSchema && doc.contains("cubins")) return doc;
+  } catch (...) {
+  }
+  why = path.string() + " is not a " + std::string(kKernelFactsSchema) + " document";
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<json> load_kernel_facts(const std::string& dir, std::string& why) {
+  if (dir.empty()) {
+    why = "the running executable's directory is unknown";
+    return std::nullopt;
+  }
+  return load_facts_file(std::filesystem::path(dir) / kKernelFactsFile, why);
+}
+
+std::optional<json> load_kernel_facts(const std::string& dir, const std::string& file) {
+  std::string why;
+  if (dir.empty()) return std::nullopt;
+  return load_facts_file(std::filesystem::path(dir) / file, why);
 }
 
 std::vector<const json*> find_functions(const json& facts, int sm, const std::vector<std::string>& needles) {

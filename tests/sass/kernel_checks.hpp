@@ -11,9 +11,10 @@
 //                          Pad on sm_70+ or its instructions' stalls differ between placements:
 //                          the placement is then not a pure shift, which a run must report)
 //   pred_branchy_kernel    a guarded divergent branch inside a loop; more barrier regions than the
-//                          branch-free single path pred_select_kernel<1>; bracketed
+//                          branch-free single path pred_select_kernel<1> (at the same placement);
+//                          bracketed
 //   pred_select_kernel     no more divergent branches (guarded or not) and no more barrier regions
-//                          than pred_select_kernel<1>; bracketed
+//                          than pred_select_kernel<1> at the same placement; bracketed
 //   producer_consumer_kernel, peer_wait_kernel
 //                          the two arms are two call sites separated by one divergent branch (its
 //                          fall-through arm known); bracketed
@@ -128,9 +129,25 @@ inline std::vector<std::string> check_timed_kernels(const json& facts, int sm, s
       for (const auto& f : c["functions"]) fns.push_back(&f);
   const std::string arch = "sm_" + std::to_string(sm);
   auto say = [&](const json& f, const std::string& what) { p.push_back(arch + " " + f["name"].get<std::string>() + ": " + what); };
-  const json* single = nullptr;
-  for (const json* f : fns)
-    if (has(*f, "pred_select_kernelILi1E")) single = f;
+  // The single-path baseline of a predication kernel: pred_select_kernel<1, Pad> of its placement
+  // (pred_branchy_kernel<Pad>, pred_select_kernel<K, Pad>), or pred_select_kernel<1> without one.
+  auto single_for = [&](const json& f) -> const json* {
+    const std::string name = f["name"].get<std::string>();
+    std::string pad;
+    const auto b = name.find("pred_branchy_kernelILi");
+    const auto k = name.find("pred_select_kernelILi");
+    if (b != std::string::npos) {
+      const auto from = b + std::string("pred_branchy_kernelILi").size();
+      pad = name.substr(from, name.find('E', from) - from);
+    } else if (k != std::string::npos) {
+      const auto second = name.find("ELi", k + std::string("pred_select_kernelILi").size());
+      if (second != std::string::npos) pad = name.substr(second + 3, name.find('E', second + 3) - second - 3);
+    }
+    const std::string needle = pad.empty() ? "pred_select_kernelILi1EE" : "pred_select_kernelILi1ELi" + pad + "EE";
+    for (const json* g : fns)
+      if (has(*g, needle)) return g;
+    return nullptr;
+  };
   for (const auto& rule : timed_kernel_rules()) {
     int found = 0;
     for (const json* fp : fns) {
@@ -153,6 +170,7 @@ inline std::vector<std::string> check_timed_kernels(const json& facts, int sm, s
           say(f, "the divergent-memory body's work loop has no global load");
       }
       if (needle == "pred_branchy_kernel" || needle == "pred_select_kernel") {
+        const json* single = single_for(f);
         if (!single) {
           say(f, "no pred_select_kernel<1> (the single-path baseline) in this architecture");
           continue;

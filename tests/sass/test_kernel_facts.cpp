@@ -202,16 +202,19 @@ TEST(KernelChecks, RulesFailOnBrokenFacts) {
 TEST(KernelChecks, PredicationRules) {
   // Single path: one barrier region; a branchy kernel with the same count does not branch; a
   // "predicated" twin with more branches does.
-  const json single = fixture_function("bracket_ok", "pred_select_kernelILi1E");
-  const json branchy_flat = fixture_function("bracket_ok", "pred_branchy_kernel");
-  json twin = fixture_function("bracket_ok", "pred_select_kernelILi4E");
+  const json single = fixture_function("bracket_ok", "pred_select_kernelILi1ELi0EEEv");
+  const json branchy_flat = fixture_function("bracket_ok", "pred_branchy_kernelILi0EEEv");
+  json twin = fixture_function("bracket_ok", "pred_select_kernelILi4ELi0EEEv");
   twin["barrier_regions"] = 3;
   twin["divergent_branches"].push_back(twin["divergent_branches"][0]);
   const auto problems = test::check_timed_kernels(facts_of({single, branchy_flat, twin}), 90);
-  EXPECT_TRUE(mentions(problems, "pred_branchy_kernel: the branchy kernel has 1 barrier regions, the single path 1"));
-  EXPECT_TRUE(mentions(problems, "pred_select_kernelILi4E: a predicated twin has 3 barrier regions"));
-  EXPECT_TRUE(mentions(problems, "pred_select_kernelILi4E: a predicated twin has more divergent branches"));
-  EXPECT_FALSE(mentions(problems, "pred_select_kernelILi1E: a predicated twin"));
+  EXPECT_TRUE(mentions(problems, "pred_branchy_kernelILi0EEEv: the branchy kernel has 1 barrier regions, the single path 1"));
+  EXPECT_TRUE(mentions(problems, "pred_select_kernelILi4ELi0EEEv: a predicated twin has 3 barrier regions"));
+  EXPECT_TRUE(mentions(problems, "pred_select_kernelILi4ELi0EEEv: a predicated twin has more divergent branches"));
+  EXPECT_FALSE(mentions(problems, "pred_select_kernelILi1ELi0EEEv: a predicated twin"));
+  // A twin at a placement whose single path is missing is named as such.
+  const auto orphan = test::check_timed_kernels(facts_of({fixture_function("bracket_ok", "pred_select_kernelILi2ELi5EEEv")}), 90);
+  EXPECT_TRUE(mentions(orphan, "no pred_select_kernel<1> (the single-path baseline)"));
 }
 
 // Pascal dual issue `{ A ; B }`: B's hex is on the line after it (after a label, even); it is B's

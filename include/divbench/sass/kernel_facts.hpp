@@ -79,6 +79,8 @@ json arm_layout(const FunctionAnalysis& a, const ArmSpec& spec);
 // kernel_facts.json (or `file`) in `dir` (the executable's directory); nullopt when absent,
 // unreadable or not "divbench.kernels/1". Throws nothing.
 std::optional<json> load_kernel_facts(const std::string& dir, const std::string& file = kKernelFactsFile);
+// The same for kernel_facts.json in `dir`, saying why in `why` when there is none.
+std::optional<json> load_kernel_facts(const std::string& dir, std::string& why);
 // Directory of the running executable (/proc/self/exe), "" when unknown.
 std::string executable_dir();
 // The functions of the cubin for `sm` whose mangled name contains every needle.

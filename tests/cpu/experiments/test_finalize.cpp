@@ -1,5 +1,6 @@
 // Experiments' finalize() on synthetic points, no GPU: the fit per code placement and the spread of
-// s over placements (kway), the penalty pairs (occupancy), the predication ratios.
+// s over placements (kway), the cost decomposition, the sampling comparison. Predication and
+// occupancy: test_predication_summary.cpp, test_occupancy_summary.cpp.
 #include <gtest/gtest.h>
 
 #include "harness/experiment.hpp"
@@ -51,29 +52,6 @@ TEST(Finalize, KwayOnePlacementHasNoSpread) {
   EXPECT_NEAR(r.summary["ratio_32_over_1"].get<double>(), 32010.0 / 1010.0, 1e-12);
 }
 
-TEST(Finalize, PredicationRatios) {
-  const ResultRecord r = finalize("sweep", "predication", RunOptions{},
-                                  {point(1, 100, 0, {{"variant", "single"}, {"arms", 1}}),
-                                   point(2, 200, 0, {{"variant", "branchy"}, {"arms", 2}}),
-                                   point(2, 98, 0, {{"variant", "predicated"}, {"arms", 2}})});
-  EXPECT_DOUBLE_EQ(r.summary["ratio_branchy_over_single"].get<double>(), 2.0);
-  EXPECT_DOUBLE_EQ(r.summary["ratio_predicated_over_single"].get<double>(), 0.98);
-}
-
-TEST(Finalize, OccupancyPairsEachResidencyWithItsK1) {
-  auto occ = [](double k, double cycles, int target, double kernel_ms) {
-    return point(k, cycles, 0,
-                 {{"residency", {{"series", "per_sm"}, {"target", target}, {"total_warps", target * 132},
-                                 {"achieved_occupancy", target / 64.0}, {"sms_used", 132}}},
-                  {"kernel_ms", {{"median", kernel_ms}}}});
-  };
-  const ResultRecord r = finalize("sweep", "occupancy", RunOptions{},
-                                  {occ(1, 100, 1, 1.0), occ(32, 3100, 1, 30.0), occ(1, 100, 2, 1.0), occ(32, 3200, 2, 31.0)});
-  EXPECT_DOUBLE_EQ(r.summary["penalty_min"].get<double>(), 31.0);
-  EXPECT_DOUBLE_EQ(r.summary["penalty_max"].get<double>(), 32.0);
-  EXPECT_EQ(r.summary["pairs"].size(), 2u);
-}
-
 TEST(Finalize, CostRecoversABCPerPlacement) {
   // T(k, n) = k * (a*n + b) + c with a, b, c differing slightly by placement.
   std::vector<TimedPoint> pts;
@@ -81,7 +59,7 @@ TEST(Finalize, CostRecoversABCPerPlacement) {
   for (int p = 0; p < 2; ++p)
     for (double n : {0.0, 1000.0, 3000.0, 10000.0})
       for (int k : {1, 2, 4, 8, 32})
-        pts.push_back(point(k, k * (a[p] * n + b[p]) + c[p], p, {{"body", "fma_chain"}, {"n", n}}));
+        pts.push_back(point(k, k * (a[p] * n + b[p]) + c[p], p, {{"body", "fma_chain"}, {"iters_per_path", n}}));
   RunOptions o;
   o.given = {"--body", "--placements"};
   o.placements = 8;  // the points carry placements 0 and 1; finalize fits the placements it finds

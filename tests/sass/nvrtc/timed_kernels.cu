@@ -13,7 +13,7 @@
 #include "bodies/int_alu.cuh"
 #include "bodies/mem_divergent.cuh"
 #include "bodies/sfu.cuh"
-#include "predication/predication.cu"
+#include "predication/predication.cuh"
 #include "progress/lock.cu"
 #include "progress/peer_wait.cu"
 #include "progress/producer_consumer.cu"
@@ -26,18 +26,24 @@ __device__ void kway_placements(void**& p, std::integer_sequence<int, Pad...>) {
   ((*p++ = reinterpret_cast<void*>(&kway::kway_kernel<Body, Pad>)), ...);
 }
 
+template <int... Pad>
+__device__ void pred_placements(void**& p, std::integer_sequence<int, Pad...>) {
+  ((*p++ = reinterpret_cast<void*>(&pred::pred_branchy_kernel<Pad>)), ...);
+  ((*p++ = reinterpret_cast<void*>(&pred::pred_select_kernel<1, Pad>)), ...);
+  ((*p++ = reinterpret_cast<void*>(&pred::pred_select_kernel<2, Pad>)), ...);
+  ((*p++ = reinterpret_cast<void*>(&pred::pred_select_kernel<4, Pad>)), ...);
+  ((*p++ = reinterpret_cast<void*>(&pred::pred_select_kernel<8, Pad>)), ...);
+  ((*p++ = reinterpret_cast<void*>(&pred::pred_select_kernel<16, Pad>)), ...);
+  ((*p++ = reinterpret_cast<void*>(&pred::pred_select_kernel<32, Pad>)), ...);
+}
+
 __device__ void instantiate(void** p) {
   kway_placements<bodies::FmaChain>(p, std::make_integer_sequence<int, kPlacements>{});
   kway_placements<bodies::FmaIndep>(p, std::make_integer_sequence<int, kPlacements>{});
   kway_placements<bodies::IntAlu>(p, std::make_integer_sequence<int, kPlacements>{});
   kway_placements<bodies::Sfu>(p, std::make_integer_sequence<int, kPlacements>{});
   kway_placements<bodies::MemDivergent>(p, std::make_integer_sequence<int, kPlacements>{});
-  *p++ = reinterpret_cast<void*>(&pred::pred_select_kernel<1>);
-  *p++ = reinterpret_cast<void*>(&pred::pred_select_kernel<2>);
-  *p++ = reinterpret_cast<void*>(&pred::pred_select_kernel<4>);
-  *p++ = reinterpret_cast<void*>(&pred::pred_select_kernel<8>);
-  *p++ = reinterpret_cast<void*>(&pred::pred_select_kernel<16>);
-  *p++ = reinterpret_cast<void*>(&pred::pred_select_kernel<32>);
+  pred_placements(p, std::make_integer_sequence<int, kPlacements>{});
   *p++ = reinterpret_cast<void*>(&progress::lock_kernel<LockForm::release_in_branch>);
   *p++ = reinterpret_cast<void*>(&progress::lock_kernel<LockForm::release_after_loop>);
   *p++ = reinterpret_cast<void*>(&calibration_kernel<1>);
