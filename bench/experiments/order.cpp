@@ -86,9 +86,9 @@ json check_run(const OrderRun& run, std::uint32_t group, bool group_in_then) {
     ns[lane] = l.enter_ns;
   }
   json j = to_json(entry_order(clk, group));
-  const EntryOrder by_ns = entry_order(ns, group);
-  j["ns_between"] = by_ns.cycles_between;
-  j["first_by_globaltimer"] = by_ns.first ? json(*by_ns.first) : json(nullptr);
+  const json by_ns = to_json(entry_order(ns, group));
+  j["ns_between"] = by_ns["cycles_between"];
+  j["first_by_globaltimer"] = by_ns["first"];
   j["cap_reached"] = capped;
   j["max_spins"] = max_spins;
   j["region_cycles"] = run.region.cycles;
@@ -140,9 +140,14 @@ std::vector<PointSpec> plan(const OrderConfig& c, const DeviceRecord& dev) {
   return pts;
 }
 
+// "g=16 low taken bssy"; a kernel whose SASS form is not the intended one is named too, so the
+// two kernels' points stay apart: "g=16 low taken bssy [warpsync kernel]".
 std::string point_label(const json& p) {
-  return "g=" + p["group_size"].dump() + " " + p["group_position"].get<std::string>() + " " +
-         p["group_side"].get<std::string>() + " " + p["form"].get<std::string>();
+  std::string s = "g=" + p["group_size"].dump() + " " + p["group_position"].get<std::string>() + " " +
+                  p["group_side"].get<std::string>() + " " + p["form"].get<std::string>();
+  if (p.value("form_matches_intent", json(nullptr)) == json(false))
+    s += " [" + p["intended_form"].get<std::string>() + " kernel]";
+  return s;
 }
 
 std::vector<std::string> labels_where(const json& pts, const char* key, const json& value) {
@@ -174,7 +179,10 @@ void finalize(const OrderConfig&, ResultRecord& r) {
   r.summary["first_consistent_across_launches"] = inconsistent.empty();
   r.summary["inconsistent_points"] = inconsistent;
   r.summary["unordered_points"] = labels_where(pts, "first", nullptr);
-  r.summary["layout_verified"] = labels_where(pts, "layout_verified", false).empty();
+  const bool verified = labels_where(pts, "layout_verified", false).empty();
+  r.summary["layout_verified"] = verified;
+  if (!verified)  // the sides are the intended ones, not read from the SASS: the sentence says so
+    r.summary["rule"] = "(fall-through sides not verified in the SASS) " + r.summary["rule"].get<std::string>();
   r.summary["layout_mismatches"] = labels_where(pts, "layout_matches_intent", false);
   r.summary["form_mismatches"] = labels_where(pts, "form_matches_intent", false);
   r.summary["cap_reached"] = !labels_where(pts, "cap_reached", true).empty();

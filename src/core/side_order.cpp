@@ -8,6 +8,9 @@
 #include "divbench/core/stats.hpp"
 
 namespace divbench {
+namespace {
+json or_null(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
+}  // namespace
 
 EntryOrder entry_order(const std::vector<std::uint64_t>& enter_clk, std::uint32_t group_mask, std::uint32_t lanes) {
   std::uint64_t g_min = ~0ull, g_max = 0, r_min = ~0ull, r_max = 0;
@@ -41,7 +44,7 @@ EntryOrder entry_order(const std::vector<std::uint64_t>& enter_clk, std::uint32_
 }
 
 json to_json(const EntryOrder& e) {
-  return json{{"first", e.first ? json(*e.first) : json(nullptr)},
+  return json{{"first", or_null(e.first)},
               {"cycles_between", e.cycles_between},
               {"group_enter_spread", e.group_spread},
               {"rest_enter_spread", e.rest_spread},
@@ -78,12 +81,11 @@ LaunchOrders combine_launches(const json& runs) {
 
 json side_order_fields(std::uint32_t group_mask, const std::optional<std::string>& group_side,
                        const std::optional<std::string>& form, const LaunchOrders& o) {
-  auto opt = [](const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); };
   return json{{"group_lanes", mask_lanes(group_mask)},
               {"group_position", classify_group_position(group_mask)},
-              {"group_side", opt(group_side)},
-              {"form", opt(form)},
-              {"first", opt(o.first)},
+              {"group_side", or_null(group_side)},
+              {"form", or_null(form)},
+              {"first", or_null(o.first)},
               {"cycles_between", o.cycles_between},
               {"cycles_between_min", o.cycles_between_min},
               {"cycles_between_max", o.cycles_between_max},

@@ -1,12 +1,14 @@
 // The order probe's typed configuration and summary without a GPU (issue 13), and the
 // producer/consumer, peer-wait and lock summaries' order fields: --k gives the group sizes (32
 // refused), --reps is capped and said; finalize() fits the rule to synthetic points, reports
-// launches that disagreed, points whose layout the SASS did not confirm and layout mismatches.
+// launches that disagreed, points whose layout the SASS did not confirm and layout or form
+// mismatches; a group's side and the form follow the SASS answer, and stay unknown without one.
 #include <gtest/gtest.h>
 
 #include "divbench/core/errors.hpp"
 #include "divbench/core/lane_group.hpp"
 #include "divbench/core/side_order.hpp"
+#include "experiments/probe_layout.hpp"
 #include "harness/experiment.hpp"
 
 using namespace divbench;
@@ -104,8 +106,21 @@ TEST(OrderProbe, FinalizeNamesUnverifiedAndMismatchedLayouts) {
   pts.push_back(order_point(2, GroupPosition::low, "taken", "bssy", {"rest"}, false));
   const json s = finalize(order(RunOptions{}), pts);
   EXPECT_FALSE(s["layout_verified"].get<bool>());
+  EXPECT_EQ(s["rule"].get<std::string>().rfind("(fall-through sides not verified in the SASS) the side with more", 0), 0u);
   EXPECT_EQ(s["layout_mismatches"], json({"g=2 low fallthrough bssy"}));
   EXPECT_EQ(s["rule_id"], "majority_first_tie_fallthrough");  // the majority side ran first in both
+}
+
+TEST(OrderProbe, AFormMismatchKeepsTheSassFormAndNamesTheKernel) {
+  // On sm_75..sm_89 the warpsync kernel keeps its BSSY: its points are labelled bssy, listed, and
+  // named apart from the bssy kernel's points.
+  json bssy = order_point(4, GroupPosition::high, "taken", "bssy", {"group"});
+  json warp = order_point(4, GroupPosition::high, "taken", "bssy", {"rest"});
+  warp["intended_form"] = "warpsync";
+  warp["form_matches_intent"] = false;
+  const json s = finalize(order(RunOptions{}), json::array({bssy, warp}));
+  EXPECT_EQ(s["form_mismatches"], json({"g=4 high taken bssy [warpsync kernel]"}));
+  EXPECT_TRUE(s["rule_by_form"]["warpsync"].get<std::string>().rfind("no points", 0) == 0);
 }
 
 TEST(ProbeOrderFields, ProducerConsumerConclusionCountsTheProducerSide) {
@@ -134,4 +149,24 @@ TEST(ProbeOrderFields, ProducerConsumerConclusionCountsTheProducerSide) {
             0u);
   EXPECT_EQ(r.summary["orders"][2]["group_lanes"].size(), 31u);
   EXPECT_EQ(r.summary["orders"][2]["first"], "rest");
+}
+
+TEST(ProbeLayout, SideAndFormFollowTheSass) {
+  ProbeLayout l;
+  EXPECT_FALSE(group_side(l, true));  // no SASS answer: unknown, not assumed
+  EXPECT_FALSE(reconvergence_form(l));
+  l.arms.side = sass::ArmSide{"k", 0x100, "else", false};  // the else arm falls through, no BSSY
+  EXPECT_EQ(group_side(l, true), std::optional<std::string>("taken"));
+  EXPECT_EQ(group_side(l, false), std::optional<std::string>("fallthrough"));
+  EXPECT_EQ(reconvergence_form(l), std::optional<std::string>("warpsync"));
+  l.arms.side->fallthrough_arm = "then";
+  l.arms.side->bssy_guarded = true;
+  EXPECT_EQ(group_side(l, true), std::optional<std::string>("fallthrough"));
+  EXPECT_EQ(reconvergence_form(l), std::optional<std::string>("bssy"));
+  EXPECT_EQ(to_json(l)["fallthrough_arm"], "then");
+  // This test binary has no kernel_facts.json beside it: the layout is unknown and says why.
+  const ProbeLayout none = probe_layout(DeviceRecord{}, {{"order_kernelILb0E"}, "order_armILi0E", "order_armILi1E"});
+  EXPECT_FALSE(none.arms.side);
+  EXPECT_EQ(to_json(none)["source"], "unknown");
+  EXPECT_FALSE(to_json(none)["error"].get<std::string>().empty());
 }
