@@ -37,9 +37,16 @@ const std::vector<Probe>& probes() {
   return v;
 }
 
+// divbench --help lists its subcommands, one per line ("  kernels   Facts about ...").
 bool has_kernels_command() {
-  const std::string cmd = std::string("\"") + DIVBENCH_EXECUTABLE + "\" kernels --help >/dev/null 2>&1";
-  return std::system(cmd.c_str()) == 0;
+  const std::string cmd = std::string("\"") + DIVBENCH_EXECUTABLE + "\" --help 2>/dev/null";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return false;
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+  pclose(pipe);
+  return out.find("\n  kernels ") != std::string::npos;
 }
 
 }  // namespace
