@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
                  "Timed samples per point, one warp's region each (single: one launch each; warp-per-sm: "
                  "ceil(reps/SMs) launches; occupancy: launches; probes: checked launches, capped per probe)")
       ->check(CLI::Range(1, 1000000));
-  app.add_option("--warmup", opts.warmup, "Warm-up launches per point, not timed")->check(CLI::Range(0, 100000));
+  app.add_option("--warmup", opts.warmup, "Warm-up launches per point, not timed (default: 1 with warp-per-sm, 3 otherwise)")->check(CLI::Range(0, 100000));
   app.add_option("--sampling", opts.sampling,
                  "warp-per-sm (one warp on every SM per launch) or single (one warp per launch); default per body")
       ->check(CLI::IsMember({"warp-per-sm", "single"}));

@@ -1,27 +1,26 @@
-// `divbench flip`: set a bit field in SASS instructions of a cubin, verify the edit by disassembly,
-// discover which encoding bits carry a modifier, and run the paper's bit-flip experiment.
+// `divbench flip`: cubin bit flips, in three sub-commands (docs/bitflip.md):
 //
-//   divbench flip --cubin IN --function F (--offset 0x1d0 | --match 'BSSY*' [--nth N|--all])
-//                 --bits 72:2 --value 1 --out OUT [--report R.json] [--no-verify] [--run]
-//   divbench flip --discover CUBIN_OR_BINARY... [--report R.json]
-//   divbench flip --experiment --cubin IN --function F [--match 'BSSY*,BSYNC*'] [--bits 72:2]
-//                 [--control 'STG*'] --out RESULT.json [--dry-run] [--keep DIR]
+//   divbench flip patch --cubin IN --function F (--offset 0x1d0 | --match 'BSSY*' [--nth N|--all])
+//                       --bits 72:2 --value 1 --out OUT [--report R.json] [--no-verify] [--run]
+//   divbench flip discover CUBIN_OR_BINARY... [--report R.json]
+//   divbench flip experiment --cubin IN --function F [--match 'BSSY*,BSYNC*'] [--bits 72:2]
+//                            [--control 'STG*'] --out RESULT.json [--dry-run] [--keep DIR]
+//
+// This file is the command line only: every input is checked here before anything runs or is
+// written; the work and the reports are in src/cubin/ (flip_patch, discover_report, experiment).
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
+#include <optional>
 
 #include "cli/command.hpp"
 #include "divbench/core/errors.hpp"
 #include "divbench/core/json_io.hpp"
-#include "divbench/core/result.hpp"
-#include "divbench/cubin/disasm.hpp"
+#include "divbench/core/provenance.hpp"
 #include "divbench/cubin/discover.hpp"
 #include "divbench/cubin/elf.hpp"
 #include "divbench/cubin/experiment.hpp"
-#include "divbench/cubin/patch.hpp"
-#include "divbench/cubin/runner.hpp"
-#include "divbench/cubin/verify.hpp"
+#include "divbench/cubin/flip_patch.hpp"
+#include "divbench/cuda/device_info.hpp"
 #include "divbench/sass/nvdisasm.hpp"
 
 namespace {
@@ -31,20 +30,11 @@ using namespace divbench::cubin;
 
 struct FlipOptions {
   std::string cubin, function, offset, match, bits, value, out, report, nvdisasm, control = "STG*", keep;
-  std::vector<std::string> discover;
+  std::vector<std::string> files;
   int nth = -1;
-  bool all = false, no_verify = false, run = false, experiment = false, dry_run = false, quiet = false;
+  bool all = false, no_verify = false, run = false, dry_run = false, quiet = false;
   RunConfig run_cfg;
 };
-
-std::string command_line() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (auto& c : s)
-    if (c == '\0') c = ' ';
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
-}
 
 std::uint64_t parse_number(const std::string& opt, const std::string& s) {
   try {
@@ -60,155 +50,87 @@ std::uint64_t parse_number(const std::string& opt, const std::string& s) {
   }
 }
 
-std::string hex(std::uint64_t v) {
-  std::ostringstream os;
-  os << "0x" << std::hex << v;
-  return os.str();
+void require(const std::string& v, const std::string& what) {
+  if (v.empty()) throw UsageError(what + " is required");
 }
 
-void emit(const json& doc, const std::string& report) {
-  if (report.empty())
-    std::cout << doc.dump(2) << std::endl;
-  else
-    write_json_atomic(report, doc);
-}
-
-void check_out(const FlipOptions& o) {
-  if (o.out.empty()) throw UsageError("--out FILE is required");
-  std::error_code ec;
-  if (!o.cubin.empty() && fs::exists(o.out, ec) && fs::equivalent(o.out, o.cubin, ec))
-    throw UsageError("--out must differ from --cubin: the original is never modified");
+void check_writable(const std::string& opt, const std::string& path) {
   std::string why;
-  if (!path_is_writable(o.out, &why)) throw UsageError("cannot write " + o.out + ": " + why);
+  if (!path_is_writable(path, &why)) throw UsageError(opt + ": cannot write " + path + ": " + why);
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec);
+}
+
+// --out (and --report) against the input: never the input, never each other, writable.
+void check_outputs(const FlipOptions& o) {
+  require(o.out, "--out FILE");
+  if (same_file(o.out, o.cubin)) throw UsageError("--out must differ from --cubin: the original is never modified");
+  check_writable("--out", o.out);
+  if (!o.report.empty()) {
+    if (same_file(o.report, o.cubin)) throw UsageError("--report must differ from --cubin");
+    if (fs::path(o.report).lexically_normal() == fs::path(o.out).lexically_normal())
+      throw UsageError("--report must differ from --out");
+    check_writable("--report", o.report);
+  }
+}
+
+RunConfig run_config(const FlipOptions& o) {
+  RunConfig c = o.run_cfg;
+  c.function = o.function;
+  c.device_query = &divbench::query_device;  // the one device-info source, in the trial process
+  check_run_config(c);
+  return c;
 }
 
 int run_patch(const FlipOptions& o) {
-  if (o.cubin.empty()) throw UsageError("--cubin FILE is required");
-  if (o.function.empty()) throw UsageError("--function NAME is required");
-  if (o.offset.empty() == o.match.empty()) throw UsageError("give exactly one of --offset OFF and --match PATTERN");
-  if (!o.offset.empty() && (o.nth >= 0 || o.all)) throw UsageError("--nth/--all go with --match, not --offset");
-  if (o.nth >= 0 && o.all) throw UsageError("--nth and --all exclude each other");
-  if (o.bits.empty()) throw UsageError("--bits FIRST:WIDTH is required (e.g. 72:2)");
-  if (o.value.empty()) throw UsageError("--value V is required");
-  const BitField field = parse_bit_field(o.bits);
-  const std::uint64_t value = parse_number("--value", o.value);
-  check_value_fits(field, value);
-  check_out(o);
-
-  const CubinFile original = CubinFile::load(o.cubin);
-  original.text_section(o.function);
-  const bool verify = !o.no_verify;
-  std::string nvd;
-  if (verify || !o.match.empty()) nvd = sass::find_nvdisasm(o.nvdisasm);
-  sass::Cubin dis;
-  if (!nvd.empty()) dis = disassemble_bytes(original, nvd);
-
-  std::vector<PatchRequest> reqs;
-  if (!o.offset.empty()) {
-    reqs.push_back({o.function, parse_number("--offset", o.offset), field, value});
-  } else {
-    for (const auto* ins : select_instructions(function_named(dis, o.function), o.match, o.nth, o.all))
-      reqs.push_back({o.function, ins->offset, field, value});
-  }
-  CubinFile patched = original;
-  patched.set_name(original.name() + " (patched)");
-  const auto applied = apply_patches(patched, reqs);
-
-  json doc;
-  doc["schema"] = "divbench.flip/1";
-  const Provenance prov = make_provenance(command_line());
-  doc["provenance"] = {{"git", prov.git}, {"created", prov.created}, {"command", prov.command}};
-  doc["cubin"] = {{"path", o.cubin}, {"sm", original.sm()}, {"abi_version", original.header().abi_version},
-                  {"e_flags", hex(original.header().flags)}, {"function", o.function}};
-  doc["bits"] = o.bits;
-  doc["value"] = value;
-  json pa = json::array();
-  for (const auto& a : applied) {
-    json p = {{"offset", hex(a.request.offset)},
-              {"old_value", a.old_value},
-              {"new_value", a.request.value},
-              {"bytes_before", hex128(a.old_lo, a.old_hi)},
-              {"bytes_after", hex128(a.new_lo, a.new_hi)}};
-    if (!nvd.empty())
-      if (const auto* ins = function_named(dis, o.function).at(a.request.offset)) p["text_before"] = ins->text();
-    pa.push_back(p);
-  }
-  doc["patches"] = pa;
-  int rc = kExitOk;
-  std::string failure;
-  if (verify) {
-    const VerifyReport vr = verify_patch(original, dis, patched, o.function, nvd);
-    doc["verify"] = vr.to_json();
-    if (!vr.ok) {
-      rc = kExitFailure;
-      failure = "verification by disassembly failed: " + vr.error;
-    }
-  }
-  write_file_bytes_atomic(o.out, patched.bytes());
-  doc["out"] = o.out;
-  if (o.run) {
-    RunConfig rc_cfg = o.run_cfg;
-    rc_cfg.function = o.function;
-    const auto r = run_trials_isolated({original.bytes(), patched.bytes()}, rc_cfg);
-    const auto input = flip_test_input(rc_cfg.threads);
-    doc["run"] = {{"baseline", to_json(r[0])},
-                  {"patched", to_json(r[1])},
-                  {"baseline_matches_model", compare(r[0], r[0], input).matches_model},
-                  {"comparison", compare(r[0], r[1], input).to_json()}};
-  }
-  emit(doc, o.report);
-  if (rc != kExitOk) throw std::runtime_error(failure);
-  return rc;
+  require(o.cubin, "--cubin FILE");
+  require(o.function, "--function NAME");
+  require(o.bits, "--bits FIRST:WIDTH (e.g. 72:2)");
+  require(o.value, "--value V");
+  PatchConfig cfg;
+  cfg.cubin = o.cubin;
+  cfg.function = o.function;
+  if (!o.offset.empty()) cfg.offset = parse_number("--offset", o.offset);
+  cfg.match = o.match;
+  cfg.nth = o.nth;
+  cfg.all = o.all;
+  cfg.field = parse_bit_field(o.bits);
+  cfg.value = parse_number("--value", o.value);
+  cfg.verify = !o.no_verify;
+  cfg.run = o.run;
+  cfg.out = o.out;
+  check_outputs(o);
+  if (o.run) cfg.run_cfg = run_config(o);
+  if (cfg.verify || !cfg.match.empty()) cfg.nvdisasm = sass::find_nvdisasm(o.nvdisasm);
+  const PatchOutcome r = flip_patch(cfg, this_command_line());
+  write_file_bytes_atomic(o.out, r.patched);
+  if (o.report.empty()) std::cout << json_text(r.report) << std::flush;
+  else write_json_atomic(o.report, r.report);
+  if (!r.failure.empty()) throw std::runtime_error(r.failure);
+  return kExitOk;
 }
 
 int run_discover(const FlipOptions& o) {
+  if (!o.report.empty()) check_writable("--report", o.report);
   const std::string nvd = sass::find_nvdisasm(o.nvdisasm);
-  sass::TempDir tmp;
-  std::vector<CubinFile> files;
-  std::vector<sass::Cubin> dis;
-  sass::DisassembleOptions opt;
-  opt.encodings = false;
-  for (const auto& f : o.discover) {
-    for (auto& c : sass::load_cubins(f, nvd, tmp, opt)) {
-      files.push_back(CubinFile::load(c.path));
-      c.source = f;
-      dis.push_back(std::move(c));
-    }
-  }
-  std::vector<CorpusEntry> corpus;
-  json cj = json::array();
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    corpus.push_back({&files[i], &dis[i]});
-    cj.push_back({{"file", dis[i].source}, {"sm", files[i].sm()}, {"functions", dis[i].functions.size()}});
-  }
-  json doc;
-  doc["schema"] = "divbench.flip-discover/1";
-  const Provenance prov = make_provenance(command_line());
-  doc["provenance"] = {{"git", prov.git}, {"created", prov.created}, {"command", prov.command},
-                       {"nvdisasm", sass::tool_version(nvd)}};
-  doc["corpus"] = cj;
-  json fields = json::array();
-  for (const auto& f : discover_modifier_fields(corpus)) {
-    fields.push_back(to_json(f));
-    if (!o.quiet) {
-      std::string bits;
-      for (int b : f.bits) bits += (bits.empty() ? "" : ",") + std::to_string(b);
-      std::cerr << "sm_" << f.sm << " " << f.from << " -> " << f.to << ": bits " << (bits.empty() ? "(none)" : bits)
-                << " (" << f.from_count << " vs " << f.to_count << " instructions)\n";
-    }
-  }
-  doc["fields"] = fields;
-  emit(doc, o.report);
+  const json doc = discover_report(o.files, nvd, this_command_line(), o.quiet ? nullptr : &std::cerr);
+  if (o.report.empty()) std::cout << json_text(doc) << std::flush;
+  else write_json_atomic(o.report, doc);
   return kExitOk;
 }
 
 int run_experiment(const FlipOptions& o) {
-  if (o.cubin.empty()) throw UsageError("--cubin FILE is required");
-  if (o.function.empty()) throw UsageError("--function NAME is required");
-  if (o.offset.size() || o.nth >= 0 || !o.value.empty())
-    throw UsageError("--experiment sweeps every value of --bits on every --match instruction: drop --offset/--nth/--value");
-  check_out(o);
-  if (!o.keep.empty() && !fs::is_directory(o.keep)) throw UsageError("--keep " + o.keep + ": not a directory");
+  require(o.cubin, "--cubin FILE");
+  require(o.function, "--function NAME");
+  check_outputs(o);
+  if (!o.keep.empty()) {
+    std::error_code ec;
+    if (!fs::is_directory(o.keep, ec)) throw UsageError("--keep " + o.keep + ": not a directory");
+    check_writable("--keep", (fs::path(o.keep) / "x.cubin").string());
+  }
   ExperimentConfig cfg;
   cfg.cubin = o.cubin;
   cfg.function = o.function;
@@ -216,59 +138,71 @@ int run_experiment(const FlipOptions& o) {
   cfg.control = o.control;
   if (!o.bits.empty()) cfg.field = parse_bit_field(o.bits);
   cfg.execute = !o.dry_run;
+  cfg.run = run_config(o);
   cfg.nvdisasm = sass::find_nvdisasm(o.nvdisasm);
   cfg.keep_dir = o.keep;
-  cfg.run = o.run_cfg;
-  cfg.run.function = o.function;
   cfg.quiet = o.quiet;
-  const json doc = run_flip_experiment(cfg, command_line());
+  const json doc = run_flip_experiment(cfg, this_command_line());
   write_json_atomic(o.out, doc);
   if (!o.quiet) std::cerr << "[flip] wrote " << o.out << ": " << doc["summary"].dump() << std::endl;
   return kExitOk;
 }
 
+void add_run_options(CLI::App& s, FlipOptions& o) {
+  s.add_option("--threads", o.run_cfg.threads, "Run: threads of the one block (multiple of 32, 32..1024; default 32)");
+  s.add_option("--reps", o.run_cfg.reps, "Run: launches per cubin (default 11)")->check(CLI::Range(1, 100000));
+  s.add_option("--timeout", o.run_cfg.timeout_s, "Run: seconds a launch may take before it counts as hung (default 20)")
+      ->check(CLI::Range(0.001, 3600.0));
+  s.add_option("--spin-cap", o.run_cfg.spin_cap, "Run: device-side bound of the partner wait (polls)")
+      ->check(CLI::Range(1, 1 << 30));
+  s.add_option("--device", o.run_cfg.device, "Run: GPU index")->check(CLI::NonNegativeNumber);
+}
+
 cli::Command flip_command() {
   cli::Command c;
   c.name = "flip";
-  c.help = "Bit-flip experiments on cubins: patch a bit field, verify by disassembly, discover fields, run";
+  c.help = "Cubin bit flips: patch a bit field, discover modifier fields, run the bit-flip experiment";
   c.setup = [](CLI::App& sub) -> std::function<int()> {
     auto o = std::make_shared<FlipOptions>();
-    sub.add_option("--cubin", o->cubin, "Input cubin (never modified)");
-    sub.add_option("--function", o->function, "Kernel whose .text.<function> section is patched");
-    sub.add_option("--offset", o->offset, "Instruction offset in the function (0x1d0), a multiple of 16");
-    sub.add_option("--match", o->match, "Select instructions by opcode pattern(s), e.g. 'BSSY*' or 'BSSY*,BSYNC*'");
-    sub.add_option("--nth", o->nth, "With --match: only the Nth matching instruction (from 0)")->check(CLI::NonNegativeNumber);
-    sub.add_flag("--all", o->all, "With --match: every matching instruction");
-    sub.add_option("--bits", o->bits, "Bit field FIRST:WIDTH of the 128-bit instruction, e.g. 72:2");
-    sub.add_option("--value", o->value, "Value written into the field (decimal or 0x hex)");
-    sub.add_option("--out", o->out, "Output: the patched cubin, or the experiment's JSON");
-    sub.add_option("--report", o->report, "Write the JSON report here instead of stdout");
-    sub.add_flag("--no-verify", o->no_verify, "Skip the verification by disassembly");
-    sub.add_option("--nvdisasm", o->nvdisasm, "Path of nvdisasm (default: search, see divbench sass --help)");
-    sub.add_flag("--run", o->run, "Also run original and patched cubin on the GPU (flip-test kernel signature)");
-    sub.add_option("--discover", o->discover, "Find the bits that carry opcode modifiers in these cubins/binaries")
-        ->expected(1, -1);
-    sub.add_flag("--experiment", o->experiment, "Positive control + every value of --bits on every --match instruction");
-    sub.add_option("--control", o->control, "Experiment: stores the positive control disables (default 'STG*')");
-    sub.add_flag("--dry-run", o->dry_run, "Experiment: patch and verify every variant, run nothing (no GPU needed)");
-    sub.add_option("--keep", o->keep, "Experiment: write every patched cubin into this directory");
-    sub.add_option("--threads", o->run_cfg.threads, "Run: threads of the one block (multiple of 32, default 32)");
-    sub.add_option("--reps", o->run_cfg.reps, "Run: launches per cubin (default 11)")->check(CLI::Range(1, 100000));
-    sub.add_option("--timeout", o->run_cfg.timeout_s, "Run: seconds a launch may take before it counts as hung (default 20)")
-        ->check(CLI::Range(0.001, 3600.0));
-    sub.add_option("--spin-cap", o->run_cfg.spin_cap, "Run: device-side bound of the partner wait (polls)")
-        ->check(CLI::Range(1, 1 << 30));
-    sub.add_option("--device", o->run_cfg.device, "Run: GPU index")->check(CLI::NonNegativeNumber);
-    sub.add_flag("--quiet", o->quiet, "No progress on stderr");
-    return [o]() {
-      if (!o->discover.empty()) {
-        if (o->experiment || !o->cubin.empty() || !o->out.empty())
-          throw UsageError("--discover takes files of its own; it excludes --cubin/--out/--experiment");
-        return run_discover(*o);
-      }
-      if (o->experiment) return run_experiment(*o);
-      if (o->dry_run || !o->keep.empty()) throw UsageError("--dry-run/--keep belong to --experiment");
-      return run_patch(*o);
+    sub.require_subcommand(1, 1);
+    auto* patch = sub.add_subcommand("patch", "Set a bit field in instructions of a cubin, verify by disassembly");
+    patch->add_option("--offset", o->offset, "Instruction offset in the function (0x1d0), a multiple of 16");
+    patch->add_option("--match", o->match, "Select instructions by opcode pattern(s), e.g. 'BSSY*' or 'BSSY*,BSYNC*'");
+    patch->add_option("--nth", o->nth, "With --match: only the Nth matching instruction (from 0)")->check(CLI::NonNegativeNumber);
+    patch->add_flag("--all", o->all, "With --match: every matching instruction");
+    patch->add_option("--bits", o->bits, "Bit field FIRST:WIDTH of the 128-bit instruction, e.g. 72:2");
+    patch->add_option("--value", o->value, "Value written into the field (decimal or 0x hex)");
+    patch->add_option("--out", o->out, "The patched cubin");
+    patch->add_option("--report", o->report, "Write the divbench.flip/1 report here instead of stdout");
+    patch->add_flag("--no-verify", o->no_verify, "Skip the verification by disassembly");
+    patch->add_flag("--run", o->run, "Also run original and patched cubin on the GPU (flip-test kernel signature)");
+    add_run_options(*patch, *o);
+
+    auto* discover = sub.add_subcommand("discover", "Find the bits that carry opcode modifiers in cubins/binaries");
+    discover->add_option("files", o->files, "Cubins, objects or executables with embedded cubins")->required();
+    discover->add_option("--report", o->report, "Write the divbench.flip-discover/1 report here instead of stdout");
+    discover->add_flag("--quiet", o->quiet, "No progress on stderr");
+
+    auto* experiment = sub.add_subcommand("experiment", "Positive control + every value of --bits on every --match instruction");
+    experiment->add_option("--match", o->match, "Instructions whose field is flipped (default 'BSSY*,BSYNC*')");
+    experiment->add_option("--bits", o->bits, "Field swept through every value, at most 8 bits (default 72:2)");
+    experiment->add_option("--control", o->control, "Stores the positive control disables (default 'STG*')");
+    experiment->add_option("--out", o->out, "The divbench.bitflip/1 result");
+    experiment->add_flag("--dry-run", o->dry_run, "Patch and verify every variant, run nothing (no GPU needed)");
+    experiment->add_option("--keep", o->keep, "Write every patched cubin into this directory");
+    experiment->add_flag("--quiet", o->quiet, "No progress on stderr");
+    add_run_options(*experiment, *o);
+
+    for (auto* s : {patch, experiment}) {
+      s->add_option("--cubin", o->cubin, "Input cubin (never modified)");
+      s->add_option("--function", o->function, "Kernel whose .text.<function> section is patched (experiment: flip-test signature)");
+    }
+    for (auto* s : {patch, discover, experiment})
+      s->add_option("--nvdisasm", o->nvdisasm, "Path of nvdisasm (default: search, see divbench sass --help)");
+    return [o, patch, discover]() {
+      if (patch->parsed()) return run_patch(*o);
+      if (discover->parsed()) return run_discover(*o);
+      return run_experiment(*o);
     };
   };
   return c;

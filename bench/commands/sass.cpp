@@ -1,5 +1,8 @@
 // divbench sass FILE...: static analysis of SASS (cubins, or executables/objects with embedded
 // cubins): CFG, post-dominators, barrier regions, reconvergence placement, census, control words.
+#include <unistd.h>
+
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -18,21 +21,27 @@ struct SassOptions {
   std::string out;
   std::string format = "console";
   bool quiet = false;
+  bool out_given = false;
 };
 
 int run_sass(const SassOptions& o) {
   using namespace divbench;
   if (o.files.empty()) throw UsageError("sass: give at least one cubin, object or executable");
-  if (!o.out.empty()) {
+  if (o.out_given) {
     std::string why;
     if (!path_is_writable(o.out, &why)) throw UsageError("--out: " + why);
+    std::error_code ec;
+    for (const auto& f : o.files)
+      if (std::filesystem::exists(f, ec) && std::filesystem::equivalent(f, o.out, ec))
+        throw UsageError("--out " + o.out + " is one of the input files");
   }
   for (const auto& f : o.files) sass::inspect_file(f);  // fail early, before running any tool
   const std::string nvdisasm = sass::find_nvdisasm(o.nvdisasm);
   sass::TempDir tmp;
   std::vector<sass::Cubin> cubins;
   for (const auto& f : o.files) {
-    if (!o.quiet && o.format == "console") std::cerr << "divbench sass: " << f << "\n";
+    // Progress only for a person watching (a terminal), so that a failure is one line on stderr.
+    if (!o.quiet && o.format == "console" && o.files.size() > 1 && ::isatty(2)) std::cerr << "divbench sass: " << f << "\n";
     for (auto& c : sass::load_cubins(f, nvdisasm, tmp)) cubins.push_back(std::move(c));
   }
   std::vector<sass::CubinAnalysis> analyses;
@@ -40,8 +49,8 @@ int run_sass(const SassOptions& o) {
   std::string command = "divbench sass";
   for (const auto& f : o.files) command += " " + f;
   const json doc = sass::to_document(analyses, nvdisasm, command);
-  if (!o.out.empty()) write_json_atomic(o.out, doc);
-  if (o.format == "json") std::cout << doc.dump(2) << "\n";
+  if (o.out_given) write_json_atomic(o.out, doc);
+  if (o.format == "json") std::cout << json_text(doc);
   else if (!o.quiet)
     for (const auto& a : analyses) std::cout << sass::summary(a);
   return kExitOk;
@@ -55,7 +64,8 @@ divbench::cli::Command sass_command() {
     auto o = std::make_shared<SassOptions>();
     sub.add_option("files", o->files, "Cubins, objects or executables with embedded cubins")->required();
     sub.add_option("--nvdisasm", o->nvdisasm, "Path of nvdisasm (default: PATH, $CUDA_HOME/bin, pip's nvidia/cu13/bin)");
-    sub.add_option("--out", o->out, "Write the divbench.sass/1 JSON to FILE (atomically)");
+    sub.add_option("--out", o->out, "Write the divbench.sass/1 JSON to FILE (atomically)")
+        ->each([o](const std::string&) { o->out_given = true; });
     sub.add_option("--format", o->format, "Console output: console|json")->check(CLI::IsMember({"console", "json"}));
     sub.add_flag("--quiet", o->quiet, "No console summary or progress");
     return [o] { return run_sass(*o); };

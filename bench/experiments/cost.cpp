@@ -29,6 +29,7 @@ struct CostConfig {
   std::vector<int> placements;
   TimingConfig timing;                  // reps, warmup, samples; sampling per body unless --sampling
   bool sampling_given = false;
+  int reps_memory = 51;                 // samples per point of bodies that touch memory (single launches)
 };
 
 CostConfig parse(const RunOptions& o) {
@@ -46,6 +47,7 @@ CostConfig parse(const RunOptions& o) {
   c.placements = parse_placements(o, 4);
   c.timing = parse_timing(o, Body::fma_chain);
   c.sampling_given = !o.sampling.empty();
+  if (o.has("--reps")) c.reps_memory = o.reps;
   reject_options(o, "--sweep cost", {"--map", "--iters", "--seed"},
                  "the decomposition runs k equal paths (modulo map) of n iterations each: give --n");
   return c;
@@ -66,6 +68,7 @@ json to_json(const CostConfig& c) {
          {"ns", c.ns},
          {"ks_memory_bodies", c.ks_memory},
          {"ns_memory_bodies", c.ns_memory},
+         {"reps_memory_bodies", c.reps_memory},
          {"map", "modulo"},
          {"placements", c.placements}};
   j.update(to_json(c.timing));
@@ -78,6 +81,7 @@ std::vector<PointSpec> plan(const CostConfig& c, const DeviceRecord& dev) {
   for (Body body : c.bodies) {
     TimingConfig timing = c.timing;
     timing.sampling = sampling_of(c, body);
+    if (memory_body(body)) timing.reps = c.reps_memory;
     const auto& ns = memory_body(body) ? c.ns_memory : c.ns;
     const auto& ks = memory_body(body) ? c.ks_memory : c.ks;
     for (int placement : c.placements)
@@ -93,7 +97,7 @@ std::vector<PointSpec> plan(const CostConfig& c, const DeviceRecord& dev) {
                                   [kernel, run, dev, k, n, body] {
                                     PointResult r = run_timed_point(kernel, run, dev, k);
                                     r.point.extra["body"] = body_name(body);
-                                    r.point.extra["n"] = n;
+                                    r.point.extra["iters_per_path"] = n;
                                     return r;
                                   },
                                   nullptr, nullptr});
@@ -112,7 +116,7 @@ void finalize(const CostConfig& c, ResultRecord& r) {
       std::vector<CostSample> samples;
       for (const auto& p : r.points)
         if (p.extra.value("body", "") == body_name(body) && placement_of(p) == placement)
-          samples.push_back({p.k, p.extra["n"].get<double>(), p.cycles.median});
+          samples.push_back({p.k, p.extra["iters_per_path"].get<double>(), p.cycles.median});
       if (samples.empty()) continue;
       const CostFit f = fit_cost(samples);
       fits.push_back(f);
@@ -151,9 +155,11 @@ void finalize(const CostConfig& c, ResultRecord& r) {
 }
 
 Experiment cost_experiment() {
-  return make_experiment<CostConfig>(
+  Experiment e = make_experiment<CostConfig>(
       {"cost", {}, "sweep", "cost decomposition T(k,n) = k*(a*n + b) + c per body and code placement", parse, to_json,
        nullptr, plan, finalize, nullptr});
+  e.in_all = false;
+  return e;
 }
 
 }  // namespace

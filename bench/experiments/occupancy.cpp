@@ -1,15 +1,20 @@
-// --sweep occupancy: the k-way penalty T(k)/T(1) (k = 32 unless --k K) while residency grows, on two
-// axes: resident warps on the device (2^8 .. 2^12, the paper's Figure 3: blocks of 8 warps, spread by
-// the block scheduler) and warps per SM (1 .. the hardware maximum: one or two blocks per SM, pinned
-// by reserving dynamic shared memory so that exactly that many blocks fit, checked with the occupancy
-// API). Every point reports the per-warp region penalty (median over warps, then over launches), the
-// whole-kernel penalty from CUDA events (throughput view), and where the warps ran (%smid).
+// --sweep occupancy: the k-way penalty T(K)/T(1) (K = 32 unless --k K) while the warps on every SM
+// grow: 1, 2, 4, ... up to the hardware maximum warps per SM, on every SM at once (one block of
+// w <= 32 warps, or w/32 blocks of 32 warps (48: 3 of 16), per SM, pinned by reserving dynamic shared memory so
+// that exactly that many blocks fit: the occupancy API must agree), then oversubscribed: 2x and 4x
+// the maximum that is resident (the launch runs in 2 and 4 waves). The sweep owns its launch shapes
+// (TimedRun::shape; no warp-per-SM sampling). Every point times each whole launch with CUDA events
+// and, in the same point, an empty kernel launched with the same shape: the penalty comes from the
+// kernel times less that launch overhead. The per-warp region time is kept, flagged steady_state
+// false where a warp's region does not cover the kernel (occupancy_summary.hpp says the test).
 #include <algorithm>
 #include <cmath>
 
 #include "divbench/core/errors.hpp"
 #include "divbench/cuda/occupancy.hpp"
+#include "divbench/kernels/empty_kernel.hpp"
 #include "divbench/kernels/kway.hpp"
+#include "divbench/summary/occupancy_summary.hpp"
 #include "divbench/summary/quality.hpp"
 #include "harness/config.hpp"
 #include "harness/experiment.hpp"
@@ -18,6 +23,12 @@
 namespace divbench {
 namespace {
 
+// Launches per point unless --reps says otherwise: each launch is already the median of up to
+// thousands of warps, and the largest shapes run ~70 ms per launch (201 of them would take ~30 s).
+constexpr int kDefaultOccupancyLaunches = 21;
+constexpr double kSteadyMinShare = 0.9;  // steady_state: region x waves >= 0.9 x corrected kernel time
+const std::vector<int> kWaves{2, 4};     // oversubscription at the maximum residency
+
 struct OccupancyConfig {
   int k_divergent = 32;  // the k whose penalty over k = 1 is measured
   WorkConfig work;
@@ -25,16 +36,21 @@ struct OccupancyConfig {
 };
 
 struct Residency {
-  std::string series;         // "device" or "per_sm"
-  int target = 0;             // total warps (device) or warps per SM (per_sm)
+  std::string series;   // "resident" (waves = 1) or "oversubscribed"
+  int warps_per_sm = 0; // resident warps per SM
+  int waves = 1;        // launches of the resident grid's size in one launch
   LaunchShape shape;
-  int theoretical_blocks_per_sm = 0;  // occupancy API
+  int blocks_per_sm = 0;               // pinned blocks per SM
+  int theoretical_blocks_per_sm = 0;   // occupancy API
 };
 
 OccupancyConfig parse(const RunOptions& o) {
   OccupancyConfig c;
   c.work = parse_work(o);
   c.timing = parse_timing(o, c.work.body);
+  if (!o.has("--reps")) c.timing.reps = kDefaultOccupancyLaunches;
+  // Up to tens of thousands of warps per launch: the per-launch medians are the samples kept.
+  c.timing.keep_samples = false;
   if (!o.all) {
     if (o.ks.size() > 1) throw UsageError("--sweep occupancy takes one --k value (the divergent k, default 32)");
     if (!o.ks.empty() && o.ks.front() < 2)
@@ -51,41 +67,42 @@ json to_json(const OccupancyConfig& c) {
   json j{{"axis", "residency"}, {"k_divergent", c.k_divergent}};
   j.update(to_json(c.work));
   j["reps"] = c.timing.reps;
-  j["warmup"] = c.timing.warmup;
+  j["warmup"] = warmup_launches(c.timing, true);
   j["sampling"] = "grid: every launch runs the residency's whole grid; each launch reduced to the median of its warps";
-  j["samples_kept"] = c.timing.keep_samples;
-  j["device_series_warps"] = {256, 512, 1024, 2048, 4096};
-  j["per_sm_series"] = "1, 2, 4, ... max warps per SM: 1 block of <=32 warps or 2 blocks of 32 per SM, "
-                       "pinned by dynamic shared memory";
-  j["penalties"] = {{"region", "median over warps of clock64 region cycles, median over launches"},
-                    {"kernel", "CUDA-event time of the whole launch, median over launches"}};
+  j["samples_kept"] = false;
+  j["resident_series"] = "warps per SM 1, 2, 4, ... max on every SM, pinned by dynamic shared memory: per SM one "
+                         "block of w <= 32 warps, or w/b blocks of b warps (b the largest power of two <= 32 dividing w)";
+  j["oversubscribed_waves"] = kWaves;
+  j["launch_overhead"] = "an empty kernel with the same launch shape, CUDA events, warmup + reps launches in the same point";
+  j["steady_state_min_share"] = kSteadyMinShare;
+  j["penalties"] = {{"kernel", "CUDA-event time of the whole launch less the empty kernel's, median over launches"},
+                    {"region", "median over warps of clock64 region cycles, median over launches"}};
   return j;
+}
+
+Residency pinned(const DeviceRecord& d, const TimedKernel& kernel, const std::string& series, int w, int waves) {
+  int per_block = std::min(w, 32);  // warps per block: the largest power of two <= 32 dividing w
+  while (w % per_block != 0) per_block /= 2;
+  const int n = w / per_block;  // blocks per SM
+  Residency r{series, w, waves,
+              LaunchShape{n * d.sm_count * waves, per_block * 32, smem_to_pin_blocks_per_sm(d.index, n)}, n, 0};
+  r.theoretical_blocks_per_sm = kernel.blocks_per_sm(r.shape);
+  if (r.theoretical_blocks_per_sm != n)
+    throw std::runtime_error("occupancy: could not pin " + std::to_string(n) + " block(s) of " +
+                             std::to_string(per_block) + " warps per SM with " + std::to_string(r.shape.dynamic_smem) +
+                             " B of shared memory (the occupancy API allows " +
+                             std::to_string(r.theoretical_blocks_per_sm) + ")");
+  return r;
 }
 
 std::vector<Residency> plan_residency(const DeviceRecord& d, const TimedKernel& kernel) {
   std::vector<Residency> out;
   const int max_warps_sm = d.max_threads_per_sm / 32;
-  // Device-wide: 2^8 .. 2^12 resident warps, 8-warp blocks, no shared memory.
-  for (int w = 256; w <= 4096; w *= 2) {
-    Residency r{"device", w, LaunchShape{w / 8, 256, 0}, 0};
-    r.theoretical_blocks_per_sm = kernel.blocks_per_sm(r.shape);
-    if (static_cast<long>(r.theoretical_blocks_per_sm) * d.sm_count < r.shape.blocks)
-      throw std::runtime_error("occupancy: " + std::to_string(w) + " warps do not fit on the device at once");
-    out.push_back(r);
-  }
-  // Per SM: one block of w warps per SM (w <= 32), or two blocks of 32 warps (w = 64).
-  for (int w = 1; w <= max_warps_sm; w *= 2) {
-    const int per_block = std::min(w, 32);
-    const int n = w / per_block;  // blocks per SM
-    Residency r{"per_sm", w, LaunchShape{n * d.sm_count, per_block * 32, smem_to_pin_blocks_per_sm(d.index, n)}, 0};
-    r.theoretical_blocks_per_sm = kernel.blocks_per_sm(r.shape);
-    if (r.theoretical_blocks_per_sm != n)
-      throw std::runtime_error("occupancy: could not pin " + std::to_string(n) + " block(s) of " +
-                               std::to_string(per_block) + " warps per SM with " + std::to_string(r.shape.dynamic_smem) +
-                               " B of shared memory (the occupancy API allows " +
-                               std::to_string(r.theoretical_blocks_per_sm) + ")");
-    out.push_back(r);
-  }
+  for (int w = 1; w <= max_warps_sm; w *= 2) out.push_back(pinned(d, kernel, "resident", w, 1));
+  // A maximum that is not a power of two (48 warps per SM on sm_86/89/120) ends the series too.
+  if (out.back().warps_per_sm != max_warps_sm) out.push_back(pinned(d, kernel, "resident", max_warps_sm, 1));
+  const int top = out.back().warps_per_sm;
+  for (int waves : kWaves) out.push_back(pinned(d, kernel, "oversubscribed", top, waves));
   return out;
 }
 
@@ -97,19 +114,24 @@ json residency_json(const Residency& r, const DeviceRecord& d, const json& sm_wa
   const double med = used.empty() ? 0.0 : median(used);
   const double mx = used.empty() ? 0.0 : *std::max_element(used.begin(), used.end());
   const double mn = used.empty() ? 0.0 : *std::min_element(used.begin(), used.end());
+  const int launched = r.warps_per_sm * r.waves;
   return json{{"series", r.series},
-              {"target", r.target},
+              {"warps_per_sm", r.warps_per_sm},
+              {"waves", r.waves},
               {"total_warps", r.shape.warps()},
               {"blocks", r.shape.blocks},
               {"threads_per_block", r.shape.threads_per_block},
               {"dynamic_smem", r.shape.dynamic_smem},
+              {"blocks_per_sm", r.blocks_per_sm},
               {"theoretical_blocks_per_sm", r.theoretical_blocks_per_sm},
               {"theoretical_occupancy",
                std::min(1.0, r.theoretical_blocks_per_sm * (r.shape.threads_per_block / 32.0) / max_warps_sm)},
               {"sms_used", used.size()},
-              {"warps_per_sm", json{{"min", mn}, {"median", med}, {"max", mx}}},
-              // All blocks fit at once (checked), so the warps an SM ran are the warps it held.
-              {"achieved_occupancy", med / max_warps_sm}};
+              // Warps each SM ran over the whole launch (all waves), from %smid in the first launch.
+              {"warps_run_per_sm", json{{"min", mn}, {"median", med}, {"max", mx}}},
+              {"every_sm_at_target", static_cast<int>(used.size()) == d.sm_count && mn == launched && mx == launched},
+              // Resident at once: what an SM ran, per wave (all blocks of a wave fit at once, pinned).
+              {"achieved_occupancy", med / r.waves / max_warps_sm}};
 }
 
 std::vector<PointSpec> plan(const OccupancyConfig& c, const DeviceRecord& dev) {
@@ -123,11 +145,18 @@ std::vector<PointSpec> plan(const OccupancyConfig& c, const DeviceRecord& dev) {
     for (int k : {1, c.k_divergent}) {
       const TimedKernel kernel = kernel_for(k);
       const TimedRun run{c.timing, r.shape, true};
-      const std::string label = r.series + "/warps:" + std::to_string(r.target) + "/k:" + std::to_string(k);
+      std::string label = r.series + "/warps_per_sm:" + std::to_string(r.warps_per_sm);
+      if (r.waves > 1) label += "/waves:" + std::to_string(r.waves);
+      label += "/k:" + std::to_string(k);
       pts.push_back(PointSpec{label,
                               [kernel, run, r, dev, k] {
+                                const Summary overhead =
+                                    summarize(empty_kernel_launch_ms(r.shape, run.timing.warmup, run.timing.reps));
                                 PointResult pr = run_timed_point(kernel, run, dev, k);
                                 pr.point.extra["residency"] = residency_json(r, dev, pr.point.extra["sm_warps"]);
+                                pr.point.extra["launch_overhead_ms"] =
+                                    json{{"median", overhead.median}, {"min", overhead.min}, {"max", overhead.max},
+                                         {"cv", overhead.cv}};
                                 return pr;
                               },
                               launch_once(kernel), launch_once(kernel_for(k, true))});
@@ -137,42 +166,15 @@ std::vector<PointSpec> plan(const OccupancyConfig& c, const DeviceRecord& dev) {
 }
 
 void finalize(const OccupancyConfig&, ResultRecord& r) {
-  json pairs = json::array();
-  double pmin = INFINITY, pmax = 0, kmin = INFINITY, kmax = 0;
-  for (const auto& lo : r.points) {
-    if (lo.k != 1) continue;
-    const json& rl = lo.extra["residency"];
-    for (const auto& hi : r.points) {
-      const json& rh = hi.extra["residency"];
-      if (hi.k == 1 || rh["series"] != rl["series"] || rh["target"] != rl["target"]) continue;
-      const double region = hi.cycles.median / lo.cycles.median;
-      const double kernel = hi.extra["kernel_ms"]["median"].get<double>() / lo.extra["kernel_ms"]["median"].get<double>();
-      pmin = std::min(pmin, region);
-      pmax = std::max(pmax, region);
-      kmin = std::min(kmin, kernel);
-      kmax = std::max(kmax, kernel);
-      pairs.push_back(json{{"series", rl["series"]},
-                           {"target", rl["target"]},
-                           {"total_warps", rl["total_warps"]},
-                           {"k", hi.k},
-                           {"region_penalty", region},
-                           {"kernel_penalty", kernel},
-                           {"achieved_occupancy", rl["achieved_occupancy"]},
-                           {"sms_used", rl["sms_used"]}});
-    }
-  }
-  if (pairs.empty()) return;
-  r.summary["penalty_min"] = pmin;
-  r.summary["penalty_max"] = pmax;
-  r.summary["kernel_penalty_min"] = kmin;
-  r.summary["kernel_penalty_max"] = kmax;
+  add_occupancy_summary(r, kSteadyMinShare);
   add_quality_summary(r);
-  r.summary["pairs"] = pairs;
 }
 
 Experiment occupancy_experiment() {
   return make_experiment<OccupancyConfig>(
-      {"occupancy", {}, "sweep", "k-way penalty T(32)/T(1) vs. resident warps (device 2^8..2^12, per SM 1..max) (Figure 3)",
+      {"occupancy", {}, "sweep",
+       "k-way penalty T(32)/T(1) vs. warps per SM (1..max on every SM, then 2 and 4 waves) from launch-overhead-"
+       "corrected kernel times (Figure 3)",
        parse, to_json, nullptr, plan, finalize, nullptr});
 }
 

@@ -1,10 +1,16 @@
 // --sweep predication: a two-way divergent branch vs. a branch-free predicated form (both arms
 // computed, one selected) vs. one path alone (the paper's Section IV-C), plus k-arm predicated forms
-// so predication's own cost is visible as arms grow while SIMD efficiency stays full.
+// so predication's own cost is visible as arms grow while SIMD efficiency stays full. The timed
+// loops have equal shapes (kernels/predication/predication.cuh; the SASS of this binary, recorded
+// with every point, shows it); each variant runs at two iteration counts, so the cost of one
+// iteration is a difference in which every fixed cost cancels, at every code placement, so the
+// ratios come with the spread that code layout alone causes.
 #include <algorithm>
 
 #include "divbench/core/errors.hpp"
 #include "divbench/kernels/predication.hpp"
+#include "divbench/summary/loop_shape.hpp"
+#include "divbench/summary/predication_summary.hpp"
 #include "divbench/summary/quality.hpp"
 #include "harness/config.hpp"
 #include "harness/experiment.hpp"
@@ -14,27 +20,38 @@ namespace divbench {
 namespace {
 
 struct PredicationConfig {
-  std::vector<int> predicated_arms;  // always includes 2 (the paper's comparison)
-  std::uint32_t iters = 10000;
+  std::vector<int> predicated_arms;  // always includes 1 and 2 (the baselines of the ratios)
+  std::vector<std::uint32_t> ns;     // two iteration counts: the per-iteration cost is their difference
+  std::vector<int> placements;
   TimingConfig timing;
 };
 
 PredicationConfig parse(const RunOptions& o) {
   PredicationConfig c;
   const auto& built = predicated_arm_counts();
-  // Under --all, --k is the k sweep's; the predicated forms then run every built arm count.
-  if (!o.all)
+  // Under --all, --k is the k sweep's and --n the cost sweep's: this sweep keeps its defaults.
+  if (!o.all) {
     for (int k : o.ks)
       if (std::find(built.begin(), built.end(), k) == built.end())
         throw UsageError("--sweep predication: --k " + std::to_string(k) +
                          " is not a built arm count (use 1, 2, 4, 8, 16 or 32)");
-  reject_options(o, "--sweep predication", {"--body", "--map", "--seed", "--n", "--placements"},
-                 "the predication kernels run the fma_chain body on arm = lane % arms, at placement 0");
+    if (o.has("--n") && o.ns.size() != 2)
+      throw UsageError("--sweep predication: --n takes exactly two iteration counts (e.g. 1000,10000): the cost "
+                       "of one iteration is the difference of their times");
+    if (o.has("--n") && o.ns.front() == 0)
+      throw UsageError("--sweep predication: --n 0 is not an iteration count here (a loop that runs no iteration "
+                       "takes another path through the kernel): give two counts >= 1");
+  }
+  reject_options(o, "--sweep predication", {"--body", "--map", "--seed", "--iters"},
+                 "the predication kernels run the fma_chain body on arm = lane % arms; give two iteration "
+                 "counts with --n");
   c.predicated_arms = o.ks.empty() || o.all ? built : o.ks;
-  if (std::find(c.predicated_arms.begin(), c.predicated_arms.end(), 2) == c.predicated_arms.end())
-    c.predicated_arms.push_back(2);
+  for (int base : {1, 2})
+    if (std::find(c.predicated_arms.begin(), c.predicated_arms.end(), base) == c.predicated_arms.end())
+      c.predicated_arms.push_back(base);
   std::sort(c.predicated_arms.begin(), c.predicated_arms.end());
-  c.iters = static_cast<std::uint32_t>(o.iters);
+  c.ns = o.has("--n") && !o.all ? o.ns : std::vector<std::uint32_t>{1000, 10000};
+  c.placements = parse_placements(o, kPlacements);
   c.timing = parse_timing(o, Body::fma_chain);
   return c;
 }
@@ -43,7 +60,9 @@ json to_json(const PredicationConfig& c) {
   json j{{"axis", "arms"},
          {"variants", {"single", "branchy", "predicated"}},
          {"predicated_arms", c.predicated_arms},
-         {"iters", c.iters},
+         {"ns", c.ns},
+         {"per_iteration", "(T(n2) - T(n1)) / (n2 - n1) per variant, arms and placement"},
+         {"placements", c.placements},
          {"body", "fma_chain"}};
   j.update(to_json(c.timing));
   j["threads_per_block"] = 32;
@@ -51,61 +70,63 @@ json to_json(const PredicationConfig& c) {
   return j;
 }
 
-PointSpec point(const PredicationConfig& c, const DeviceRecord& dev, PredVariant v, int arms, const std::string& label) {
-  const TimedKernel kernel = predication_timed_kernel(v, arms, c.iters);
-  const TimedRun run{c.timing, std::nullopt, false};
-  return PointSpec{label,
-                   [kernel, run, dev, v, arms] {
-                     PointResult r = run_timed_point(kernel, run, dev, pred_arms(v, arms));
-                     r.point.extra["variant"] = pred_variant_name(v);
-                     r.point.extra["arms"] = pred_arms(v, arms);
-                     return r;
-                   },
-                   nullptr, nullptr};
+// The work loop's SASS shape of the variant's kernel, from this binary's kernel facts.
+json loop_json(const std::optional<json>& facts, const std::string& why_none, const DeviceRecord& dev,
+               PredVariant v, int arms, int placement) {
+  if (!facts) return json{{"available", false}, {"why", why_none}};
+  const auto sm = cubin_sm_for_device(*facts, dev.cc_major, dev.cc_minor);
+  if (!sm)
+    return json{{"available", false}, {"why", "the kernel facts hold no cubin this device runs (compute capability " + dev.cc + ")"}};
+  try {
+    json j = to_json(work_loop_shape(*facts, *sm, predication_kernel_needle(v, arms, placement)));
+    j["available"] = true;
+    return j;
+  } catch (const std::runtime_error& e) {
+    return json{{"available", false}, {"why", e.what()}};
+  }
 }
 
 std::vector<PointSpec> plan(const PredicationConfig& c, const DeviceRecord& dev) {
+  std::string why_none;
+  const std::optional<json> facts = running_kernel_facts(why_none);
+  std::vector<std::pair<PredVariant, int>> variants{{PredVariant::single, 1}, {PredVariant::branchy, 2}};
+  for (int a : c.predicated_arms) variants.push_back({PredVariant::predicated, a});
   std::vector<PointSpec> pts;
-  pts.push_back(point(c, dev, PredVariant::single, 1, "single"));
-  pts.push_back(point(c, dev, PredVariant::branchy, 2, "branchy"));
-  for (int a : c.predicated_arms) pts.push_back(point(c, dev, PredVariant::predicated, a, "predicated/arms:" + std::to_string(a)));
+  for (int placement : c.placements)
+    for (const auto& [v, arms] : variants)
+      for (std::uint32_t n : c.ns) {
+        const TimedKernel kernel = predication_timed_kernel(v, arms, n, placement);
+        const TimedRun run{c.timing, std::nullopt, false};
+        const json loop = loop_json(facts, why_none, dev, v, arms, placement);
+        std::string label = std::string(pred_variant_name(v)) + "/arms:" + std::to_string(pred_arms(v, arms)) +
+                            "/n:" + std::to_string(n);
+        if (c.placements.size() > 1) label = "placement:" + std::to_string(placement) + "/" + label;
+        pts.push_back(PointSpec{label,
+                                [kernel, run, dev, v, arms, n, loop] {
+                                  PointResult r = run_timed_point(kernel, run, dev, pred_arms(v, arms));
+                                  r.point.extra["variant"] = pred_variant_name(v);
+                                  r.point.extra["arms"] = pred_arms(v, arms);
+                                  r.point.extra["iters_per_path"] = n;
+                                  r.point.extra["loops_per_iteration"] = pred_work_loops_per_iteration(v, arms);
+                                  r.point.extra["loop"] = loop;
+                                  return r;
+                                },
+                                nullptr, nullptr});
+      }
   return pts;
 }
 
-const TimedPoint* find_point(const ResultRecord& r, const std::string& variant, int arms) {
-  for (const auto& p : r.points)
-    if (p.extra.value("variant", "") == variant && p.extra.value("arms", 0) == arms) return &p;
-  return nullptr;
-}
-
 void finalize(const PredicationConfig&, ResultRecord& r) {
-  const TimedPoint* single = find_point(r, "single", 1);
-  const TimedPoint* branchy = find_point(r, "branchy", 2);
-  const TimedPoint* pred2 = find_point(r, "predicated", 2);
-  if (!single) return;
-  const double t1 = single->cycles.median;
-  if (branchy) r.summary["ratio_branchy_over_single"] = branchy->cycles.median / t1;
-  if (pred2) r.summary["ratio_predicated_over_single"] = pred2->cycles.median / t1;
-  // Each predicated form over the single path, and over the one-arm predicated form (same loop
-  // shape, so code layout cancels: predication's own cost per added arm).
-  const TimedPoint* pred1 = find_point(r, "predicated", 1);
-  json per_arms = json::object(), per_arms_own = json::object();
-  for (const auto& p : r.points)
-    if (p.extra.value("variant", "") == "predicated") {
-      const std::string a = std::to_string(p.extra.value("arms", 0));
-      per_arms[a] = p.cycles.median / t1;
-      if (pred1) per_arms_own[a] = p.cycles.median / pred1->cycles.median;
-    }
-  r.summary["predicated_over_single_by_arms"] = per_arms;
-  if (pred1) r.summary["predicated_over_predicated1_by_arms"] = per_arms_own;
+  add_predication_summary(r);
   add_quality_summary(r);
 }
 
 Experiment predication_experiment() {
   return make_experiment<PredicationConfig>(
       {"predication", {}, "sweep",
-       "two-way branch vs. predicated select vs. one path; k-arm predicated forms (Section IV-C)", parse, to_json,
-       nullptr, plan, finalize, nullptr});
+       "two-way branch vs. predicated select vs. one path, equal loop shapes, per-iteration cost at every code "
+       "placement; k-arm predicated forms (Section IV-C)",
+       parse, to_json, nullptr, plan, finalize, nullptr});
 }
 
 }  // namespace

@@ -6,8 +6,14 @@
 namespace divbench {
 
 json to_json(const TimingConfig& t) {
-  return json{{"reps", t.reps}, {"warmup", t.warmup}, {"sampling", sampling_name(t.sampling)},
+  const json warmup = t.warmup >= 0 ? json(t.warmup) : json{{"warp-per-sm", 1}, {"single", 3}};
+  return json{{"reps", t.reps}, {"warmup", warmup}, {"sampling", sampling_name(t.sampling)},
               {"samples_kept", t.keep_samples}};
+}
+
+int warmup_launches(const TimingConfig& t, bool fixed_grid) {
+  if (t.warmup >= 0) return t.warmup;
+  return !fixed_grid && t.sampling == Sampling::warp_per_sm ? 1 : 3;
 }
 
 Sampling default_sampling(Body body) { return body_touches_memory(body) ? Sampling::single : Sampling::warp_per_sm; }
@@ -15,7 +21,7 @@ Sampling default_sampling(Body body) { return body_touches_memory(body) ? Sampli
 TimingConfig parse_timing(const RunOptions& o, Body body) {
   TimingConfig t;
   t.reps = o.reps;
-  t.warmup = o.warmup;
+  t.warmup = o.has("--warmup") ? o.warmup : -1;
   t.sampling = o.sampling.empty() ? default_sampling(body) : parse_sampling(o.sampling);
   t.keep_samples = o.samples;
   return t;
@@ -40,7 +46,7 @@ std::vector<int> parse_placements(const RunOptions& o, int default_count) {
     throw UsageError("--placements: " + std::to_string(n) + " is outside 1.." + std::to_string(kPlacements) +
                      " (the code placements the kernels are built at)");
   std::vector<int> v;
-  for (int p = 0; p < n; ++p) v.push_back(p);
+  for (int i = 0; i < n; ++i) v.push_back(i * kPlacements / n);
   return v;
 }
 

@@ -17,11 +17,15 @@ namespace divbench {
 
 struct TimingConfig {
   int reps = 201;       // timed samples per point (single: launches; warp-per-sm: warps over ceil(reps/SMs) launches)
-  int warmup = 3;       // untimed launches before them
+  int warmup = -1;      // untimed launches before them; -1: the mode's default (warmup_launches)
   Sampling sampling = Sampling::warp_per_sm;
   bool keep_samples = true;  // raw samples in the result
 };
 json to_json(const TimingConfig& t);
+
+// Warm-up launches a point runs: --warmup when given, else 1 for warp-per-SM sampling (one launch
+// already runs the kernel once on every SM) and 3 for single sampling and fixed grids.
+int warmup_launches(const TimingConfig& t, bool fixed_grid);
 
 // The sampling a body gets unless --sampling says otherwise: warp-per-sm for bodies whose loops do
 // not touch memory (validated by --sweep sampling: equal medians), single for the others (their
@@ -40,7 +44,8 @@ struct WorkConfig {
 json to_json(const WorkConfig& w);
 WorkConfig parse_work(const RunOptions& o);
 
-// --placements N -> {0, .., N-1}; N in 1..kPlacements (the placements every timed kernel is built at).
+// --placements N -> N placements spread evenly over the kPlacements built (the 128-byte window):
+// 1 -> {0}, 2 -> {0, 4}, 4 -> {0, 2, 4, 6}, 8 -> {0, .., 7}; N in 1..kPlacements.
 std::vector<int> parse_placements(const RunOptions& o, int default_count);
 
 // Rejects options the user gave that an experiment does not take: "--probe lock: --k does not apply

@@ -49,6 +49,7 @@ struct Experiment {
   std::string kind;                  // "sweep" or "probe"
   std::string help;
   std::function<PreparedExperiment(const RunOptions&)> prepare;  // parse; throws UsageError
+  bool in_all = true;  // run by --all (the reproduction); the validation sweeps (cost, sampling) run alone
 };
 
 // What an experiment file declares.
@@ -68,7 +69,7 @@ struct ExperimentDef {
 
 template <class Config>
 Experiment make_experiment(ExperimentDef<Config> d) {
-  Experiment e{d.name, d.aliases, d.kind, d.help, nullptr};
+  Experiment e{d.name, d.aliases, d.kind, d.help, nullptr, true};
   e.prepare = [d](const RunOptions& o) {
     auto c = std::make_shared<const Config>(d.parse(o));
     PreparedExperiment p;

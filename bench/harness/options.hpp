@@ -17,7 +17,7 @@ struct RunOptions {
   std::vector<int> ks;           // --k (empty: the experiment's default)
   std::vector<std::uint32_t> ns; // --n: iteration counts of the cost sweep (empty: its default)
   int reps = 201;                // --reps: timed samples per point
-  int warmup = 3;                // --warmup: untimed launches per point
+  int warmup = 3;                // --warmup: untimed launches per point (when given; else per sampling mode)
   int iters = 10000;             // --iters: work per path
   std::string map = "modulo";    // --map
   std::string body = "fma_chain";  // --body

@@ -51,7 +51,7 @@ std::string OutputPlan::path_of(const std::string& stem) const {
 std::string OutputPlan::commit(const std::string& stem, const json& doc) {
   const auto it = files_.find(stem);
   if (it == files_.end()) return {};
-  it->second->commit(doc.dump(2) + "\n");
+  it->second->commit(json_text(doc));
   const std::string path = it->second->path();
   files_.erase(it);
   return path;

@@ -12,6 +12,12 @@ void Progress::note(const std::string& line) const {
 }
 
 void Progress::point(std::size_t done, std::size_t total, const std::string& name, const PointResult& r) const {
+  // A warp-per-SM launch whose warps shared an SM is said even under --quiet: its samples are not
+  // what the mode promises (another context held SMs, or the scheduler placed two blocks together).
+  const int shared = r.timed ? r.point.extra.value("launches_with_shared_sm", 0) : 0;
+  if (shared > 0)
+    std::fprintf(stderr, "[divbench] warning: %s: %d launch(es) ran two warps on one SM (warp-per-sm sampling)\n",
+                 name.c_str(), shared);
   if (quiet_) return;
   if (r.timed)
     std::fprintf(stderr, "[divbench] (%zu/%zu) %s: median %.0f cycles, cv %.2e, %.0f MHz%s\n", done, total,
@@ -28,7 +34,7 @@ void print_experiment_list(std::ostream& os) {
       if (e.kind == kind) {
         std::string names = e.name;
         for (const auto& a : e.aliases) names += ", " + a;
-        os << "  " << std::left << std::setw(38) << names << e.help << "\n";
+        os << "  " << std::left << std::setw(38) << names << e.help << (e.in_all ? "" : "  [not in --all]") << "\n";
       }
   }
 }
@@ -47,7 +53,7 @@ std::string points_csv(const ResultRecord& rec) {
 
 void report_result(std::ostream& os, const RunOptions& opts, const ResultRecord& rec, const json& doc) {
   if (opts.format == "json") {
-    os << doc.dump(2) << "\n";
+    os << json_text(doc);
     return;
   }
   if (opts.format == "csv") {

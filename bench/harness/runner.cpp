@@ -8,10 +8,12 @@
 #include <memory>
 
 #include "divbench/core/errors.hpp"
+#include "divbench/core/run_conditions.hpp"
 #include "divbench/core/samples.hpp"
 #include "divbench/cuda/check.hpp"
 #include "divbench/cuda/clock.hpp"
 #include "divbench/cuda/device_info.hpp"
+#include "divbench/cuda/nvml.hpp"
 #include "divbench/cupti/metrics.hpp"
 #include "gbench.hpp"
 #include "output.hpp"
@@ -19,6 +21,10 @@
 
 namespace divbench {
 namespace {
+
+// The calibration launch right before and after each point (a clock64 spin this long): long enough
+// that %globaltimer's granularity moves the clock by well under the 2% throttling threshold.
+constexpr int kClockBracketSpinUs = 250;
 
 std::string names_of(const std::string& kind) {
   std::string s;
@@ -41,7 +47,8 @@ struct Job {
 std::vector<PreparedExperiment> prepare_experiments(const RunOptions& o) {
   std::vector<const Experiment*> sel;
   if (o.all) {
-    for (const auto& e : experiment_registry()) sel.push_back(&e);
+    for (const auto& e : experiment_registry())
+      if (e.in_all) sel.push_back(&e);
   } else if (!o.sweep.empty()) {
     const Experiment* e = find_experiment(o.sweep, "sweep");
     if (!e) throw UsageError("unknown sweep '" + o.sweep + "' (sweeps: " + names_of("sweep") + ")");
@@ -114,7 +121,9 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
     }
   }
 
-  // Register every point of every job, then run them all in one Google Benchmark pass.
+  // Register every point of every job, then run them all in one Google Benchmark pass; with --metrics
+  // the points' counter launches are queued and profiled together after the timed runs.
+  DeferredMetrics deferred;
   std::size_t total = 0, done = 0;
   for (auto& j : jobs) total += j->points.size();
   for (auto& jp : jobs) {
@@ -122,19 +131,26 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
     for (std::size_t i = 0; i < j->points.size(); ++i) {
       const std::string name =
           j->exp->name + (many_devices ? "/dev:" + std::to_string(j->device) : "") + "/" + j->points[i].label;
-      benchmark::RegisterBenchmark(name.c_str(), [j, i, &opts, &progress, &done, total, name](benchmark::State& st) {
+      benchmark::RegisterBenchmark(name.c_str(), [j, i, &opts, &progress, &done, total, name, &deferred](benchmark::State& st) {
         DIVBENCH_CUDA_CHECK(cudaSetDevice(j->device));
         PointResult r;
         for (auto _ : st) {
-          const double before = measure_sm_clock_mhz(1000);
+          const double before = measure_sm_clock_mhz(kClockBracketSpinUs);
+          const RunConditions cond_before = read_run_conditions(j->record.device.pci_bus_id);
           r = j->points[i].run();
-          const double after = measure_sm_clock_mhz(1000);
+          const RunConditions cond_after = read_run_conditions(j->record.device.pci_bus_id);
+          const double after = measure_sm_clock_mhz(kClockBracketSpinUs);
           if (r.timed) apply_clock_bracket(r.point, before, after);
+          if (record_conditions(r.timed ? r.point.extra : r.raw, cond_before, cond_after) && r.timed)
+            r.point.throttled = true;
           st.SetIterationTime(r.seconds);
         }
         if (opts.metrics && j->points[i].launch_once) {
-          const json m = collect_point_metrics(j->points[i].launch_once, j->points[i].launch_twin);
-          (r.timed ? r.point.extra : r.raw)["metrics"] = m;
+          const bool timed = r.timed;
+          const std::size_t at = timed ? j->record.points.size() : j->record.points_extra.size();
+          deferred.add(j->device, {j->points[i].launch_once, j->points[i].launch_twin}, [j, timed, at](json m) {
+            (timed ? j->record.points[at].extra : j->record.points_extra[at])["metrics"] = std::move(m);
+          });
         }
         for (const auto& [k, v] : r.counters) st.counters[k] = v;
         if (r.timed) {
@@ -160,6 +176,7 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
   benchmark::RunSpecifiedBenchmarks(display.get());
   benchmark::ClearRegisteredBenchmarks();
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  const json metrics_timing = deferred.run([&progress](const std::string& line) { progress.note(line); });
 
   double region_s = 0;
   for (auto& j : jobs) {
@@ -167,6 +184,7 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
     for (bool b : j->ran) any = any || b;
     if (!any) continue;  // filtered out, or --benchmark_list_tests
     j->exp->finalize(j->record);
+    add_conditions_summary(j->record);
     double job_region_ms = 0, job_wall_ms = 0, job_gpu_ms = 0;
     std::size_t launches = 0;
     for (const auto& p : j->record.points) {
@@ -180,7 +198,9 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
                             {"points_gpu_ms", job_gpu_ms},
                             {"timed_launches", launches},
                             {"wall_over_region", job_region_ms > 0 ? job_wall_ms / job_region_ms : 0.0},
-                            {"run_wall_s", wall_s}};
+                            {"run_wall_s", wall_s},
+                            {"sampling", j->record.config.contains("sampling") ? j->record.config["sampling"] : json(nullptr)}};
+    if (!metrics_timing.is_null()) j->record.timing["metrics"] = metrics_timing;
     j->record.harness = benchmark_build_info();
     region_s += job_region_ms / 1000.0;
     const json doc = to_json(j->record);

@@ -13,36 +13,11 @@
 #include "divbench/core/warp.hpp"
 #include "divbench/cuda/check.hpp"
 #include "divbench/cuda/device_buffer.hpp"
+#include "divbench/cuda/launch_events.hpp"
 #include "divbench/cuda/occupancy.hpp"
 
 namespace divbench {
 namespace {
-
-// CUDA events around every launch (warm-up ones included; only the timed ones are kept).
-struct LaunchEvents {
-  std::vector<cudaEvent_t> start, stop;
-  explicit LaunchEvents(int n) : start(n, nullptr), stop(n, nullptr) {
-    for (int i = 0; i < n; ++i) {
-      DIVBENCH_CUDA_CHECK(cudaEventCreate(&start[i]));
-      DIVBENCH_CUDA_CHECK(cudaEventCreate(&stop[i]));
-    }
-  }
-  ~LaunchEvents() {
-    for (auto e : start) cudaEventDestroy(e);
-    for (auto e : stop) cudaEventDestroy(e);
-  }
-  LaunchEvents(const LaunchEvents&) = delete;
-  LaunchEvents& operator=(const LaunchEvents&) = delete;
-  std::vector<double> elapsed_ms(int skip) const {
-    std::vector<double> ms;
-    for (std::size_t i = static_cast<std::size_t>(skip); i < start.size(); ++i) {
-      float f = 0;
-      DIVBENCH_CUDA_CHECK(cudaEventElapsedTime(&f, start[i], stop[i]));
-      ms.push_back(f);
-    }
-    return ms;
-  }
-};
 
 void verify(const TimedKernel& kernel, const std::vector<float>& got) {
   float ref[kWarpLanes];
@@ -75,7 +50,7 @@ PointResult run_timed_point(const TimedKernel& kernel, const TimedRun& run, cons
   const TimingConfig& t = run.timing;
   LaunchShape shape;
   LaunchPlan plan;
-  plan.warmup = t.warmup;
+  plan.warmup = warmup_launches(t, run.shape.has_value());
   Reduction reduction = Reduction::each_sample;
   if (run.shape) {
     shape = *run.shape;
@@ -119,6 +94,7 @@ PointResult run_timed_point(const TimedKernel& kernel, const TimedRun& run, cons
   r.point.extra["verified"] = true;
   r.point.extra["sampling"] = run.shape ? "grid" : sampling_name(t.sampling);
   r.point.extra["placement"] = kernel.placement;
+  r.point.extra["warmup"] = plan.warmup;
   if (run.shape) {
     // Warps per SM id in the first timed launch.
     std::vector<int> per_sm;

@@ -1,87 +1,54 @@
-// Predication versus divergence: one path, a real two-way divergent branch (one kernel, arms = 1 or
-// 2), and a branch-free form that computes every arm and selects (the SASS test checks the branchy
-// kernel branches and the predicated ones do not).
+// Host launchers of the predication kernels (device code: predication.cuh): every variant at every
+// code placement, the host reference, and the mangled-name needle the SASS facts are looked up by.
 #include <stdexcept>
 #include <string>
 
-#include "../bodies/fma_chain.cuh"
-#include "divbench/cuda/check.hpp"
-#include "divbench/cuda/timing.cuh"
-#include "divbench/core/warp.hpp"
-#include "divbench/kernels/predication.hpp"
 #include "../timed_launch.cuh"
+#include "divbench/kernels/predication.hpp"
+#include "predication.cuh"
 
 namespace divbench {
-namespace pred {
+namespace {
 
-using bodies::FmaChain;
+using pred::PredArms;
+using PredKernel = void (*)(PredArms, RegionSample*, float*);
 
-// Each arm's FMA-chain constants as data, so every arm runs the same instructions at the same
-// addresses (separately compiled copies of a loop can differ by code layout; the k-way kernel saw
-// 27 vs. 29 cycles per iteration between copies on the H200).
-struct PredArms {
-  float a[kWarpLanes];
-  float b[kWarpLanes];
-  std::uint32_t mask[kWarpLanes];  // lanes of each arm (lane % arms)
-  std::int32_t arms;
-  std::uint32_t iters;
-};
-
-// Arms run in turn: `if (lane % arms == q) { chain(a[q], b[q]); __syncwarp(mask[q]); }` for
-// q = 0..arms-1, the loop over q warp-uniform and not unrolled. arms = 1 is the single path, arms = 2
-// the two-way divergent branch (BSSY/BSYNC around the guarded body on sm_70+).
-__global__ void pred_branchy_kernel(PredArms p, RegionSample* samples, float* out) {
-  const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
-  const unsigned warp = tid / 32u;
-  const int lane = static_cast<int>(threadIdx.x & 31u);
-  const int arm = lane % p.arms;
-  float x = lane_seed(lane);
-  dev::RegionTimer timer;
-  timer.start();
-#pragma unroll 1
-  for (int q = 0; q < p.arms; ++q) {
-    if (arm == q) {
-      x = FmaChain::chain(x, p.a[q], p.b[q], p.iters);
-      __syncwarp(p.mask[q]);
-    }
+// Kernel of a run-time placement (0..kPlacements-1), mapped to the template argument.
+template <int P = 0>
+PredKernel branchy_at(int placement) {
+  if constexpr (P < kPlacements) {
+    return placement == P ? &pred::pred_branchy_kernel<P> : branchy_at<P + 1>(placement);
+  } else {
+    throw std::invalid_argument("predication: placement " + std::to_string(placement) + " outside 0.." +
+                                std::to_string(kPlacements - 1));
   }
-  timer.stop(samples ? samples + warp : nullptr, warp);
-  out[tid] = x;
 }
 
-// Every lane runs all K arms in one loop (K independent FMA chains) and selects its own with FSEL:
-// no branch depends on the lane. K = 1 is the branch-free single path (the SASS baseline).
-template <int K>
-__global__ void pred_select_kernel(PredArms p, RegionSample* samples, float* out) {
-  const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
-  const unsigned warp = tid / 32u;
-  const int lane = static_cast<int>(threadIdx.x & 31u);
-  const int arm = lane % K;
-  const float x0 = lane_seed(lane);
-  float x[K], a[K], b[K];
-#pragma unroll
-  for (int q = 0; q < K; ++q) {
-    x[q] = x0;
-    a[q] = p.a[q];
-    b[q] = p.b[q];
+template <int K, int P = 0>
+PredKernel select_at(int placement) {
+  if constexpr (P < kPlacements) {
+    return placement == P ? &pred::pred_select_kernel<K, P> : select_at<K, P + 1>(placement);
+  } else {
+    throw std::invalid_argument("predication: placement " + std::to_string(placement) + " outside 0.." +
+                                std::to_string(kPlacements - 1));
   }
-  dev::RegionTimer timer;
-  timer.start();
-#pragma unroll 1
-  for (std::uint32_t i = 0; i < p.iters; ++i) {
-#pragma unroll
-    for (int q = 0; q < K; ++q) {
-      x[q] = fmaf(x[q], a[q], b[q]);
-      x[q] = fmaf(x[q], a[q], b[q]);
-      x[q] = fmaf(x[q], a[q], b[q]);
-      x[q] = fmaf(x[q], a[q], b[q]);
-    }
+}
+
+PredKernel kernel_of(PredVariant v, int arms, int placement) {
+  switch (v) {
+    case PredVariant::single:
+    case PredVariant::branchy: return branchy_at(placement);
+    case PredVariant::predicated:
+      switch (arms) {
+        case 1: return select_at<1>(placement);
+        case 2: return select_at<2>(placement);
+        case 4: return select_at<4>(placement);
+        case 8: return select_at<8>(placement);
+        case 16: return select_at<16>(placement);
+        case 32: return select_at<32>(placement);
+      }
   }
-  float r = x[0];
-#pragma unroll
-  for (int q = 1; q < K; ++q) r = (arm == q) ? x[q] : r;
-  timer.stop(samples ? samples + warp : nullptr, warp);
-  out[tid] = r;
+  throw std::invalid_argument("predication: arms must be 1, 2, 4, 8, 16 or 32");
 }
 
 PredArms make_arms(int arms, std::uint32_t iters) {
@@ -89,15 +56,14 @@ PredArms make_arms(int arms, std::uint32_t iters) {
   PredArms p{};
   p.arms = arms;
   p.iters = iters;
-  for (int q = 0; q < arms; ++q) {
-    p.a[q] = FmaChain::a_of(q);
-    p.b[q] = FmaChain::b_of(q);
-  }
+  p.zero = 0;
+  p.a = bodies::FmaChain::a_of(0);
+  p.b = bodies::FmaChain::b_of(0);
   for (int lane = 0; lane < kWarpLanes; ++lane) p.mask[lane % arms] |= 1u << lane;
   return p;
 }
 
-}  // namespace pred
+}  // namespace
 
 const char* pred_variant_name(PredVariant v) {
   switch (v) {
@@ -122,41 +88,29 @@ int pred_arms(PredVariant v, int arms) {
   return 0;
 }
 
-namespace {
-
-// The kernel a variant runs (std::invalid_argument for an arm count not built).
-using PredKernel = void (*)(pred::PredArms, RegionSample*, float*);
-PredKernel kernel_of(PredVariant v, int arms) {
-  switch (v) {
-    case PredVariant::single:
-    case PredVariant::branchy: return pred::pred_branchy_kernel;
-    case PredVariant::predicated:
-      switch (arms) {
-        case 1: return pred::pred_select_kernel<1>;
-        case 2: return pred::pred_select_kernel<2>;
-        case 4: return pred::pred_select_kernel<4>;
-        case 8: return pred::pred_select_kernel<8>;
-        case 16: return pred::pred_select_kernel<16>;
-        case 32: return pred::pred_select_kernel<32>;
-      }
-  }
-  throw std::invalid_argument("predication: arms must be 1, 2, 4, 8, 16 or 32");
+int pred_work_loops_per_iteration(PredVariant v, int arms) {
+  return v == PredVariant::predicated ? 1 : pred_arms(v, arms);
 }
 
-}  // namespace
+std::string predication_kernel_needle(PredVariant v, int arms, int placement) {
+  const std::string p = std::to_string(placement);
+  if (v == PredVariant::predicated) return "pred_select_kernelILi" + std::to_string(pred_arms(v, arms)) + "ELi" + p + "EE";
+  return "pred_branchy_kernelILi" + p + "EE";
+}
 
-TimedKernel predication_timed_kernel(PredVariant v, int arms, std::uint32_t iters) {
+TimedKernel predication_timed_kernel(PredVariant v, int arms, std::uint32_t iters, int placement) {
   const int n = pred_arms(v, arms);
-  return make_timed_kernel<pred::PredArms>(
-      std::string("predication/") + pred_variant_name(v) + " arms=" + std::to_string(n), 0, kernel_of(v, n),
-      pred::make_arms(n, iters), nullptr, [v, arms, iters](int lane) { return predication_reference(v, arms, iters, lane); },
-      0.0);
+  return make_timed_kernel<PredArms>(
+      std::string("predication/") + pred_variant_name(v) + " arms=" + std::to_string(n) + " placement " +
+          std::to_string(placement),
+      placement, kernel_of(v, n, placement), make_arms(n, iters), nullptr,
+      [v, arms, iters](int lane) { return predication_reference(v, arms, iters, lane); }, 0.0);
 }
 
 float predication_reference(PredVariant v, int arms, std::uint32_t iters, int lane) {
-  const pred::PredArms p = pred::make_arms(pred_arms(v, arms), iters);
+  const PredArms p = make_arms(pred_arms(v, arms), iters);
   const int q = lane % p.arms;
-  return bodies::FmaChain::chain(lane_seed(lane), p.a[q], p.b[q], iters);
+  return bodies::FmaChain::chain(lane_seed(lane) + pred::arm_offset(q), p.a, p.b, iters);
 }
 
 }  // namespace divbench

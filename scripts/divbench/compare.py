@@ -4,12 +4,16 @@
   python3 scripts/compare.py --gate A.json B.json [...]     (the statistical gate: divbench/gate.py)
 
 RESULTS are results/<gpu>/ folders, a results/ folder holding them, or result files (default: results/).
-One row per GPU: name, compute capability, the k-way fit T(k) = s*k + c (s, c, c/s, R²), the 32-way ratio
-T(32)/T(1), active threads per instruction at k=32 (whole kernel, and region-only where measured), the
-predication ratios (branchy/single, predicated/single), and the occupancy penalty range; then the paper's
-rows. "s norm" is s divided by the baseline's s: measured rows by the measured baseline GPU, paper rows by
-the paper's GPU of the same family, since the paper's work body is not ours (raw cycles are not comparable
-across the two sets, ratios are).
+One row per GPU: name, compute capability, the k-way fit T(k) = s*k + c (s with its spread over code
+placements, c, c/s, R²), the 32-way ratio T(32)/T(1), active threads per instruction at k=32 (whole
+kernel, and region-only where measured), the predication ratios (branchy/single, predicated/single), and
+the occupancy penalty range; then the paper's rows and, beside them by architecture, the slopes predicted
+from SASS (results/predicted/sm_XX.json, labelled "predicted"). "s norm" is s divided by the baseline's s
+within each set: measured rows by the measured baseline GPU, paper rows by the paper's GPU of the same
+family, predicted rows by the prediction for the baseline's architecture, since the paper's work body is
+not ours (raw cycles are not comparable across the sets, ratios are). A prediction for an architecture
+that was also measured is checked against the run: "predicted vs measured" is predicted s / measured s - 1
+(--max-prediction-error F makes a larger error exit 1).
 
 Measured k-way results must share one configuration (work body, iterations per path, lane map): a mismatch
 is refused, unless --normalize-iters is given, which divides s and c by each result's iteration count
@@ -29,11 +33,13 @@ from divbench import results as dr
 from divbench import series
 from divbench.cli import ArgumentParser, fail
 from divbench.jsonio import InputError, OutputError, check_writable, write_atomic
-from divbench.paths import repo_root
+from divbench.paths import rel, repo_root
+from divbench.predicted import load_predictions
 
 COLUMNS = [
-    ("source", "source"), ("gpu", "GPU"), ("cc", "CC"), ("s", "s [cyc/path]"), ("c", "c [cyc]"),
-    ("c_over_s", "c/s"), ("r2", "R²"), ("s_norm", "s norm"), ("ratio32", "T(32)/T(1)"),
+    ("source", "source"), ("gpu", "GPU"), ("cc", "CC"), ("s", "s [cyc/path]"), ("s_spread", "s over placements"),
+    ("c", "c [cyc]"), ("c_over_s", "c/s"), ("r2", "R²"), ("s_norm", "s norm"), ("pred_err", "predicted vs measured"),
+    ("ratio32", "T(32)/T(1)"),
     ("eff32", "thr/inst k=32"), ("eff32_region", "region k=32"), ("pred_branchy", "branchy/single"),
     ("pred_predicated", "predicated/single"), ("occ_penalty", "occupancy penalty"),
 ]
@@ -64,19 +70,39 @@ def fmt_range(lo, hi) -> str | None:
     return f"{lo:.3g}–{hi:.3g}"
 
 
+SPREAD_KEYS = ("s_layout_min", "s_layout_max", "s_layout_spread_rel")
+
+
+def placement_spread(kway: dr.Result, scale: float) -> str | None:
+    """s over code placements from the k-way summary (min–max, relative spread, placements), where the
+    result carries them (results from before issue 12 do not)."""
+    sm = kway.summary
+    if not all(k in sm for k in SPREAD_KEYS):
+        return None
+    lo, hi = (dr.number(sm[k], f"summary.{k}", kway.path) / scale for k in SPREAD_KEYS[:2])
+    rel = dr.number(sm["s_layout_spread_rel"], "summary.s_layout_spread_rel", kway.path, nonnegative=True)
+    n = sm.get("layout_placements")
+    count = f", {n} placements" if isinstance(n, int) and not isinstance(n, bool) else ""
+    return f"{fmt(lo, 'cycles')}–{fmt(hi, 'cycles')} ({100 * rel:.2f}%{count})"
+
+
+def arch_of_cc(cc: str) -> str:
+    return f"sm_{cc.replace('.', '')}"
+
+
 def measured_row(g: dr.Gpu, kway: dr.Result | None, per_iter: bool) -> dict:
     row = {"source": "measured", "gpu": f"{g.name} ({g.key})", "cc": g.cc, "family": g.family,
-           "match": {g.key.lower(), g.name.lower(), g.cc, g.family.lower(), f"sm_{g.cc.replace('.', '')}"}}
+           "arch": arch_of_cc(g.cc), "key": g.key,
+           "match": {g.key.lower(), g.name.lower(), g.cc, g.family.lower(), arch_of_cc(g.cc)}}
     if kway is not None:
         fit = kway.fit
         if "s" not in fit or "c" not in fit:
             raise InputError(f"{kway.path}: k-way result has no fit (s, c)")
         s = dr.number(fit["s"], "fit.s", kway.path)
         c = dr.number(fit["c"], "fit.c", kway.path)
-        if per_iter:
-            it = dr.number(kway.config.get("iters"), "config.iters", kway.path, positive=True)
-            s, c = s / it, c / it
-        row.update(s=s, c=c, c_over_s=c / s if s else None,
+        scale = dr.number(kway.config.get("iters"), "config.iters", kway.path, positive=True) if per_iter else 1.0
+        s, c = s / scale, c / scale
+        row.update(s=s, c=c, c_over_s=c / s if s else None, s_spread=placement_spread(kway, scale),
                    r2=dr.number(fit["r2"], "fit.r2", kway.path) if "r2" in fit else None)
         ks, ts = series.kway_series(kway)
         if 1.0 in ks and 32.0 in ks:
@@ -101,7 +127,9 @@ def measured_row(g: dr.Gpu, kway: dr.Result | None, per_iter: bool) -> dict:
         if "penalty_min" in sm and "penalty_max" in sm:
             row["occ_penalty"] = fmt_range(dr.number(sm["penalty_min"], "summary.penalty_min", occ.path),
                                            dr.number(sm["penalty_max"], "summary.penalty_max", occ.path))
-            if "kernel_penalty_min" in sm and "kernel_penalty_max" in sm:
+            if isinstance(sm.get("series"), list):  # issue-13 sweep: the penalty is of corrected kernel times
+                row["occ_penalty"] += " (kernel time, launch overhead subtracted)"
+            elif "kernel_penalty_min" in sm and "kernel_penalty_max" in sm:
                 row["occ_penalty"] += " (kernel time " + fmt_range(
                     dr.number(sm["kernel_penalty_min"], "summary.kernel_penalty_min", occ.path),
                     dr.number(sm["kernel_penalty_max"], "summary.kernel_penalty_max", occ.path)) + ")"
@@ -120,7 +148,7 @@ def paper_rows(ref: dict) -> list[dict]:
         s = slopes.get(key)
         c = consts.get(key)
         row = {"source": "paper", "gpu": f"paper: {info['family']} {info['arch']}", "cc": info.get("cc"),
-               "family": info["family"], "s": s, "c": c, "c_approx": bool(dyn["constant_cycles"].get("approximate")),
+               "family": info["family"], "arch": info["arch"], "s": s, "c": c, "c_approx": bool(dyn["constant_cycles"].get("approximate")),
                "c_over_s": (c / s) if (s and c is not None) else None,
                "match": {key, info["family"].lower(), info.get("cc", ""), info["arch"]}}
         if key in r32.get("applies_to", []) and len(r32["range"]) == 2:
@@ -135,6 +163,45 @@ def paper_rows(ref: dict) -> list[dict]:
             row["occ_penalty"] = fmt_range(*occ)
         rows.append(row)
     return rows
+
+
+def predicted_rows(preds: dict, body: str, per_iter: bool) -> list[dict]:
+    """One row per predicted architecture: s of `body` at the file's n (per iteration with
+    --normalize-iters); None where the model did not predict it (row["why"] says why)."""
+    rows = []
+    for arch, p in preds.items():
+        bp = p.for_body(body)
+        s = None if bp.s is None else (bp.s / p.n if per_iter else bp.s)
+        rows.append({"source": "predicted", "gpu": f"predicted: {p.family} {arch}", "cc": p.cc, "family": p.family,
+                     "arch": arch, "s": s, "why": bp.why, "path": p.path, "n": p.n, "constants": p.constants,
+                     "match": {f"predicted:{arch}"}})
+    return rows
+
+
+def check_prediction_configs(runs: list[tuple[dr.Gpu, dr.Result]], rows: list[dict], normalize_iters: bool):
+    """A predicted s is for n iterations per path; it sits beside measured sweeps of that many only."""
+    if normalize_iters or not runs:
+        return
+    _, first = runs[0]
+    for r in rows:
+        if r["s"] is not None and first.config.get("iters") != r["n"]:
+            raise CompareError(f"mismatched configurations: {first.path} has iters={first.config.get('iters')!r}, "
+                               f"{r['path']} predicts n={r['n']} (pass --normalize-iters to compare cycles per iteration)")
+
+
+def check_predictions(rows: list[dict]) -> list[tuple[dict, dict, float]]:
+    """(predicted row, measured row, predicted s / measured s - 1) for every architecture both have; the
+    predicted row's pred_err column names each."""
+    measured = [r for r in rows if r["source"] == "measured" and r.get("s")]
+    checks = []
+    for p in (r for r in rows if r["source"] == "predicted" and r.get("s")):
+        hits = [(m, p["s"] / m["s"] - 1.0) for m in measured if m["arch"] == p["arch"]]
+        if hits:
+            p["pred_err"] = "; ".join(f"{100 * e:+.2f}% ({m['key']})" for m, e in hits)
+            for m, e in hits:
+                m["pred_err"] = f"{100 * e:+.2f}% (predicted)"
+                checks.append((p, m, e))
+    return checks
 
 
 def check_configs(runs: list[tuple[dr.Gpu, dr.Result]], normalize_iters: bool):
@@ -152,10 +219,12 @@ def check_configs(runs: list[tuple[dr.Gpu, dr.Result]], normalize_iters: bool):
 
 def normalize(rows: list[dict], baseline: str):
     """s norm: measured rows over the measured baseline, paper rows over the paper row of the same family
-    (or the one named)."""
+    (or the one named), predicted rows over the prediction for the baseline's architecture (else over the
+    measured baseline: the same body and iterations). Returns the three baselines (None where absent)."""
     b = baseline.lower()
     measured = [r for r in rows if r["source"] == "measured"]
     paper = [r for r in rows if r["source"] == "paper"]
+    predicted = [r for r in rows if r["source"] == "predicted"]
     mbase = next((r for r in measured if b in r["match"] and r.get("s")), None)
     pbase = next((r for r in paper if b in r["match"] and r.get("s")), None)
     if mbase is not None and pbase is None:
@@ -163,12 +232,14 @@ def normalize(rows: list[dict], baseline: str):
     if pbase is not None and mbase is None:
         mbase = next((r for r in measured if r["family"] == pbase["family"] and r.get("s")), None)
     if mbase is None and pbase is None:
-        choices = sorted({m for r in rows for m in r["match"] if m})
+        choices = sorted({m for r in rows if r["source"] != "predicted" for m in r["match"] if m})
         raise CompareError(f"--baseline {baseline!r} matches no GPU with a slope; choose from: {', '.join(choices)}")
-    for group, base in ((measured, mbase), (paper, pbase)):
+    arch = (mbase or pbase)["arch"]
+    xbase = next((r for r in predicted if r["arch"] == arch and r.get("s")), None) or mbase
+    for group, base in ((measured, mbase), (paper, pbase), (predicted, xbase)):
         for r in group:
             r["s_norm"] = r["s"] / base["s"] if (base is not None and r.get("s")) else None
-    return mbase, pbase
+    return mbase, pbase, xbase
 
 
 def render(rows: list[dict], style: str) -> str:
@@ -210,34 +281,71 @@ def parser(root: Path) -> ArgumentParser:
                     help="allow k-way results with different iteration counts: s and c per iteration")
     ap.add_argument("--body", default=dr.DEFAULT_BODY, help="k-way work body to compare (default fma_chain)")
     ap.add_argument("--map", default=dr.DEFAULT_MAP, help="k-way lane map to compare (default modulo)")
+    ap.add_argument("--predicted", default=None,
+                    help="folder of predicted slopes (default: the predicted/ folder beside the GPU folders, "
+                         "e.g. results/predicted; 'none' to leave them out)")
+    ap.add_argument("--max-prediction-error", type=float, default=None, metavar="F",
+                    help="exit 1 when a prediction is off a measured s of its architecture by more than F (0.1 = 10%%)")
     ap.add_argument("--gate", nargs=2, metavar=("A", "B"),
                     help="statistical gate of result B against result A (docs/compare.md; --gate --help)")
     return ap
 
 
-def table(args, root: Path) -> str:
+def predicted_folders(args, root: Path) -> list[Path]:
+    """--predicted, else the predicted/ folder beside the GPU folders of the inputs."""
+    if args.predicted is not None:
+        return [] if args.predicted.lower() == "none" else [Path(args.predicted)]
+    out = []
+    for item in (args.inputs or [root / "results"]):
+        p = Path(item)
+        folder = p if p.is_dir() else p.parent
+        for cand in (folder / "predicted", folder.parent / "predicted"):
+            if cand.is_dir() and cand not in out:
+                out.append(cand)
+                break
+    return out
+
+
+def table(args, root: Path) -> tuple[str, list]:
+    """The rendered table and the prediction checks (predicted row, measured row, relative error)."""
     gpus = dr.load_gpus(args.inputs or [root / "results"])
     runs = [(g, g.find("kway", args.body, args.map)) for g in gpus]
     check_configs([(g, r) for g, r in runs if r is not None], args.normalize_iters)
     rows = [measured_row(g, r, args.normalize_iters) for g, r in runs]
-    if args.reference.lower() != "none":
-        rows += paper_rows(dr.load_reference(args.reference))
+    others = paper_rows(dr.load_reference(args.reference)) if args.reference.lower() != "none" else []
+    preds = predicted_rows(load_predictions(predicted_folders(args, root)), args.body, args.normalize_iters)
+    check_prediction_configs([(g, r) for g, r in runs if r is not None], preds, args.normalize_iters)
+    # the paper's rows and the predictions side by side, by architecture
+    rank = {"paper": 0, "predicted": 1}
+    rows += sorted(others + preds, key=lambda r: (int(r["arch"].split("_")[1]), rank[r["source"]]))
     if not rows:
         raise CompareError("no results found: give results/<gpu>/ folders or result files")
     notes = []
-    if any(r.get("s") for r in rows):
-        mbase, pbase = normalize(rows, args.baseline)
-        notes.append("s norm: measured rows / " + (mbase["gpu"] if mbase else "(no measured baseline)") +
-                     ", paper rows / " + (pbase["gpu"] if pbase else "(no paper baseline)"))
+    if any(r.get("s") for r in rows if r["source"] != "predicted"):
+        mbase, pbase, xbase = normalize(rows, args.baseline)
+        line = ("s norm: measured rows / " + (mbase["gpu"] if mbase else "(no measured baseline)") +
+                ", paper rows / " + (pbase["gpu"] if pbase else "(no paper baseline)"))
+        if preds:
+            line += ", predicted rows / " + (xbase["gpu"] if xbase else "(no baseline)")
+        notes.append(line)
+    checks = check_predictions(rows)
+    if preds:
+        notes.append("predicted: s of the " + args.body + " body from each architecture's SASS by the loop-cost model "
+                     "(divbench kernels predict; " + ", ".join(sorted({rel(r['path'].parent) for r in preds})) +
+                     "), not measured" + "".join(f"; {r['arch']}: {r['why']}" for r in preds if r["s"] is None))
+    for p, m, e in checks:
+        how = f" (model constants: {p['constants']})" if p["constants"] else ""
+        notes.append(f"prediction check {p['arch']}: predicted s {fmt(p['s'], 'cycles')} vs measured "
+                     f"{fmt(m['s'], 'cycles')} on {m['gpu']}: {100 * e:+.2f}%{how}")
     style = "csv" if args.csv else "markdown" if args.markdown else "console"
     text = render(rows, style)
-    if style != "csv":
-        text += "".join(f"\n{n}" if style == "markdown" else f"{n}\n" for n in notes)
-        if style == "markdown" and notes:
-            text += "\n"
-    if args.normalize_iters and style != "csv":
-        text += "measured s and c are cycles per iteration and path (--normalize-iters)\n"
-    return text
+    if args.normalize_iters:
+        notes.append("measured s and c are cycles per iteration and path (--normalize-iters)")
+    if style == "markdown" and notes:
+        text += "\n" + "\n\n".join(notes) + "\n"
+    elif style == "console":
+        text += "".join(f"{n}\n" for n in notes)
+    return text, checks
 
 
 def main(argv=None) -> int:
@@ -248,15 +356,24 @@ def main(argv=None) -> int:
     root = repo_root()
     args = parser(root).parse_args(argv)
     try:
+        if args.max_prediction_error is not None and not args.max_prediction_error >= 0:
+            raise CompareError(f"--max-prediction-error {args.max_prediction_error:g}: expected a fraction >= 0")
         if args.out:
             check_writable(args.out)
-        text = table(args, root)
+        text, checks = table(args, root)
         if args.out:
             write_atomic(args.out, text)
         else:
             sys.stdout.write(text)
     except (InputError, OutputError, CompareError) as e:
         return fail("compare", e)
+    if args.max_prediction_error is not None:
+        off = [(p, m, e) for p, m, e in checks if abs(e) > args.max_prediction_error]
+        for p, m, e in off:
+            print(f"compare: prediction {p['arch']} is off the measured s of {m['gpu']} by {100 * e:+.2f}% "
+                  f"(more than {100 * args.max_prediction_error:g}%)", file=sys.stderr)
+        if off:
+            return 1
     return 0
 
 

@@ -22,7 +22,22 @@ NOT_GPU_DIRS = {"reference", "static", "figures", "predicted"}
 DEFAULT_BODY = "fma_chain"
 DEFAULT_MAP = "modulo"
 # Keys that name a point within its result (its coordinates on the experiment's axes), in label order.
-POINT_AXES = ("variant", "form", "arms", "k", "n", "iters", "work", "rounds", "placement")
+LABEL_ORDER = ("body", "map", "variant", "form", "arms", "k", "n", "iters", "work", "rounds", "sampling", "placement")
+POINT_AXES = ("variant", "form", "arms", "k", "iters", "work", "rounds", "placement")
+
+
+def point_axes(config: dict) -> tuple:
+    """The axes that name the points of a result with this config: POINT_AXES, plus what the config says it
+    sweeps: the names in config.axis ("k x n": the cost sweep's n, iterations per path; "body x map x k x
+    sampling"), body where it lists bodies, map where it lists maps. Elsewhere a timed point's "n" is its
+    sample count and "sampling" one mode for the whole run: they name nothing (and results from before
+    them lack them)."""
+    swept = set(POINT_AXES)
+    axis = config.get("axis")
+    if isinstance(axis, str):
+        swept |= {a.strip() for a in axis.split(" x ")}
+    swept |= {key for key, listed in (("body", "bodies"), ("map", "maps")) if isinstance(config.get(listed), list)}
+    return tuple(a for a in LABEL_ORDER if a in swept)
 
 
 def number(value, what: str, path: Path, positive: bool = False, nonnegative: bool = False) -> float:
@@ -121,13 +136,16 @@ def load_result(path: Path | str) -> Result:
     return check_result(p, load_json(p))
 
 
-def point_label(point: dict) -> str:
-    """A point's name from its axes, e.g. "k=4" or "variant=branchy arms=2" or "series=device target=256 k=32"."""
+def point_label(point: dict, axes: tuple = POINT_AXES) -> str:
+    """A point's name from its axes (point_axes(config) of its result), e.g. "k=4" or "variant=branchy
+    arms=2" or "series=device target=256 k=32"."""
     parts = []
     res = point.get("residency")
     if isinstance(res, dict):
-        parts += [f"{key}={res[key]}" for key in ("series", "target") if key in res]
-    for key in POINT_AXES:
+        parts += [f"{key}={res[key]:g}" if isinstance(res[key], float) else f"{key}={res[key]}"
+                  for key in ("series", "target", "warps_per_sm", "waves")
+                  if isinstance(res.get(key), (str, int, float)) and not isinstance(res.get(key), bool)]
+    for key in axes:
         v = point.get(key)
         if isinstance(v, (str, int, float)) and not isinstance(v, bool):
             parts.append(f"{key}={v:g}" if isinstance(v, float) else f"{key}={v}")

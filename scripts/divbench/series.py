@@ -1,13 +1,15 @@
-"""Series the figures and the comparison draw from validated files: the k-way medians, the efficiency
-counters, the occupancy penalties (results.py reads the files), and the static study's per-architecture
-placement counts. A value that would be drawn must be a finite number (positive where the axis is
-logarithmic); anything else is an InputError naming the file and the key, never a silent gap."""
+"""Series the figures and the comparison draw from validated files: the k-way medians and the spread of
+their raw samples, the efficiency counters, the occupancy penalties (results.py reads the files), and the
+static study's per-architecture placement counts. A value that would be drawn must be a finite number
+(positive where the axis is logarithmic); anything else is an InputError naming the file and the key,
+never a silent gap."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from divbench.jsonio import InputError
-from divbench.results import Result, number, point_metric, point_region_ratio
+from divbench.results import Result, number, point_metric, point_region_ratio, point_samples
 
 
 def fmt_r2(r2: float) -> str:
@@ -25,6 +27,44 @@ def kway_series(r: Result) -> tuple[list[float], list[float]]:
                     number(p["median_cycles"], f"points[{i}].median_cycles", r.path, positive=True)))
     pts.sort()
     return [k for k, _ in pts], [t for _, t in pts]
+
+
+@dataclass
+class SampleSpread:
+    """The raw samples of one k, as deviations from their median in percent (sample / median - 1)."""
+    k: float
+    n: int
+    lo: float      # min
+    p5: float
+    p95: float
+    hi: float      # max
+
+    @property
+    def constant(self) -> bool:
+        return self.lo == self.hi
+
+
+def kway_sample_spread(r: Result) -> list[SampleSpread]:
+    """Per k (sorted) the spread of the raw samples around their median, from the points that carry
+    samples (issue 16: "samples": {"cycles": [...]}); [] when none does (--no-samples, or a result from
+    before samples existed). Several points of one k (code placements) pool their samples."""
+    import numpy as np
+    by_k: dict[float, list[int]] = {}
+    for i, p in enumerate(r.points):
+        cycles = point_samples(p, r.path, f"points[{i}]")
+        if cycles is None or "k" not in p:
+            continue
+        by_k.setdefault(number(p["k"], f"points[{i}].k", r.path, positive=True), []).extend(cycles)
+    out = []
+    for k in sorted(by_k):
+        v = np.asarray(by_k[k], dtype=float)
+        med = float(np.median(v))
+        if med <= 0:
+            raise InputError(f"{r.path}: the samples of k={k:g} have median {med:g}, expected a positive number")
+        dev = 100.0 * (v / med - 1.0)
+        p5, p95 = (float(x) for x in np.percentile(dev, [5, 95]))
+        out.append(SampleSpread(k, int(v.size), float(dev.min()), p5, p95, float(dev.max())))
+    return out
 
 
 def efficiency_series(r: Result) -> dict[str, list[tuple[float, float]]]:
@@ -76,6 +116,45 @@ def occupancy_series(r: Result) -> tuple[str, dict[str, list[tuple[float, float]
     return xkey, series
 
 
+@dataclass
+class OccupancyPoint:
+    """One residency of the issue-13 occupancy sweep (summary.series, docs/figures.md)."""
+    series: str
+    warps_per_sm: float
+    waves: float
+    penalty: float                 # from kernel times corrected by the empty kernel's launch overhead
+    region_penalty: float | None   # per-warp region cycles
+    steady_state: bool | None      # whether the region penalty can be steady state (None: not said)
+
+
+def occupancy_grid(r: Result) -> list[OccupancyPoint] | None:
+    """summary.series of an occupancy result as OccupancyPoints, or None when the result has none (the first
+    sweep's shape, summary.pairs: occupancy_series() reads that)."""
+    rows = r.summary.get("series")
+    if rows is None:
+        return None
+    if not isinstance(rows, list) or not rows or not all(isinstance(p, dict) for p in rows):
+        raise InputError(f"{r.path}: occupancy summary.series must be a non-empty list of objects")
+    out = []
+    for i, p in enumerate(rows):
+        where = f"summary.series[{i}]"
+        for key in ("warps_per_sm", "waves", "penalty"):
+            if key not in p:
+                raise InputError(f"{r.path}: {where} needs '{key}'")
+        region = p.get("region_penalty")
+        steady = p.get("steady_state")
+        if steady is not None and not isinstance(steady, bool):
+            raise InputError(f"{r.path}: {where}.steady_state is {steady!r}, expected true or false")
+        out.append(OccupancyPoint(
+            series=str(p.get("series", "")),
+            warps_per_sm=number(p["warps_per_sm"], f"{where}.warps_per_sm", r.path, positive=True),
+            waves=number(p["waves"], f"{where}.waves", r.path, positive=True),
+            penalty=number(p["penalty"], f"{where}.penalty", r.path, positive=True),
+            region_penalty=None if region is None else number(region, f"{where}.region_penalty", r.path, positive=True),
+            steady_state=steady))
+    return sorted(out, key=lambda o: (o.series, o.waves, o.warps_per_sm))
+
+
 def arch_sort_key(arch: str) -> tuple:
     digits = "".join(ch for ch in arch if ch.isdigit())
     return (int(digits) if digits else 1 << 30, arch)
@@ -121,3 +200,15 @@ def placement_counts(entry: dict, arch: str, path: Path) -> dict[str, float]:
     if not out:
         raise InputError(f"{path}: {arch} has none of the counts {', '.join(PLACEMENT_CLASSES)}")
     return out
+
+
+GUARDED_CLASSES = ("before", "at", "after")
+
+
+def guarded_shares(counts: dict[str, float]) -> tuple[float, dict[str, float]]:
+    """(number of barrier-guarded branches, {before/at/after: share of them}); shares are empty when no
+    branch is guarded. The unguarded ones are not part of the shares."""
+    guarded = sum(counts.get(c, 0.0) for c in GUARDED_CLASSES)
+    if guarded <= 0:
+        return 0.0, {}
+    return guarded, {c: counts.get(c, 0.0) / guarded for c in GUARDED_CLASSES}

@@ -20,12 +20,47 @@ BODIES = ["fma_chain", "fma_indep", "int_alu", "sfu", "mem_divergent"]
 MAPS = ["contiguous", "permuted", "unbalanced"]
 
 
-def kway(path: str, t0: float, t1: float) -> list[str]:
+def _spread(s: dict) -> str:
+    if "s_layout_spread_rel" not in s:
+        return ""
+    return (f" s over {s['layout_placements']} placement(s) {s['s_layout_min']:.0f}..{s['s_layout_max']:.0f} "
+            f"(spread {100 * s['s_layout_spread_rel']:.2f}%)")
+
+
+def kway(path: str, t0: float, t1: float, stage: str = "kway") -> list[str]:
     r = load_result(path)
-    s, f = r.summary, r.fit
-    return [f"kway: {r.device['name']} s={f['s']:.0f} c={f['c']:.0f} r2={f['r2']:.7f} "
-            f"ratio32/1={s['ratio_32_over_1']:.3f} max_cv={s['max_cv']:.2e} throttled={s['any_throttled']} "
-            f"wall={t1 - t0:.1f}s region={r.data['timing']['points_region_ms'] / 1e3:.1f}s"]
+    s, f, t = r.summary, r.fit, r.data["timing"]
+    gpu = t.get("points_gpu_ms")
+    return [f"{stage}: {r.device['name']} s={s.get('s_cycles_per_path', f['s']):.0f} c={f['c']:.0f} r2={f['r2']:.7f} "
+            f"ratio32/1={s['ratio_32_over_1']:.3f} max_cv={s['max_cv']:.2e}{_spread(s)} throttled={s['any_throttled']} "
+            f"sampling={r.config.get('sampling')} process wall={t1 - t0:.2f}s region={t['points_region_ms'] / 1e3:.3f}s"
+            + (f" gpu={gpu / 1e3:.3f}s launches={t.get('timed_launches')}" if gpu is not None else "")]
+
+
+def accuracy(folder: str, t0: float, t1: float, t2: float) -> list[str]:
+    out: list[str] = []
+    cost = _load(folder, "cost.json", out)
+    if cost:
+        s = cost.summary
+        out.append(f"cost: {s['body']} a={s['a_cycles_per_iter']:.3f} [{s['a_cycles_per_iter_min']:.3f}, "
+                   f"{s['a_cycles_per_iter_max']:.3f}] b={s['b_cycles_per_path']:.1f} [{s['b_cycles_per_path_min']:.1f}, "
+                   f"{s['b_cycles_per_path_max']:.1f}] c={s['c_cycles']:.0f} r2={s['r2']:.9f} process wall={t1 - t0:.1f}s")
+        for b in s.get("bodies", []):
+            pred, err = b.get("a_predicted"), b.get("a_rel_err")
+            pred_s = "n/a" if pred is None else f"{pred:.2f}"
+            err_s = "n/a" if err is None else f"{100 * err:+.2f}%"
+            out.append(f"  cost {b['body']:13s} a={b['a']:9.3f} [{b['a_min']:.3f}, {b['a_max']:.3f}] "
+                       f"b={b['b']:8.1f} [{b['b_min']:.1f}, {b['b_max']:.1f}] c={b['c']:8.0f} r2={b['r2']:.9f} "
+                       f"a_predicted={pred_s} a_rel_err={err_s}")
+    sampling = _load(folder, "sampling.json", out)
+    if sampling:
+        s = sampling.summary
+        out.append(f"sampling: max |rel diff| compute={s.get('max_rel_diff_compute')} memory={s.get('max_rel_diff_memory')} "
+                   f"process wall={t2 - t1:.1f}s")
+        for body, v in s.get("by_body", {}).items():
+            out.append(f"  sampling {body:13s} max |rel diff|={v['max_abs_rel_diff']:.2e} equal={v['modes_equal']} "
+                       f"default={v['default_sampling']}")
+    return out
 
 
 def _load(folder: str, name: str, out: list[str]):
@@ -127,9 +162,15 @@ def main(argv=None) -> int:
     sub = ap.add_subparsers(dest="stage", required=True)
     k = sub.add_parser("kway")
     k.add_argument("file")
+    kd = sub.add_parser("kway_default")
+    kd.add_argument("file")
+    acc = sub.add_parser("accuracy")
+    acc.add_argument("folder")
+    for t in ("t0", "t1", "t2"):
+        acc.add_argument(t, type=float)
     dy = sub.add_parser("dynamic")
     dy.add_argument("folder")
-    for p in (k, dy):
+    for p in (k, kd, dy):
         p.add_argument("t0", type=float)
         p.add_argument("t1", type=float)
     b = sub.add_parser("bitflip")
@@ -138,8 +179,14 @@ def main(argv=None) -> int:
     b.add_argument("files", nargs="+")
     a = ap.parse_args(argv)
     try:
-        lines = (kway(a.file, a.t0, a.t1) if a.stage == "kway" else dynamic(a.folder, a.t0, a.t1)
-                 if a.stage == "dynamic" else bitflip(a.t0, a.t1, a.files))
+        if a.stage in ("kway", "kway_default"):
+            lines = kway(a.file, a.t0, a.t1, a.stage)
+        elif a.stage == "accuracy":
+            lines = accuracy(a.folder, a.t0, a.t1, a.t2)
+        elif a.stage == "dynamic":
+            lines = dynamic(a.folder, a.t0, a.t1)
+        else:
+            lines = bitflip(a.t0, a.t1, a.files)
     except (InputError, KeyError, TypeError, ValueError) as e:
         lines = [f"{a.stage}: summary failed: {e.__class__.__name__}: {e}"]
     print("\n".join(lines))

@@ -18,7 +18,7 @@ if [ ! -f "$cubin" ]; then  # an older build tree: compile the test kernel here
 fi
 run() {  # run OUT [extra flags]
   local out="$1"; shift
-  "$DIVBENCH" flip --experiment --cubin "$cubin" --function flip_test \
+  "$DIVBENCH" flip experiment --cubin "$cubin" --function flip_test \
     --match 'BSSY*,BSYNC*' --bits 72:2 --control 'STG*' \
     --reps 11 --timeout 10 --spin-cap 1000000 --out "$out" "$@"
 }

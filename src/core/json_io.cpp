@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -18,7 +19,29 @@
 namespace divbench {
 namespace fs = std::filesystem;
 
+namespace detail {
 namespace {
+FsyncFn g_fsync = &::fsync;
+}  // namespace
+FsyncFn set_fsync_for_testing(FsyncFn fn) {
+  const FsyncFn old = g_fsync;
+  g_fsync = fn ? fn : &::fsync;
+  return old;
+}
+}  // namespace detail
+
+namespace {
+// Makes a rename in `dir` durable: fsync of the directory itself.
+void sync_directory(const std::string& dir, const std::string& path) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("wrote " + path + " but cannot open its directory to sync it: " + std::strerror(errno));
+  const int rc = detail::g_fsync(fd);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0 && err != EINVAL)  // EINVAL: this file system cannot sync directories
+    throw std::runtime_error("wrote " + path + " but syncing its directory failed: " + std::strerror(err));
+}
+
 std::string dir_of(const std::string& path) {
   fs::path p(path);
   return p.has_parent_path() ? p.parent_path().string() : std::string(".");
@@ -26,6 +49,10 @@ std::string dir_of(const std::string& path) {
 }  // namespace
 
 bool path_is_writable(const std::string& path, std::string* why) {
+  if (path.empty()) {
+    if (why) *why = "empty path";
+    return false;
+  }
   const std::string dir = dir_of(path);
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
@@ -44,6 +71,16 @@ bool path_is_writable(const std::string& path, std::string* why) {
     if (why) *why = "'" + path + "' is not writable";
     return false;
   }
+  // access() says yes to root everywhere, /proc included: create (and remove) the writer's temporary
+  // file to know for sure, before any work whose result could not be written.
+  std::string probe = (fs::path(dir) / ".divbench-probe.XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) {
+    if (why) *why = "cannot create a file in '" + dir + "' (" + std::strerror(errno) + ")";
+    return false;
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
   return true;
 }
 
@@ -82,23 +119,56 @@ void ReservedFile::commit(const std::string& text) {
   }
   ::fchmod(fd_, 0644);
   const int fd = std::exchange(fd_, -1);
-  if (::fsync(fd) != 0 || ::close(fd) != 0) throw std::runtime_error("flushing " + tmp + ": " + std::strerror(errno));
+  const bool synced = detail::g_fsync(fd) == 0;
+  const int err = errno;
+  if (::close(fd) != 0 || !synced) throw std::runtime_error("flushing " + tmp + ": " + std::strerror(synced ? errno : err));
   if (std::rename(tmp.c_str(), path_.c_str()) != 0)
     throw std::runtime_error("renaming " + tmp + " to " + path_ + ": " + std::strerror(errno));
   tmp_.clear();
   // The rename is durable only once the directory entry is: fsync the directory too.
-  const int dfd = ::open(dir_of(path_).c_str(), O_RDONLY | O_DIRECTORY);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
+  sync_directory(dir_of(path_), path_);
 }
 
 void write_text_atomic(const std::string& path, const std::string& text) { ReservedFile(path).commit(text); }
 
-void write_json_atomic(const std::string& path, const json& doc) {
-  write_text_atomic(path, doc.dump(2) + "\n");
+namespace {
+void append_text(std::string& out, const json& v, int depth) {
+  const std::string pad(static_cast<std::size_t>(2 * (depth + 1)), ' '), close(static_cast<std::size_t>(2 * depth), ' ');
+  if (v.is_object() && !v.empty()) {
+    out += "{\n";
+    bool first = true;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      out += first ? "" : ",\n";
+      first = false;
+      out += pad + json(it.key()).dump(-1, ' ', false, json::error_handler_t::replace) + ": ";
+      append_text(out, it.value(), depth + 1);
+    }
+    out += "\n" + close + "}";
+  } else if (v.is_array() && !v.empty() &&
+             std::any_of(v.begin(), v.end(), [](const json& e) { return e.is_structured(); })) {
+    out += "[\n";
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      out += (i ? ",\n" : "") + pad;
+      append_text(out, v[i], depth + 1);
+    }
+    out += "\n" + close + "]";
+  } else if (v.is_array()) {
+    out += "[";
+    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i].dump(-1, ' ', false, json::error_handler_t::replace);
+    out += "]";
+  } else {
+    out += v.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
 }
+}  // namespace
+
+std::string json_text(const json& doc) {
+  std::string out;
+  append_text(out, doc, 0);
+  return out + "\n";
+}
+
+void write_json_atomic(const std::string& path, const json& doc) { write_text_atomic(path, json_text(doc)); }
 
 json read_json_file(const std::string& path) {
   std::ifstream in(path);

@@ -1,11 +1,5 @@
 #include "divbench/core/result.hpp"
 
-#include <unistd.h>
-
-#include <ctime>
-
-#include "divbench/build_info.hpp"
-
 namespace divbench {
 
 json to_json(const DeviceRecord& d) {
@@ -98,11 +92,8 @@ json to_json(const ResultRecord& r) {
   j["schema"] = kResultSchema;
   j["experiment"] = r.experiment;
   j["device"] = to_json(r.device);
-  j["toolkit"] = r.provenance.toolkit;
-  j["git"] = r.provenance.git;
-  j["created"] = r.provenance.created;
-  j["host"] = r.provenance.host;
-  j["command"] = r.provenance.command;
+  const json prov = to_json(r.provenance);
+  for (auto it = prov.begin(); it != prov.end(); ++it) j[it.key()] = it.value();  // kept at the top level
   j["config"] = r.config;
   json pts = json::array();
   for (const auto& p : r.points) pts.push_back(to_json(p));
@@ -116,26 +107,6 @@ json to_json(const ResultRecord& r) {
   j["timing"] = r.timing;
   if (!r.harness.empty()) j["harness"] = r.harness;
   return j;
-}
-
-std::string utc_now_iso8601() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-Provenance make_provenance(const std::string& command_line) {
-  Provenance p;
-  p.toolkit = std::string("nvcc ") + build::cuda_compiler_version;
-  p.git = build::git_commit;
-  p.created = utc_now_iso8601();
-  char host[256] = {0};
-  if (::gethostname(host, sizeof host - 1) == 0) p.host = host;
-  p.command = command_line;
-  return p;
 }
 
 }  // namespace divbench

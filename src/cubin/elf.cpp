@@ -1,11 +1,10 @@
 #include "divbench/cubin/elf.hpp"
 
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 
 #include "divbench/core/errors.hpp"
+#include "divbench/core/files.hpp"
 #include "divbench/core/json_io.hpp"
 
 namespace divbench::cubin {
@@ -26,14 +25,24 @@ bool in_bounds(std::uint64_t off, std::uint64_t len, std::uint64_t total) {
   return off <= total && len <= total - off;
 }
 
+// A section whose bytes are in the file: not the null section 0, not SHT_NOBITS, inside the file.
+bool has_file_bytes(const Section& s, std::uint64_t file_size) {
+  return s.index > 0 && s.type != kShtNobits && in_bounds(s.offset, s.size, file_size);
+}
+
+// The NUL-terminated string at `idx` of string table `strtab`; every bound is checked here (the
+// table may be any section a crafted file names: section 0, SHT_NOBITS, beyond the end).
 std::string cstr_at(const std::vector<std::uint8_t>& b, const Section& strtab, std::uint64_t idx,
-                    const std::string& name) {
-  if (idx >= strtab.size) bad(name, "string index " + std::to_string(idx) + " beyond " + strtab.name);
+                    const std::string& name, const std::string& what) {
+  if (strtab.type != kShtStrtab || !has_file_bytes(strtab, b.size()))
+    bad(name, what + " uses section " + std::to_string(strtab.index) +
+                  " as its string table, which is not a string table with bytes in the file");
+  if (idx >= strtab.size) bad(name, "string index " + std::to_string(idx) + " beyond string table " + std::to_string(strtab.index));
   const std::uint64_t start = strtab.offset + idx;
   const std::uint64_t end = strtab.offset + strtab.size;
   std::uint64_t p = start;
   while (p < end && b[p] != 0) ++p;
-  if (p == end) bad(name, "unterminated string in " + strtab.name);
+  if (p == end) bad(name, "unterminated string in string table " + std::to_string(strtab.index));
   return std::string(reinterpret_cast<const char*>(b.data() + start), p - start);
 }
 
@@ -77,7 +86,7 @@ CubinFile CubinFile::parse(std::vector<std::uint8_t> bytes, const std::string& n
   if (h.shnum == 0) bad(name, "no section headers");
   if (shentsize != 64) bad(name, "unexpected section header size " + std::to_string(shentsize));
   if (!in_bounds(h.shoff, std::uint64_t(h.shnum) * 64, n)) bad(name, "section header table beyond the end of the file");
-  if (h.shstrndx >= h.shnum) bad(name, "section name table index out of range");
+  if (h.shstrndx == 0 || h.shstrndx >= h.shnum) bad(name, "section name table index " + std::to_string(h.shstrndx) + " out of range");
   const auto phoff = rd<std::uint64_t>(b, 32);
   const auto phentsize = rd<std::uint16_t>(b, 54);
   const auto phnum = rd<std::uint16_t>(b, 56);
@@ -98,22 +107,23 @@ CubinFile CubinFile::parse(std::vector<std::uint8_t> bytes, const std::string& n
     s.info = rd<std::uint32_t>(b, o + 44);
     s.addralign = rd<std::uint64_t>(b, o + 48);
     s.entsize = rd<std::uint64_t>(b, o + 56);
+    if (i == 0 && s.type != kShtNull) bad(name, "section 0 is not the null section (type " + std::to_string(s.type) + ")");
     if (i > 0 && s.type != kShtNobits && !in_bounds(s.offset, s.size, n))
       bad(name, "section " + std::to_string(i) + " extends beyond the end of the file");
     s.name = std::to_string(rd<std::uint32_t>(b, o));  // resolved below
     f.sections_.push_back(s);
   }
   const Section shstr = f.sections_[h.shstrndx];
-  for (auto& s : f.sections_) s.name = cstr_at(b, shstr, std::stoull(s.name), name);
+  for (auto& s : f.sections_) s.name = cstr_at(b, shstr, std::stoull(s.name), name, "the section header table");
 
   for (const auto& s : f.sections_) {
     if (s.type != kShtSymtab) continue;
     if (s.entsize != 24 || s.size % 24 != 0) bad(name, "symbol table " + s.name + " has an unexpected layout");
-    if (s.link >= f.sections_.size()) bad(name, "symbol table " + s.name + " links to a missing string table");
+    if (s.link == 0 || s.link >= f.sections_.size()) bad(name, "symbol table " + s.name + " links to a missing string table");
     const Section& strtab = f.sections_[s.link];
     for (std::uint64_t o = s.offset; o < s.offset + s.size; o += 24) {
       Symbol sym;
-      sym.name = cstr_at(b, strtab, rd<std::uint32_t>(b, o), name);
+      sym.name = cstr_at(b, strtab, rd<std::uint32_t>(b, o), name, "symbol table " + s.name);
       const std::uint8_t info = b[o + 4];
       sym.type = info & 0xf;
       sym.bind = info >> 4;
@@ -125,6 +135,7 @@ CubinFile CubinFile::parse(std::vector<std::uint8_t> bytes, const std::string& n
   }
   for (const auto& s : f.sections_) {
     if (s.name.rfind(".text.", 0) != 0) continue;
+    if (s.type == kShtNobits) bad(name, s.name + " has no bytes in the file (SHT_NOBITS)");
     if (!(s.flags & kShfExecinstr)) bad(name, s.name + " is not executable");
     if (s.size % 16 != 0) bad(name, s.name + " size " + std::to_string(s.size) + " is not a multiple of 16 bytes");
   }
@@ -132,11 +143,8 @@ CubinFile CubinFile::parse(std::vector<std::uint8_t> bytes, const std::string& n
 }
 
 std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("cannot read " + path + ": no such file or not readable");
-  std::vector<std::uint8_t> b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw UsageError("cannot read " + path);
-  return b;
+  const std::string data = read_regular_file(path);
+  return std::vector<std::uint8_t>(data.begin(), data.end());
 }
 
 void write_file_bytes_atomic(const std::string& path, const std::vector<std::uint8_t>& bytes) {

@@ -1,10 +1,10 @@
 #include "divbench/cubin/experiment.hpp"
 
-#include <cstdio>
 #include <iostream>
 
 #include "divbench/core/errors.hpp"
-#include "divbench/core/result.hpp"
+#include "divbench/core/hex.hpp"
+#include "divbench/core/provenance.hpp"
 #include "divbench/cubin/disasm.hpp"
 #include "divbench/cubin/elf.hpp"
 #include "divbench/cubin/verify.hpp"
@@ -21,12 +21,6 @@ struct Variant {
   std::vector<PatchRequest> patches;
   json targets = json::array();
 };
-
-std::string hex(std::uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
 
 std::string field_text(const BitField& f) { return std::to_string(f.first) + ":" + std::to_string(f.width); }
 
@@ -45,7 +39,13 @@ json target_json(const CubinFile& file, const std::string& function, const sass:
 
 json run_flip_experiment(const ExperimentConfig& cfg, const std::string& command_line) {
   if (cfg.nvdisasm.empty()) throw UsageError("the flip experiment selects instructions by disassembly: nvdisasm is required");
+  check_run_config(cfg.run);
+  if (cfg.field.width > 8) throw UsageError("--bits: the experiment sweeps every value; use a field of at most 8 bits");
   const CubinFile original = CubinFile::load(cfg.cubin);
+  // A run that cannot happen (no driver, no GPU, no such --device) stops here, before any patched
+  // cubin is written to --keep.
+  DeviceRecord device;
+  if (cfg.execute) device = probe_device_isolated(cfg.run, cfg.driver);
   original.text_section(cfg.function);
   const sass::Cubin dis = disassemble_bytes(original, cfg.nvdisasm);
   const sass::Function& fn = function_named(dis, cfg.function);
@@ -62,8 +62,7 @@ json run_flip_experiment(const ExperimentConfig& cfg, const std::string& command
     v.targets.push_back(target_json(original, cfg.function, *st, guard));
     variants.push_back(v);
   }
-  const std::uint64_t nvals = std::uint64_t(1) << std::min(cfg.field.width, 8);
-  if (cfg.field.width > 8) throw UsageError("--bits: the experiment sweeps every value; use a field of at most 8 bits");
+  const std::uint64_t nvals = std::uint64_t(1) << cfg.field.width;
   for (const auto* ins : flipped) {
     const json t = target_json(original, cfg.function, *ins, cfg.field);
     for (std::uint64_t val = 0; val < nvals; ++val) {
@@ -91,9 +90,9 @@ json run_flip_experiment(const ExperimentConfig& cfg, const std::string& command
 
   json doc;
   doc["schema"] = kBitflipSchema;
-  const Provenance prov = make_provenance(command_line);
-  doc["provenance"] = {{"toolkit", prov.toolkit}, {"git", prov.git},   {"created", prov.created},
-                       {"host", prov.host},       {"command", prov.command}, {"nvdisasm", sass::tool_version(cfg.nvdisasm)}};
+  Provenance prov = make_provenance(command_line);
+  prov.tools["nvdisasm"] = {cfg.nvdisasm, sass::tool_version(cfg.nvdisasm)};
+  doc["provenance"] = divbench::to_json(prov);
   doc["cubin"] = {{"path", cfg.cubin},
                   {"sm", original.sm()},
                   {"abi_version", original.header().abi_version},
@@ -154,7 +153,7 @@ json run_flip_experiment(const ExperimentConfig& cfg, const std::string& command
         const Comparison self = compare(baseline, baseline, input);
         json b = to_json(baseline);
         b["comparison"] = self.to_json();
-        doc["device"] = divbench::to_json(baseline.device);
+        doc["device"] = divbench::to_json(device);
         doc["baseline"] = b;
         if (!cfg.quiet)
           std::cerr << "[flip] baseline: " << t.status << ", cycles " << self.cycles_median

@@ -1,9 +1,9 @@
 #include "divbench/cubin/patch.hpp"
 
-#include <cstdio>
 #include <cstring>
 
 #include "divbench/core/errors.hpp"
+#include "divbench/core/hex.hpp"
 
 namespace divbench::cubin {
 namespace {
@@ -67,19 +67,14 @@ void set_field(std::uint8_t* word, const BitField& f, std::uint64_t value) {
 namespace {
 std::uint64_t checked_file_offset(const CubinFile& file, const std::string& function, std::uint64_t offset) {
   const Section& s = file.text_section(function);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(offset));
   if (offset % kInstructionBytes != 0)
-    throw UsageError("offset " + std::string(buf) + " is not on a 16-byte instruction boundary of " + s.name);
-  if (offset >= s.size) {
-    char sz[32];
-    std::snprintf(sz, sizeof sz, "0x%llx", static_cast<unsigned long long>(s.size));
-    throw UsageError("offset " + std::string(buf) + " is outside " + s.name + " (size " + sz + "): only .text is patched");
-  }
+    throw UsageError("offset " + hex(offset) + " is not on a 16-byte instruction boundary of " + s.name);
+  if (offset >= s.size)
+    throw UsageError("offset " + hex(offset) + " is outside " + s.name + " (size " + hex(s.size) + "): only .text is patched");
   const std::uint64_t fo = s.offset + offset;
   const Section* owner = file.section_at(fo);
   if (owner == nullptr || owner->index != s.index)
-    throw UsageError("offset " + std::string(buf) + " does not map into " + s.name);
+    throw UsageError("offset " + hex(offset) + " does not map into " + s.name);
   return fo;
 }
 }  // namespace
@@ -116,13 +111,6 @@ std::vector<PatchApplied> apply_patches(CubinFile& file, const std::vector<Patch
     out.push_back(a);
   }
   return out;
-}
-
-std::string hex128(std::uint64_t lo, std::uint64_t hi) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "0x%016llx%016llx", static_cast<unsigned long long>(hi),
-                static_cast<unsigned long long>(lo));
-  return buf;
 }
 
 }  // namespace divbench::cubin

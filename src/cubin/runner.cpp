@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -20,16 +21,45 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The time point `s` seconds from now.
+Clock::time_point after(double s) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-void check_config(const RunConfig& c) {
+}  // namespace
+
+void check_run_config(const RunConfig& c) {
   if (c.threads < 32 || c.threads > 1024 || c.threads % 32 != 0)
     throw UsageError("--threads " + std::to_string(c.threads) + ": must be a multiple of 32 in 32..1024");
   if (c.reps < 1) throw UsageError("--reps must be at least 1");
   if (c.spin_cap < 1) throw UsageError("--spin-cap must be at least 1");
   if (!(c.timeout_s > 0) || !(c.startup_s > 0)) throw UsageError("--timeout must be positive");
+}
+
+namespace {
+
+// Initializes the driver and checks that `cfg.device` exists (NoDeviceError / UsageError).
+CUdevice open_device(const DriverApi& cu, const RunConfig& cfg) {
+  const CUresult e = cu.cuInit(0);
+  if (e != CUDA_SUCCESS) throw NoDeviceError("no CUDA GPU found (cuInit: " + cu.describe(e) + ")");
+  int count = 0;
+  if (cu.cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) throw NoDeviceError("no CUDA GPU found");
+  if (cfg.device < 0 || cfg.device >= count)
+    throw UsageError("--device " + std::to_string(cfg.device) + ": only " + std::to_string(count) + " device(s)");
+  CUdevice dev = 0;
+  cu.cuDeviceGet(&dev, cfg.device);
+  return dev;
+}
+
+DeviceRecord device_record(const RunConfig& cfg) {
+  if (cfg.device_query) return cfg.device_query(cfg.device);
+  DeviceRecord d;
+  d.index = cfg.device;
+  return d;
 }
 
 // RAII owner of the driver objects of one trial.
@@ -84,36 +114,14 @@ void flip_test_expected(const std::vector<int>& in, std::vector<int>& out, std::
 }
 
 TrialResult run_trial_here(const std::vector<std::uint8_t>& cubin, const RunConfig& cfg, const DriverApi* api) {
-  check_config(cfg);
+  check_run_config(cfg);
   const DriverApi& cu = api ? *api : DriverApi::get();
   const auto t_start = Clock::now();
   TrialResult r;
   Trial t(cu);
-  CUresult e = cu.cuInit(0);
-  if (e != CUDA_SUCCESS) throw NoDeviceError("no CUDA GPU found (cuInit: " + cu.describe(e) + ")");
-  int count = 0;
-  if (cu.cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) throw NoDeviceError("no CUDA GPU found");
-  if (cfg.device < 0 || cfg.device >= count)
-    throw UsageError("--device " + std::to_string(cfg.device) + ": only " + std::to_string(count) + " device(s)");
-  cu.cuDeviceGet(&t.dev, cfg.device);
-  {
-    char name[256] = {0};
-    cu.cuDeviceGetName(name, sizeof name, t.dev);
-    int ma = 0, mi = 0, sms = 0, clk = 0, drv = 0;
-    cu.cuDeviceGetAttribute(&ma, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, t.dev);
-    cu.cuDeviceGetAttribute(&mi, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, t.dev);
-    cu.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, t.dev);
-    cu.cuDeviceGetAttribute(&clk, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, t.dev);
-    cu.cuDriverGetVersion(&drv);
-    r.device.index = cfg.device;
-    r.device.name = name;
-    r.device.cc_major = ma;
-    r.device.cc_minor = mi;
-    r.device.cc = std::to_string(ma) + "." + std::to_string(mi);
-    r.device.sm_count = sms;
-    r.device.sm_clock_khz = clk;
-    r.device.driver = std::to_string(drv / 1000) + "." + std::to_string((drv % 1000) / 10);
-  }
+  CUresult e = CUDA_SUCCESS;
+  t.dev = open_device(cu, cfg);
+  r.device = device_record(cfg);
   auto fail = [&](const char* status, CUresult err, const std::string& where) {
     r.status = status;
     r.error = where + ": " + cu.describe(err);
@@ -227,7 +235,14 @@ void write_all(int fd, const std::string& s) {
 // The child: trials first..end in order, one JSON line each; stops after the first trial that did
 // not complete (its context may be unusable: the parent starts a fresh child for the rest).
 [[noreturn]] void child_main(int fd, const std::vector<std::vector<std::uint8_t>>& cubins, std::size_t first,
-                             const RunConfig& cfg, const DriverApi* api) {
+                             const RunConfig& cfg0, const DriverApi* api) {
+  RunConfig cfg = cfg0;  // the device is queried once per process
+  std::optional<DeviceRecord> device;
+  if (cfg0.device_query)
+    cfg.device_query = [&](int d) {
+      if (!device) device = cfg0.device_query(d);
+      return *device;
+    };
   for (std::size_t i = first; i < cubins.size(); ++i) {
     json j;
     try {
@@ -262,6 +277,31 @@ int reap(pid_t pid, double limit_s) {
 }  // namespace
 
 namespace {
+enum class Read { line, timeout, eof };
+
+// The next '\n'-terminated line from a child's pipe (without the '\n'), reading into `buf` until one
+// is complete, the deadline passes, or the child closes its end.
+Read read_line(int fd, std::string& buf, Clock::time_point deadline, std::string& line) {
+  char chunk[65536];
+  for (;;) {
+    if (const auto nl = buf.find('\n'); nl != std::string::npos) {
+      line = buf.substr(0, nl);
+      buf.erase(0, nl + 1);
+      return Read::line;
+    }
+    const double left_ms = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
+    if (left_ms <= 0) return Read::timeout;
+    pollfd p{fd, POLLIN, 0};
+    const int pr = ::poll(&p, 1, static_cast<int>(std::min(left_ms, 1000.0)) + 1);
+    if (pr < 0 && errno != EINTR) throw std::runtime_error("poll failed");
+    if (pr <= 0) continue;
+    const ssize_t got = ::read(fd, chunk, sizeof chunk);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return Read::eof;
+    buf.append(chunk, static_cast<std::size_t>(got));
+  }
+}
+
 // Owns a trial child and the read end of its pipe; on scope exit (also by exception) the child is
 // killed unless it was already reaped.
 struct Child {
@@ -290,7 +330,7 @@ struct Child {
 std::vector<TrialResult> run_trials_isolated(const std::vector<std::vector<std::uint8_t>>& cubins, const RunConfig& cfg,
                                              const DriverApi* api,
                                              const std::function<void(std::size_t, const TrialResult&)>& on_result) {
-  check_config(cfg);
+  check_run_config(cfg);
   std::vector<TrialResult> results(cubins.size());
   // Per trial: every launch may take the kernel timeout, plus driver start-up / module load.
   const double trial_budget_s = cfg.timeout_s * cfg.reps + cfg.startup_s;
@@ -312,51 +352,36 @@ std::vector<TrialResult> run_trials_isolated(const std::vector<std::vector<std::
     }
     ::close(fds[1]);
     Child child{pid, fds[0], cfg.startup_s};
-    std::string buf;
-    auto deadline = Clock::now() + std::chrono::duration<double>(trial_budget_s);
-    char chunk[65536];
+    std::string buf, line;
+    auto deadline = after(trial_budget_s);
     for (;;) {
-      const auto nl = buf.find('\n');
-      if (nl != std::string::npos) {  // one trial's result
+      const Read got = read_line(fds[0], buf, deadline, line);
+      if (got == Read::line) {  // one trial's result
         TrialResult r;
         try {
-          r = trial_from_json(json::parse(buf.substr(0, nl)));
+          r = trial_from_json(json::parse(line));
         } catch (const std::exception&) {
           r.status = "crashed";
           r.error = "unreadable result from the trial process";
         }
-        buf.erase(0, nl + 1);
         const bool ok = r.completed();
         finish(std::move(r));
         if (!ok || next == cubins.size()) break;  // the child stops after a failed trial
-        deadline = Clock::now() + std::chrono::duration<double>(trial_budget_s);
+        deadline = after(trial_budget_s);
         continue;
       }
-      const double left_ms = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
-      if (left_ms <= 0) {  // no answer in time: kill the child, the trial counts as hung
+      TrialResult r;
+      if (got == Read::timeout) {  // no answer in time: kill the child, the trial counts as hung
         ::kill(pid, SIGKILL);
         child.wait();
-        TrialResult r;
         r.status = "timeout";
         r.error = "trial process killed after " + std::to_string(trial_budget_s) + " s without a result";
-        finish(std::move(r));
-        break;
+      } else {  // end of file without a result for the current trial: the child died
+        const int st = child.wait();
+        r.status = "crashed";
+        r.error = WIFSIGNALED(st) ? "trial process died from signal " + std::to_string(WTERMSIG(st))
+                                  : "trial process exited " + std::to_string(WEXITSTATUS(st)) + " without a result";
       }
-      pollfd p{fds[0], POLLIN, 0};
-      const int pr = ::poll(&p, 1, static_cast<int>(std::min(left_ms, 1000.0)) + 1);
-      if (pr < 0 && errno != EINTR) throw std::runtime_error("poll failed");
-      if (pr <= 0) continue;
-      const ssize_t got = ::read(fds[0], chunk, sizeof chunk);
-      if (got > 0) {
-        buf.append(chunk, static_cast<std::size_t>(got));
-        continue;
-      }
-      // End of file without a result for the current trial: the child died.
-      const int st = child.wait();
-      TrialResult r;
-      r.status = "crashed";
-      r.error = WIFSIGNALED(st) ? "trial process died from signal " + std::to_string(WTERMSIG(st))
-                                : "trial process exited " + std::to_string(WEXITSTATUS(st)) + " without a result";
       finish(std::move(r));
       break;
     }
@@ -367,6 +392,53 @@ std::vector<TrialResult> run_trials_isolated(const std::vector<std::vector<std::
 
 TrialResult run_trial_isolated(const std::vector<std::uint8_t>& cubin, const RunConfig& cfg, const DriverApi* api) {
   return run_trials_isolated({cubin}, cfg, api).front();
+}
+
+DeviceRecord probe_device_isolated(const RunConfig& cfg, const DriverApi* api) {
+  check_run_config(cfg);
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    ::close(fds[0]);
+    json j;
+    try {
+      const DriverApi& cu = api ? *api : DriverApi::get();
+      open_device(cu, cfg);
+      j = {{"status", "ok"}, {"device", divbench::to_json(device_record(cfg))}};
+    } catch (const NoDeviceError& e) {
+      j = {{"status", "no_device"}, {"error", e.what()}};
+    } catch (const UsageError& e) {
+      j = {{"status", "usage"}, {"error", e.what()}};
+    } catch (const std::exception& e) {
+      j = {{"status", "error"}, {"error", e.what()}};
+    }
+    write_all(fds[1], j.dump() + "\n");
+    ::close(fds[1]);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  Child child{pid, fds[0], cfg.startup_s};
+  std::string buf, line;
+  const Read got = read_line(fds[0], buf, after(cfg.startup_s), line);
+  if (got == Read::timeout)
+    throw std::runtime_error("the device check did not answer within " + std::to_string(cfg.startup_s) + " s");
+  if (got == Read::eof) throw std::runtime_error("the device check process died without an answer");
+  child.wait();
+  json j;
+  try {
+    j = json::parse(line);
+  } catch (const std::exception&) {
+    throw std::runtime_error("unreadable answer from the device check process");
+  }
+  const std::string status = j.value("status", "");
+  if (status == "ok") return device_from_json(j.at("device"));
+  const std::string error = j.value("error", "device check failed");
+  if (status == "no_device") throw NoDeviceError(error);
+  if (status == "usage") throw UsageError(error);
+  throw std::runtime_error(error);
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "divbench/core/errors.hpp"
+#include "divbench/core/hex.hpp"
 #include "divbench/cubin/disasm.hpp"
 #include "divbench/cubin/patch.hpp"
 
@@ -15,12 +16,6 @@ std::string word_hex(const CubinFile& f, const Section& s, std::uint64_t off) {
   std::memcpy(&lo, f.bytes().data() + s.offset + off, 8);
   std::memcpy(&hi, f.bytes().data() + s.offset + off + 8, 8);
   return hex128(lo, hi);
-}
-
-std::string hex(std::uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
 }
 
 }  // namespace

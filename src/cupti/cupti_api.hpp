@@ -24,6 +24,8 @@
   X(cuptiProfilerGetCounterAvailability)         \
   X(cuptiProfilerHostInitialize)                 \
   X(cuptiProfilerHostDeinitialize)               \
+  X(cuptiProfilerHostGetBaseMetrics)             \
+  X(cuptiProfilerHostGetSubMetrics)              \
   X(cuptiProfilerHostConfigAddMetrics)           \
   X(cuptiProfilerHostGetConfigImageSize)         \
   X(cuptiProfilerHostGetConfigImage)             \

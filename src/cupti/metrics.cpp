@@ -1,23 +1,31 @@
-// collect_metrics(): one profiling session per device, reused across points; any reason profiling is
-// impossible is reported once and sticks for the rest of the process.
+// collect_launch_metrics(): one profiler configuration per device, reused across calls; the launches
+// of a call share profiler sessions of up to kMaxLaunchesPerSession ranges each. Any reason profiling
+// is impossible is reported once and sticks for the rest of the process.
 #include "divbench/cupti/metrics.hpp"
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 
+#include "divbench/cuda/check.hpp"
 #include "divbench/cupti/region.hpp"
 #include "range_profiler.hpp"
 
 namespace divbench {
 namespace {
 
+// Ranges per session: the counter-data image grows with it (a few KB per range); --all queues a
+// few hundred launches, so this is one or two sessions.
+constexpr std::size_t kMaxLaunchesPerSession = 256;
+
 struct State {
   std::string unavailable;                          // sticky reason, empty while profiling works
-  std::unique_ptr<cupti::RangeProfiler> profiler;   // for profiler->device()
+  std::unique_ptr<cupti::RangeProfiler> profiler;   // configured for `metrics` on profiler->device()
   std::vector<std::string> metrics;
 };
 
@@ -35,8 +43,8 @@ json unavailable(State& s, const std::string& reason) {
   return json{{"available", false}, {"reason", s.unavailable}};
 }
 
-// The session for the current device and these metrics (created on first use). Throws Unavailable.
-cupti::RangeProfiler& session(State& s, const std::vector<std::string>& metrics) {
+// The profiler for the current device and these metrics (created on first use). Throws Unavailable.
+cupti::RangeProfiler& profiler(State& s, const std::vector<std::string>& metrics) {
   int dev = -1;
   cudaGetDevice(&dev);
   if (!s.profiler || s.profiler->device() != dev || s.metrics != metrics) {
@@ -44,60 +52,181 @@ cupti::RangeProfiler& session(State& s, const std::vector<std::string>& metrics)
     std::string why;
     const cupti::Api* api = cupti::load_api(&why);
     if (!api) throw cupti::Unavailable(why);
-    s.profiler = std::make_unique<cupti::RangeProfiler>(*api, metrics);
+    std::vector<std::string> required;
+    for (const auto& m : required_metrics())
+      if (std::find(metrics.begin(), metrics.end(), m) != metrics.end()) required.push_back(m);
+    s.profiler = std::make_unique<cupti::RangeProfiler>(*api, metrics, required);
     s.metrics = metrics;
   }
   return *s.profiler;
 }
 
+json measured(const cupti::RangeProfiler& p, const cupti::Measurement& m, std::size_t session_launches) {
+  json values = json::object();
+  for (const auto& name : p.metrics()) values[name] = m.values.at(name);
+  std::string why;
+  json j{{"available", true},
+         {"values", values},
+         {"chip", p.chip()},
+         {"passes", p.passes()},
+         {"profile_ms", m.wall_ms},
+         {"session_launches", session_launches},
+         {"library", cupti::load_api(&why)->path},
+         {"mode", "CUPTI range profiler, auto range, kernel replay, one session for many launches"}};
+  if (!p.missing().empty()) j["missing"] = p.missing();
+  return j;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+MetricValues values_of(const json& values) {
+  MetricValues v;
+  for (const auto& [k, x] : values.items()) v[k] = x.get<double>();
+  return v;
+}
+
 }  // namespace
 
 const std::vector<std::string>& default_metrics() {
+  static const std::vector<std::string> m{kMetricRatio,      kMetricInst,          kMetricThreadInst,
+                                          kMetricPredOnRatio, kMetricThreadInstPredOn, kMetricBranchUniformPct,
+                                          kMetricBranchTargets, kMetricBranchTargetsUniform};
+  return m;
+}
+
+const std::vector<std::string>& required_metrics() {
   static const std::vector<std::string> m{kMetricRatio, kMetricInst, kMetricThreadInst};
   return m;
 }
 
-json collect_metrics(const std::function<void()>& launch_once, const std::vector<std::string>& metrics) {
+std::vector<json> collect_launch_metrics(const std::vector<std::function<void()>>& launches,
+                                         const std::vector<std::string>& metrics, ProfileStats* stats) {
   State& s = state();
+  std::vector<json> out;
+  out.reserve(launches.size());
   if (const char* env = std::getenv("DIVBENCH_CUPTI"); env && std::strcmp(env, "off") == 0 && s.unavailable.empty())
     unavailable(s, "disabled by DIVBENCH_CUPTI=off");
-  if (!s.unavailable.empty()) {
-    launch_once();
-    return unavailable(s, s.unavailable);
-  }
-  bool launched = false;
+  std::size_t done = 0;  // functions that ran, profiled or not
   try {
-    cupti::RangeProfiler& p = session(s, metrics);
-    const cupti::Measurement m = p.profile(launch_once, &launched);
-    json values = json::object();
-    for (const auto& name : metrics) values[name] = m.values.at(name);
-    std::string why;
-    return json{{"available", true},   {"values", values},         {"chip", p.chip()},
-                {"passes", p.passes()}, {"profile_ms", m.wall_ms},  {"library", cupti::load_api(&why)->path},
-                {"mode", "CUPTI range profiler, auto range, kernel replay"}};
+    if (s.unavailable.empty() && !launches.empty()) {
+      cupti::RangeProfiler& p = profiler(s, metrics);
+      while (done < launches.size()) {
+        const std::size_t n = std::min(kMaxLaunchesPerSession, launches.size() - done);
+        const std::vector<std::function<void()>> chunk(launches.begin() + static_cast<std::ptrdiff_t>(done),
+                                                       launches.begin() + static_cast<std::ptrdiff_t>(done + n));
+        const auto t0 = std::chrono::steady_clock::now();
+        std::size_t ran = 0;
+        try {
+          const std::vector<cupti::Measurement> ms = p.profile(chunk, &ran);
+          for (const auto& m : ms) out.push_back(measured(p, m, n));
+        } catch (const cupti::Unavailable&) {
+          done += ran;  // these ran but were not measured
+          throw;
+        }
+        done += n;
+        if (stats) {
+          stats->launches += n;
+          stats->sessions += 1;
+          stats->wall_ms += ms_since(t0);
+        }
+      }
+    }
   } catch (const cupti::Unavailable& e) {
     s.profiler.reset();
-    if (!launched) launch_once();
-    return unavailable(s, e.what());
+    unavailable(s, e.what());
   }
+  // Whatever was not measured: run what has not run yet (same order), and say why.
+  while (out.size() < launches.size()) {
+    if (out.size() >= done) launches[out.size()]();
+    out.push_back(unavailable(s, s.unavailable));
+  }
+  return out;
+}
+
+json collect_metrics(const std::function<void()>& launch_once, const std::vector<std::string>& metrics) {
+  return collect_launch_metrics({launch_once}, metrics).at(0);
+}
+
+std::vector<json> collect_points_metrics(const std::vector<PointLaunches>& points, ProfileStats* stats) {
+  std::vector<std::function<void()>> launches;
+  for (const auto& p : points) {
+    launches.push_back(p.full);
+    if (p.twin) launches.push_back(p.twin);
+  }
+  const std::vector<json> each = collect_launch_metrics(launches, default_metrics(), stats);
+  std::vector<json> out;
+  std::size_t i = 0;
+  for (const auto& p : points) {
+    json full = each.at(i++);
+    if (!p.twin) {
+      out.push_back(std::move(full));
+      continue;
+    }
+    const json& twin = each.at(i++);
+    if (full.value("available", false)) {
+      if (!twin.value("available", false)) {
+        full["region"] = json{{"ratio", nullptr}, {"why", "twin launch not profiled: " + twin.value("reason", std::string())}};
+      } else {
+        full["twin"] = twin["values"];
+        full["twin_profile_ms"] = twin["profile_ms"];
+        full["region"] = to_json(region_efficiency(values_of(full["values"]), values_of(twin["values"])));
+      }
+    }
+    out.push_back(std::move(full));
+  }
+  return out;
 }
 
 json collect_point_metrics(const std::function<void()>& launch_once, const std::function<void()>& launch_twin) {
-  json full = collect_metrics(launch_once);
-  if (!launch_twin) return full;
-  const json twin = collect_metrics(launch_twin);
-  if (!full.value("available", false)) return full;
-  if (!twin.value("available", false)) {
-    full["region"] = json{{"ratio", nullptr}, {"why", "twin launch not profiled: " + twin.value("reason", std::string())}};
-    return full;
+  return collect_points_metrics({PointLaunches{launch_once, launch_twin}}).at(0);
+}
+
+DeferredMetrics::DeferredMetrics(std::function<void(int)> select_device) : select_device_(std::move(select_device)) {
+  if (!select_device_) select_device_ = [](int dev) { DIVBENCH_CUDA_CHECK(cudaSetDevice(dev)); };
+}
+
+void DeferredMetrics::add(int device, PointLaunches launches, std::function<void(json)> deliver) {
+  queued_.push_back(Queued{device, std::move(launches), std::move(deliver)});
+}
+
+json DeferredMetrics::run(const std::function<void(const std::string&)>& note) {
+  if (queued_.empty()) return nullptr;
+  std::vector<int> devices;
+  for (const auto& q : queued_)
+    if (std::find(devices.begin(), devices.end(), q.device) == devices.end()) devices.push_back(q.device);
+  ProfileStats stats;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int dev : devices) {
+    std::vector<PointLaunches> points;
+    std::vector<const Queued*> which;
+    for (const auto& q : queued_)
+      if (q.device == dev) {
+        points.push_back(q.launches);
+        which.push_back(&q);
+      }
+    if (note)
+      note("counters: profiling the metric launches of " + std::to_string(points.size()) + " point(s) on device " +
+           std::to_string(dev));
+    select_device_(dev);
+    ProfileStats dev_stats;
+    const std::vector<json> results = collect_points_metrics(points, &dev_stats);
+    for (std::size_t i = 0; i < results.size(); ++i) which[i]->deliver(results[i]);
+    if (note) {
+      char line[160];
+      std::snprintf(line, sizeof line, "counters: %zu launch(es) profiled in %zu session(s), %.2f s", dev_stats.launches,
+                    dev_stats.sessions, dev_stats.wall_ms / 1000.0);
+      note(dev_stats.launches ? line : "counters: none profiled (metrics unavailable)");
+    }
+    stats.launches += dev_stats.launches;
+    stats.sessions += dev_stats.sessions;
+    stats.wall_ms += dev_stats.wall_ms;
   }
-  full["twin"] = twin["values"];
-  full["twin_profile_ms"] = twin["profile_ms"];
-  MetricValues f, t;
-  for (const auto& [k, v] : full["values"].items()) f[k] = v.get<double>();
-  for (const auto& [k, v] : twin["values"].items()) t[k] = v.get<double>();
-  full["region"] = to_json(region_efficiency(f, t));
-  return full;
+  const std::size_t points = queued_.size();
+  queued_.clear();
+  return json{{"points", points}, {"launches", stats.launches}, {"sessions", stats.sessions},
+              {"sessions_s", stats.wall_ms / 1000.0}, {"wall_s", ms_since(t0) / 1000.0}};
 }
 
 }  // namespace divbench

@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <chrono>
 
 namespace divbench::cupti {
@@ -30,15 +31,6 @@ const char* level_name(CUpti_Profiler_Support_Level l) {
   }
 }
 
-// A zeroed CUPTI parameter struct with its structSize set.
-template <class T>
-T params(std::size_t size) {
-  T p{};
-  p.structSize = size;
-  return p;
-}
-#define DIVBENCH_CUPTI_PARAMS(T) params<T>(T##_STRUCT_SIZE)
-
 // Runs `f` on scope exit.
 template <class F>
 struct Finally {
@@ -48,24 +40,24 @@ struct Finally {
 template <class F>
 Finally(F) -> Finally<F>;
 
-}  // namespace
-
-std::string describe_result(const Api* api, CUptiResult r, const char* what) {
-  const char* text = nullptr;
-  if (api && api->cuptiGetResultString) api->cuptiGetResultString(r, &text);
-  std::string s = std::string(what) + ": " + (text ? text : "CUPTI error") + " (" + std::to_string(r) + ")";
-  if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
-    s += "; GPU performance counters are restricted to admin users on this machine (NVreg_RestrictProfilingToAdminUsers)";
-  return s;
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
+
+// Room in the counter-data image beyond the expected ranges, so a launch function that launches
+// more than one kernel is detected (range count), not truncated.
+constexpr std::size_t kSpareRanges = 4;
+
+}  // namespace
 
 void RangeProfiler::check(CUptiResult r, const char* what) const {
   if (r != CUPTI_SUCCESS) throw Unavailable(describe_result(&api_, r, what));
 }
 
-RangeProfiler::RangeProfiler(const Api& api, const std::vector<std::string>& metrics) : api_(api), names_(metrics) {
-  if (names_.empty()) throw Unavailable("no metrics requested");
-  for (const auto& n : names_) cnames_.push_back(n.c_str());
+RangeProfiler::RangeProfiler(const Api& api, const std::vector<std::string>& metrics,
+                             const std::vector<std::string>& required)
+    : api_(api) {
+  if (metrics.empty()) throw Unavailable("no metrics requested");
   if (cudaGetDevice(&device_) != cudaSuccess || cudaFree(nullptr) != cudaSuccess)
     throw Unavailable("no usable CUDA device");
   ctx_ = current_context();
@@ -94,49 +86,29 @@ RangeProfiler::RangeProfiler(const Api& api, const std::vector<std::string>& met
   avail.pCounterAvailabilityImage = availability_.data();
   check(api_.cuptiProfilerGetCounterAvailability(&avail), "cuptiProfilerGetCounterAvailability");
 
-  auto host = DIVBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params);
-  host.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-  host.pChipName = chip_.c_str();
-  host.pCounterAvailabilityImage = availability_.data();
-  check(api_.cuptiProfilerHostInitialize(&host), "cuptiProfilerHostInitialize");
-  host_ = host.pHostObject;
-
-  auto add = DIVBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
-  add.pHostObject = host_;
-  add.ppMetricNames = cnames_.data();
-  add.numMetrics = cnames_.size();
-  check(api_.cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics (unknown metric name?)");
-
-  auto size = DIVBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
-  size.pHostObject = host_;
-  check(api_.cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
-  config_.resize(size.configImageSize);
-  auto img = DIVBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
-  img.pHostObject = host_;
-  img.configImageSize = config_.size();
-  img.pConfigImage = config_.data();
-  check(api_.cuptiProfilerHostGetConfigImage(&img), "cuptiProfilerHostGetConfigImage");
-
-  auto np = DIVBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
-  np.configImageSize = config_.size();
-  np.pConfigImage = config_.data();
-  check(api_.cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses");
-  passes_ = np.numOfPasses;
-}
-
-RangeProfiler::~RangeProfiler() {
-  if (host_) {
-    auto d = DIVBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
-    d.pHostObject = host_;
-    api_.cuptiProfilerHostDeinitialize(&d);
+  host_ = std::make_unique<HostConfig>(api_, chip_, availability_);
+  std::vector<std::string> offered;
+  for (const auto& m : metrics) {
+    if (host_->offers(m)) {
+      offered.push_back(m);
+      continue;
+    }
+    if (std::find(required.begin(), required.end(), m) != required.end())
+      throw Unavailable("chip " + chip_ + " does not offer metric " + m);
+    missing_.push_back(m);
   }
+  host_->configure(offered);
 }
 
-Measurement RangeProfiler::profile(const std::function<void()>& launch_once, bool* launched) {
-  *launched = false;
-  const auto t0 = std::chrono::steady_clock::now();
-  // Room for a few ranges, so a launch_once that launches more than one kernel is detected, not truncated.
-  constexpr std::size_t kMaxRanges = 4;
+std::vector<Measurement> RangeProfiler::profile(const std::vector<std::function<void()>>& launches,
+                                               std::size_t* launched) {
+  *launched = 0;
+  std::vector<Measurement> out;
+  if (launches.empty()) return out;
+  const std::size_t capacity = launches.size() + kSpareRanges;
+  const std::vector<std::uint8_t>& config = host_->config_image();
+  std::vector<const char*> names;
+  for (const auto& m : host_->metrics()) names.push_back(m.c_str());
 
   auto en = DIVBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
   en.ctx = ctx_;
@@ -150,10 +122,10 @@ Measurement RangeProfiler::profile(const std::function<void()>& launch_once, boo
 
   auto cds = DIVBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
   cds.pRangeProfilerObject = obj;
-  cds.pMetricNames = cnames_.data();
-  cds.numMetrics = cnames_.size();
-  cds.maxNumOfRanges = kMaxRanges;
-  cds.maxNumRangeTreeNodes = kMaxRanges;
+  cds.pMetricNames = names.data();
+  cds.numMetrics = names.size();
+  cds.maxNumOfRanges = capacity;
+  cds.maxNumRangeTreeNodes = static_cast<std::uint32_t>(capacity);
   check(api_.cuptiRangeProfilerGetCounterDataSize(&cds), "cuptiRangeProfilerGetCounterDataSize");
   std::vector<std::uint8_t> data(cds.counterDataSize);
   auto ci = DIVBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
@@ -164,13 +136,13 @@ Measurement RangeProfiler::profile(const std::function<void()>& launch_once, boo
 
   auto sc = DIVBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
   sc.pRangeProfilerObject = obj;
-  sc.configSize = config_.size();
-  sc.pConfig = config_.data();
+  sc.configSize = config.size();
+  sc.pConfig = config.data();
   sc.counterDataImageSize = data.size();
   sc.pCounterDataImage = data.data();
   sc.range = CUPTI_AutoRange;
   sc.replayMode = CUPTI_KernelReplay;
-  sc.maxRangesPerPass = kMaxRanges;
+  sc.maxRangesPerPass = capacity;
   sc.numNestingLevels = 1;
   sc.minNestingLevel = 1;
   sc.passIndex = 0;
@@ -180,8 +152,13 @@ Measurement RangeProfiler::profile(const std::function<void()>& launch_once, boo
   auto st = DIVBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
   st.pRangeProfilerObject = obj;
   check(api_.cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
-  *launched = true;
-  launch_once();  // CUDA errors propagate: they are failures of the run, not of the profiler
+  std::vector<double> wall(launches.size(), 0.0);
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    *launched = i + 1;
+    const auto l0 = std::chrono::steady_clock::now();
+    launches[i]();  // CUDA errors propagate: they are failures of the run, not of the profiler
+    wall[i] = ms_since(l0);
+  }
   auto sp = DIVBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
   sp.pRangeProfilerObject = obj;
   check(api_.cuptiRangeProfilerStop(&sp), "cuptiRangeProfilerStop");
@@ -191,30 +168,26 @@ Measurement RangeProfiler::profile(const std::function<void()>& launch_once, boo
   dd.pRangeProfilerObject = obj;
   check(api_.cuptiRangeProfilerDecodeData(&dd), "cuptiRangeProfilerDecodeData");
   if (dd.numOfRangeDropped != 0)
-    throw Unavailable(std::to_string(dd.numOfRangeDropped) + " profiled range(s) dropped: more than one kernel launched");
+    throw Unavailable(std::to_string(dd.numOfRangeDropped) +
+                      " profiled range(s) dropped: a launch function launched more than one kernel");
 
   auto info = DIVBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
   info.pCounterDataImage = data.data();
   info.counterDataImageSize = data.size();
   check(api_.cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
-  if (info.numTotalRanges != 1)
-    throw Unavailable("expected exactly one profiled kernel launch, saw " + std::to_string(info.numTotalRanges));
+  if (info.numTotalRanges != launches.size())
+    throw Unavailable("expected one profiled kernel per launch function (" + std::to_string(launches.size()) +
+                      "), saw " + std::to_string(info.numTotalRanges));
 
-  std::vector<double> values(cnames_.size(), 0.0);
-  auto ev = DIVBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
-  ev.pHostObject = host_;
-  ev.pCounterDataImage = data.data();
-  ev.counterDataImageSize = data.size();
-  ev.rangeIndex = 0;
-  ev.ppMetricNames = cnames_.data();
-  ev.numMetrics = cnames_.size();
-  ev.pMetricValues = values.data();
-  check(api_.cuptiProfilerHostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues");
-
-  Measurement m;
-  for (std::size_t i = 0; i < names_.size(); ++i) m.values[names_[i]] = values[i];
-  m.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  return m;
+  // Auto range: range i is the i-th kernel launched in the session.
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const std::vector<double> v = host_->evaluate(data, i);
+    Measurement m;
+    for (std::size_t j = 0; j < v.size(); ++j) m.values[host_->metrics()[j]] = v[j];
+    m.wall_ms = wall[i];
+    out.push_back(std::move(m));
+  }
+  return out;
 }
 
 }  // namespace divbench::cupti

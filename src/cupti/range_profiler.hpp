@@ -1,61 +1,57 @@
-// One CUPTI range-profiler session per device: auto range + kernel replay, so exactly one kernel launch
-// becomes one range and CUPTI replays it as often as the metrics need (state saved and restored).
+// The target half of CUPTI profiling: one range-profiler session per device, auto range + kernel
+// replay, so every kernel launched between Start and Stop becomes one range and CUPTI replays it as
+// often as the metrics' passes need (device memory saved and restored). Many launches share one
+// Enable/SetConfig/Start .. Stop/Decode/Disable sequence instead of paying it for every launch.
 #pragma once
 #include <cuda.h>
 
 #include <cstdint>
 #include <functional>
-#include <stdexcept>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "cupti_api.hpp"
 #include "divbench/cupti/region.hpp"
+#include "host_config.hpp"
 
 namespace divbench::cupti {
 
-// Profiling is not possible here (no permission, unsupported device, unknown metric, CUPTI error).
-struct Unavailable : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 struct Measurement {
   MetricValues values;
-  double wall_ms = 0;  // enable .. disable, including the replayed passes
+  double wall_ms = 0;  // the launch function's wall time inside the session (its replayed passes included)
 };
 
 class RangeProfiler {
  public:
-  // For the current CUDA device (its primary context is made current). Throws Unavailable.
-  RangeProfiler(const Api& api, const std::vector<std::string>& metrics);
-  ~RangeProfiler();
+  // For the current CUDA device (its primary context is made current): checks that the device
+  // supports range profiling, then configures the metrics it offers out of `metrics`. The ones it does
+  // not offer are left out (missing()); Unavailable when one of `required` is among them.
+  RangeProfiler(const Api& api, const std::vector<std::string>& metrics, const std::vector<std::string>& required);
   RangeProfiler(const RangeProfiler&) = delete;
   RangeProfiler& operator=(const RangeProfiler&) = delete;
 
-  // Profiles `launch_once`, which must launch exactly one kernel (Unavailable otherwise). `launched`
-  // tells the caller whether launch_once ran (it does not run when setup fails first).
-  Measurement profile(const std::function<void()>& launch_once, bool* launched);
+  // Runs every launch function in one session; each must launch exactly one kernel (Unavailable
+  // otherwise: the ranges could not be attributed). One measurement per function, in order.
+  // `launched` counts the functions that ran (setup can fail before the first, decoding after the last).
+  std::vector<Measurement> profile(const std::vector<std::function<void()>>& launches, std::size_t* launched);
 
   int device() const { return device_; }
   const std::string& chip() const { return chip_; }
-  std::size_t passes() const { return passes_; }
+  std::size_t passes() const { return host_->passes(); }
+  const std::vector<std::string>& metrics() const { return host_->metrics(); }
+  const std::vector<std::string>& missing() const { return missing_; }
 
  private:
   void check(CUptiResult r, const char* what) const;
 
   const Api& api_;
-  std::vector<std::string> names_;
-  std::vector<const char*> cnames_;
   int device_ = -1;
   CUcontext ctx_ = nullptr;
   std::string chip_;
   std::vector<std::uint8_t> availability_;
-  std::vector<std::uint8_t> config_;
-  CUpti_Profiler_Host_Object* host_ = nullptr;
-  std::size_t passes_ = 0;
+  std::unique_ptr<HostConfig> host_;
+  std::vector<std::string> missing_;
 };
-
-// "what: CUPTI_ERROR_X (text)", with a hint for CUPTI_ERROR_INSUFFICIENT_PRIVILEGES.
-std::string describe_result(const Api* api, CUptiResult r, const char* what);
 
 }  // namespace divbench::cupti

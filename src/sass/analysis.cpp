@@ -4,7 +4,8 @@
 #include <set>
 #include <sstream>
 
-#include "divbench/core/result.hpp"
+#include "divbench/core/hex.hpp"
+#include "divbench/core/provenance.hpp"
 #include "divbench/sass/control_word.hpp"
 #include "divbench/sass/nvdisasm.hpp"
 #include "divbench/sass/pascal.hpp"
@@ -38,11 +39,13 @@ CubinAnalysis analyze(const Cubin& c) {
 
 json to_json(const PlacementCounts& c) {
   json j = json::object();
-  j["divergent_branches"] = c.divergent_branches;
+  j["divergent_branches"] = c.divergent_branches;  // branches ...
+  j["guarded_branches"] = c.guarded_branches;
+  j["unguarded"] = c.unguarded;
+  j["guard_records"] = c.guard_records();          // ... and guard records (one per guarding BSSY)
   j["at"] = c.at;
   j["after"] = c.after;
   j["before"] = c.before;
-  j["unguarded"] = c.unguarded;
   j["unclosed"] = c.unclosed;
   j["bssy_guarding_nothing"] = c.bssy_guarding_nothing;
   j["ipdom_exact_rate"] = c.at + c.after + c.before ? json(c.ipdom_exact_rate()) : json(nullptr);
@@ -107,10 +110,7 @@ json to_json(const FunctionAnalysis& a) {
     json e = json::object();
     e["offset"] = ins.offset;
     e["instruction"] = ins.text();
-    char enc[40];
-    std::snprintf(enc, sizeof enc, "0x%016llx%016llx", static_cast<unsigned long long>(ins.encoding->hi),
-                  static_cast<unsigned long long>(ins.encoding->lo));
-    e["encoding"] = enc;
+    e["encoding"] = hex128(ins.encoding->lo, ins.encoding->hi);
     for (auto& [k, v] : wj.items()) e[k] = v;
     cw.push_back(e);
   }
@@ -136,13 +136,11 @@ json to_json(const CubinAnalysis& a) {
 }
 
 json to_document(const std::vector<CubinAnalysis>& cubins, const std::string& nvdisasm, const std::string& command) {
-  const Provenance p = make_provenance(command);
+  Provenance p = make_provenance(command);
+  p.tools["nvdisasm"] = {nvdisasm, nvdisasm.empty() ? "" : tool_version(nvdisasm)};
   json doc = json::object();
   doc["schema"] = kSassSchema;
-  doc["provenance"] = {{"git", p.git},       {"created", p.created},
-                       {"host", p.host},     {"command", p.command},
-                       {"divbench_built_with", p.toolkit},
-                       {"nvdisasm", nvdisasm}, {"nvdisasm_version", nvdisasm.empty() ? "" : tool_version(nvdisasm)}};
+  doc["provenance"] = divbench::to_json(p);
   Census total;
   PlacementCounts counts;
   json cj = json::array();
@@ -177,14 +175,16 @@ std::string summary(const CubinAnalysis& a) {
     s << "  SSY " << c.total("SSY") << "  SYNC " << c.total("SYNC") << "  PBK " << c.total("PBK") << "  BRK "
       << c.total("BRK") << "\n";
   const auto& p = a.counts;
-  s << "  divergent branches " << p.divergent_branches << ": at " << p.at << ", after " << p.after << ", before "
-    << p.before << ", unguarded " << p.unguarded << "; BSSY guarding nothing " << p.bssy_guarding_nothing
-    << "; IPDom-exact " << rate(p) << "\n";
+  s << "  divergent branches " << p.divergent_branches << " (guarded " << p.guarded_branches << ", unguarded "
+    << p.unguarded << "); guard records " << p.guard_records() << " (one per guarding BSSY): at " << p.at
+    << ", after " << p.after << ", before " << p.before << ", unclosed " << p.unclosed << "; IPDom-exact "
+    << rate(p) << " of guard records; BSSY guarding nothing " << p.bssy_guarding_nothing << "\n";
   for (const auto& f : a.functions) {
     const auto& q = f.placement.counts;
     s << "    " << f.function->name << ": " << f.cfg.blocks.size() << " blocks, " << q.divergent_branches
-      << " divergent branches (at " << q.at << ", after " << q.after << ", before " << q.before << ", unguarded "
-      << q.unguarded << "), depth " << f.census.nesting_depth << "\n";
+      << " divergent branches (guarded " << q.guarded_branches << ", unguarded " << q.unguarded << "), guard records "
+      << q.guard_records() << " (at " << q.at << ", after " << q.after << ", before " << q.before << "), depth "
+      << f.census.nesting_depth << "\n";
   }
   return s.str();
 }

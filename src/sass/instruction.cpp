@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 
 namespace divbench::sass {
 
@@ -78,16 +79,21 @@ std::optional<std::int64_t> parse_integer(const std::string& s0) {
     base = 16;
     s = s.substr(2);
   }
-  std::int64_t v = 0;
+  // Accumulate the magnitude unsigned and refuse anything beyond the int64 range (no signed
+  // overflow: a huge literal is not an address, it is "not a plain integer").
+  const std::uint64_t limit = neg ? std::uint64_t(1) << 63 : (std::uint64_t(1) << 63) - 1;
+  std::uint64_t v = 0;
   for (char c : s) {
-    int d;
-    if (c >= '0' && c <= '9') d = c - '0';
-    else if (base == 16 && c >= 'a' && c <= 'f') d = c - 'a' + 10;
-    else if (base == 16 && c >= 'A' && c <= 'F') d = c - 'A' + 10;
+    unsigned d;
+    if (c >= '0' && c <= '9') d = static_cast<unsigned>(c - '0');
+    else if (base == 16 && c >= 'a' && c <= 'f') d = static_cast<unsigned>(c - 'a' + 10);
+    else if (base == 16 && c >= 'A' && c <= 'F') d = static_cast<unsigned>(c - 'A' + 10);
     else return std::nullopt;
-    v = v * base + d;
+    if (v > (limit - d) / static_cast<unsigned>(base)) return std::nullopt;
+    v = v * static_cast<unsigned>(base) + d;
   }
-  return neg ? -v : v;
+  if (neg) return v == (std::uint64_t(1) << 63) ? std::numeric_limits<std::int64_t>::min() : -static_cast<std::int64_t>(v);
+  return static_cast<std::int64_t>(v);
 }
 
 }  // namespace divbench::sass

@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "divbench/core/errors.hpp"
+#include "divbench/core/files.hpp"
 #include "divbench/sass/parse.hpp"
 
 namespace fs = std::filesystem;
@@ -108,11 +109,17 @@ std::string find_cuobjdump(const std::string& nvdisasm_path) {
 
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& cwd) {
   if (argv.empty()) throw std::runtime_error("run_process: empty command");
-  char out_name[] = "/tmp/divbench-out-XXXXXX";
-  char err_name[] = "/tmp/divbench-err-XXXXXX";
+  const std::string base = env("TMPDIR").empty() ? "/tmp" : env("TMPDIR");
+  std::string out_tmpl = base + "/divbench-out-XXXXXX", err_tmpl = base + "/divbench-err-XXXXXX";
+  char* out_name = out_tmpl.data();
+  char* err_name = err_tmpl.data();
   int out_fd = ::mkstemp(out_name);
   int err_fd = ::mkstemp(err_name);
-  if (out_fd < 0 || err_fd < 0) throw std::runtime_error("run_process: cannot create temp files");
+  if (out_fd < 0 || err_fd < 0) {
+    if (out_fd >= 0) ::close(out_fd), ::unlink(out_name);
+    if (err_fd >= 0) ::close(err_fd), ::unlink(err_name);
+    throw std::runtime_error("run_process: cannot create temp files in " + base);
+  }
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -145,9 +152,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
 }
 
 TempDir::TempDir() {
-  char name[] = "/tmp/divbench-sass-XXXXXX";
-  if (!::mkdtemp(name)) throw std::runtime_error("cannot create a temporary directory");
-  path_ = name;
+  const std::string base = env("TMPDIR").empty() ? "/tmp" : env("TMPDIR");
+  std::string tmpl = base + "/divbench-sass-XXXXXX";
+  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary directory in " + base);
+  path_ = tmpl;
 }
 
 TempDir::~TempDir() {
@@ -155,16 +163,12 @@ TempDir::~TempDir() {
   fs::remove_all(path_, ec);
 }
 
-FileInfo inspect_file(const std::string& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw UsageError(path + ": no such file");
-  if (fs::is_directory(path, ec)) throw UsageError(path + ": is a directory, not a cubin or executable");
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw UsageError(path + ": cannot be read");
-  const std::string bytes = read_file(path);
+FileInfo inspect_bytes(const std::string& bytes, const std::string& path) {
   auto u16 = [&](std::size_t o) { return std::uint32_t(std::uint8_t(bytes[o])) | std::uint32_t(std::uint8_t(bytes[o + 1])) << 8; };
   auto u32 = [&](std::size_t o) { return u16(o) | u16(o + 2) << 16; };
   auto u64 = [&](std::size_t o) { return std::uint64_t(u32(o)) | std::uint64_t(u32(o + 4)) << 32; };
+  // off + len <= total, without computing a sum that can wrap past 2^64.
+  auto fits = [](std::uint64_t off, std::uint64_t len, std::uint64_t total) { return off <= total && len <= total - off; };
   FileInfo info;
   if (bytes.size() >= 4 && u32(0) == 0xBA55ED50u) {  // fatbin container
     info.kind = FileKind::fatbin;
@@ -176,13 +180,15 @@ FileInfo inspect_file(const std::string& path) {
     throw UsageError(path + ": truncated or unsupported ELF header (expected 64-bit little-endian)");
   const std::uint64_t shoff = u64(0x28);
   const std::uint32_t shentsize = u16(0x3a), shnum = u16(0x3c);
-  if (shoff + std::uint64_t(shentsize) * shnum > bytes.size())
+  if (shnum > 0 && shentsize < 64)
+    throw UsageError(path + ": unsupported ELF section header size " + std::to_string(shentsize) + " (ELF64 needs 64)");
+  if (!fits(shoff, std::uint64_t(shentsize) * shnum, bytes.size()))
     throw UsageError(path + ": truncated ELF file (section table beyond its " + std::to_string(bytes.size()) + " bytes)");
-  for (std::uint32_t i = 0; i < shnum && shentsize >= 64; ++i) {
+  for (std::uint32_t i = 0; i < shnum; ++i) {
     const std::size_t sh = shoff + std::size_t(i) * shentsize;
     const std::uint32_t type = u32(sh + 4);
     const std::uint64_t off = u64(sh + 0x18), size = u64(sh + 0x20);
-    if (type != 8 /*SHT_NOBITS*/ && off + size > bytes.size())
+    if (i > 0 && type != 8 /*SHT_NOBITS*/ && !fits(off, size, bytes.size()))
       throw UsageError(path + ": truncated ELF file (section " + std::to_string(i) + " ends beyond the file)");
   }
   const std::uint16_t machine = u16(18);
@@ -196,6 +202,8 @@ FileInfo inspect_file(const std::string& path) {
   }
   return info;
 }
+
+FileInfo inspect_file(const std::string& path) { return inspect_bytes(read_regular_file(path), path); }
 
 std::vector<std::string> extract_cubins(const std::string& file, const std::string& cuobjdump, const std::string& dir) {
   const std::string abs = fs::absolute(file).string();

@@ -37,7 +37,20 @@ void infer_targets(Instruction& ins) {
   if (ins.base == "CALL" && !ins.operands.empty()) ins.call_symbol = ins.operands.back();
 }
 
+namespace {
+std::vector<Function> parse_document(const json& doc, ListingMeta* meta);
+}  // namespace
+
 std::vector<Function> parse_nvdisasm_json(const json& doc, ListingMeta* meta) {
+  try {
+    return parse_document(doc, meta);
+  } catch (const json::exception& e) {  // a value of the wrong type anywhere in the document
+    throw UsageError("nvdisasm -json: malformed document (" + std::string(e.what()) + ")");
+  }
+}
+
+namespace {
+std::vector<Function> parse_document(const json& doc, ListingMeta* meta) {
   if (!doc.is_array() || doc.size() != 2 || !doc[0].is_object() || !doc[1].is_array())
     throw UsageError("nvdisasm -json output is not [metadata, [functions]]");
   if (meta) {
@@ -99,6 +112,7 @@ std::vector<Function> parse_nvdisasm_json(const json& doc, ListingMeta* meta) {
     if (!inside[i]) kept.push_back(std::move(fns[i]));
   return kept;
 }
+}  // namespace
 
 std::vector<Function> parse_nvdisasm_json_text(const std::string& text, ListingMeta* meta) {
   json doc;

@@ -1,9 +1,12 @@
 // nvdisasm text listing -> instruction model (encodings, labels, BRX targets; the only source on
 // toolkits without -json).
+#include <cctype>
+#include <cstring>
 #include <map>
-#include <regex>
+#include <optional>
 #include <sstream>
 
+#include "divbench/core/errors.hpp"
 #include "divbench/sass/cfg.hpp"
 #include "divbench/sass/parse.hpp"
 
@@ -11,15 +14,173 @@ namespace divbench::sass {
 
 namespace {
 
-const std::regex kSection(R"(^\s*\.section\s+\.text\.([^,\s]+),)");
-const std::regex kLabel(R"(^\s*([.$A-Za-z_][\w.$@]*):\s*$)");
-const std::regex kFuncType(R"(^\s*\.type\s+([^,\s]+),\s*@function)");
-const std::regex kIns(R"(^\s*/\*([0-9a-fA-F]{4,})\*/\s+(.*?)\s*(?:/\*\s*(0x[0-9a-fA-F]+)\s*\*/)?\s*$)");
-const std::regex kHexOnly(R"(^\s*/\*\s*(0x[0-9a-fA-F]+)\s*\*/\s*$)");
-const std::regex kTargets(R"re(\(\*"BRANCH_TARGETS\s+([^"]*)"\*\))re");
-const std::regex kLabelRef(R"re(`\(([^)]+)\))re");
+// The line shapes of a listing, matched by hand in one left-to-right pass each (no std::regex: its
+// backtracking recursed once per character and overflowed the stack on a long line). Character
+// classes are those of the ECMAScript patterns they replace, quoted above each matcher.
 
-std::uint64_t hex(const std::string& s) { return std::stoull(s, nullptr, 16); }
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
+bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+
+std::size_t skip_space(const std::string& s, std::size_t i) {
+  while (i < s.size() && is_space(s[i])) ++i;
+  return i;
+}
+bool starts_at(const std::string& s, std::size_t i, const char* lit) { return s.compare(i, std::strlen(lit), lit) == 0; }
+bool only_space_from(const std::string& s, std::size_t i) { return skip_space(s, i) == s.size(); }
+
+// Hex digits of a listing (an offset or an encoding half); UsageError when they do not fit 64 bits.
+std::uint64_t hex(const std::string& s) {
+  std::size_t i = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 2 : 0;
+  while (i + 1 < s.size() && s[i] == '0') ++i;
+  if (s.size() - i > 16) throw UsageError("nvdisasm listing: hex number " + s.substr(0, 40) + " does not fit 64 bits");
+  return std::stoull(s.substr(i), nullptr, 16);
+}
+
+// `^\s*\.section\s+\.text\.([^,\s]+),` (a prefix of the line)
+std::optional<std::string> match_section(const std::string& l) {
+  std::size_t i = skip_space(l, 0);
+  if (!starts_at(l, i, ".section")) return std::nullopt;
+  i += 8;
+  const std::size_t ws = i;
+  i = skip_space(l, i);
+  if (i == ws || !starts_at(l, i, ".text.")) return std::nullopt;
+  i += 6;
+  const std::size_t a = i;
+  while (i < l.size() && l[i] != ',' && !is_space(l[i])) ++i;
+  if (i == a || i >= l.size() || l[i] != ',') return std::nullopt;
+  return l.substr(a, i - a);
+}
+
+// `^\s*\.type\s+([^,\s]+),\s*@function` (a prefix of the line)
+std::optional<std::string> match_function_type(const std::string& l) {
+  std::size_t i = skip_space(l, 0);
+  if (!starts_at(l, i, ".type")) return std::nullopt;
+  i += 5;
+  const std::size_t ws = i;
+  i = skip_space(l, i);
+  if (i == ws) return std::nullopt;
+  const std::size_t a = i;
+  while (i < l.size() && l[i] != ',' && !is_space(l[i])) ++i;
+  if (i == a || i >= l.size() || l[i] != ',') return std::nullopt;
+  const std::string name = l.substr(a, i - a);
+  i = skip_space(l, i + 1);
+  if (!starts_at(l, i, "@function")) return std::nullopt;
+  return name;
+}
+
+// `^\s*([.$A-Za-z_][\w.$@]*):\s*$` (the whole line)
+std::optional<std::string> match_label(const std::string& l) {
+  std::size_t i = skip_space(l, 0);
+  const std::size_t a = i;
+  if (i >= l.size() || !(l[i] == '.' || l[i] == '$' || l[i] == '_' || std::isalpha(static_cast<unsigned char>(l[i]))))
+    return std::nullopt;
+  ++i;
+  while (i < l.size() && (is_word(l[i]) || l[i] == '.' || l[i] == '$' || l[i] == '@')) ++i;
+  if (i >= l.size() || l[i] != ':' || !only_space_from(l, i + 1)) return std::nullopt;
+  return l.substr(a, i - a);
+}
+
+// `/\*\s*(0x[0-9a-fA-F]+)\s*\*/` exactly spanning l[a, b): the encoding comment.
+std::optional<std::string> match_hex_comment(const std::string& l, std::size_t a, std::size_t b) {
+  if (b < a + 4 || !starts_at(l, a, "/*") || l.compare(b - 2, 2, "*/") != 0) return std::nullopt;
+  std::size_t i = skip_space(l, a + 2);
+  const std::size_t h = i;
+  if (i + 2 > b - 2 || l[i] != '0' || l[i + 1] != 'x') return std::nullopt;
+  i += 2;
+  const std::size_t d = i;
+  while (i < b - 2 && is_hex(l[i])) ++i;
+  if (i == d || skip_space(l, i) != b - 2) return std::nullopt;
+  return l.substr(h, i - h);
+}
+
+// `^\s*/\*\s*(0x[0-9a-fA-F]+)\s*\*/\s*$` (the whole line): the second half of an encoding.
+std::optional<std::string> match_hex_only(const std::string& l) {
+  const std::size_t a = skip_space(l, 0);
+  std::size_t b = l.size();
+  while (b > a && is_space(l[b - 1])) --b;
+  return match_hex_comment(l, a, b);
+}
+
+struct InstructionLine {
+  std::string offset, body;
+  std::optional<std::string> encoding;
+};
+
+// `^\s*/\*([0-9a-fA-F]{4,})\*/\s+(.*?)\s*(?:/\*\s*(0x[0-9a-fA-F]+)\s*\*/)?\s*$` (the whole line):
+// offset comment, body, optional encoding comment. The encoding comment, when present, starts at
+// the line's last "/*" (its contents cannot hold one).
+std::optional<InstructionLine> match_instruction(const std::string& l) {
+  std::size_t i = skip_space(l, 0);
+  if (!starts_at(l, i, "/*")) return std::nullopt;
+  i += 2;
+  const std::size_t a = i;
+  while (i < l.size() && is_hex(l[i])) ++i;
+  if (i - a < 4 || !starts_at(l, i, "*/")) return std::nullopt;
+  InstructionLine r;
+  r.offset = l.substr(a, i - a);
+  i += 2;
+  const std::size_t ws = i;
+  i = skip_space(l, i);
+  if (i == ws) return std::nullopt;
+  std::size_t end = l.size();
+  while (end > i && is_space(l[end - 1])) --end;
+  const std::size_t last = l.rfind("/*");
+  if (last != std::string::npos && last >= i) {
+    if (auto e = match_hex_comment(l, last, end)) {
+      r.encoding = e;
+      end = last;
+      while (end > i && is_space(l[end - 1])) --end;
+    }
+  }
+  r.body = l.substr(i, end - i);
+  if (r.body.find('\r') != std::string::npos) return std::nullopt;  // '.' matches no line terminator
+  return r;
+}
+
+// First `\(\*"BRANCH_TARGETS\s+([^"]*)"\*\)` in `body`: its list; every such table is removed.
+std::optional<std::string> take_branch_targets(std::string& body) {
+  static const std::string kOpen = "(*\"BRANCH_TARGETS";
+  std::optional<std::string> first;
+  std::string out;
+  std::size_t from = 0, i = 0;
+  while ((i = body.find(kOpen, i)) != std::string::npos) {
+    std::size_t j = i + kOpen.size();
+    const std::size_t ws = j;
+    j = skip_space(body, j);
+    const std::size_t q = body.find('"', j);
+    if (j == ws || q == std::string::npos || !starts_at(body, q + 1, "*)")) {
+      ++i;
+      continue;
+    }
+    if (!first) first = body.substr(j, q - j);
+    out += body.substr(from, i - from);
+    from = i = q + 3;
+  }
+  out += body.substr(from);
+  body = out;
+  return first;
+}
+
+// Every `` `\(([^)]+)\) `` (a backquoted label reference, `(.L_x_3)) in `body`, replaced by the label itself.
+std::vector<std::string> take_label_refs(std::string& body) {
+  std::vector<std::string> refs;
+  std::string out;
+  std::size_t from = 0, i = 0;
+  while ((i = body.find("`(", i)) != std::string::npos) {
+    const std::size_t close = body.find(')', i + 2);
+    if (close == std::string::npos || close == i + 2) {
+      ++i;
+      continue;
+    }
+    refs.push_back(body.substr(i + 2, close - i - 2));
+    out += body.substr(from, i - from) + refs.back();
+    from = i = close + 1;
+  }
+  out += body.substr(from);
+  body = out;
+  return refs;
+}
 
 struct Pending {
   std::vector<std::string> target_labels;  // BRX BRANCH_TARGETS / `(label) operands
@@ -36,11 +197,10 @@ std::vector<Function> parse_nvdisasm_text(const std::string& listing, int sm) {
   bool last_needs_hi = false;
   std::istringstream in(listing);
   std::string line;
-  std::smatch m;
   while (std::getline(in, line)) {
-    if (std::regex_search(line, m, kSection)) {
+    if (auto name = match_section(line)) {
       fns.emplace_back();
-      fns.back().name = m[1];
+      fns.back().name = *name;
       fns.back().instruction_bytes = sm >= 70 || sm == 0 ? 16 : 8;
       pend.emplace_back();
       pending_labels.clear();
@@ -49,16 +209,16 @@ std::vector<Function> parse_nvdisasm_text(const std::string& listing, int sm) {
     }
     if (fns.empty()) continue;
     Function& f = fns.back();
-    if (std::regex_search(line, m, kFuncType)) {
-      if (m[1] != f.name) f.subroutines[m[1]] = 0;  // offset filled when its label is seen
+    if (auto sub = match_function_type(line)) {
+      if (*sub != f.name) f.subroutines[*sub] = 0;  // offset filled when its label is seen
       continue;
     }
-    if (std::regex_match(line, m, kLabel)) {
-      pending_labels.push_back(m[1]);
+    if (auto label = match_label(line)) {
+      pending_labels.push_back(*label);
       continue;
     }
-    if (std::regex_match(line, m, kHexOnly)) {
-      const std::uint64_t v = hex(m[1]);
+    if (auto half = match_hex_only(line)) {
+      const std::uint64_t v = hex(*half);
       if (last && last_needs_hi) {
         last->encoding->hi = v;
         last_needs_hi = false;
@@ -67,13 +227,14 @@ std::vector<Function> parse_nvdisasm_text(const std::string& listing, int sm) {
       }
       continue;
     }
-    if (!std::regex_match(line, m, kIns)) continue;
+    auto m = match_instruction(line);
+    if (!m) continue;
     Instruction ins;
-    ins.offset = hex(m[1]);
-    std::string body = m[2];
-    if (m[3].matched) {
+    ins.offset = hex(m->offset);
+    std::string body = m->body;
+    if (m->encoding) {
       Encoding e;
-      e.lo = hex(m[3]);
+      e.lo = hex(*m->encoding);
       if (sm > 0 && sm < 70) {
         e.bits = 64;
         e.control = bundle_control;
@@ -81,18 +242,15 @@ std::vector<Function> parse_nvdisasm_text(const std::string& listing, int sm) {
       ins.encoding = e;
     }
     Pending p;
-    if (std::regex_search(body, m, kTargets)) {
-      std::stringstream ts(m[1].str());
+    if (auto list = take_branch_targets(body)) {
+      std::stringstream ts(*list);
       std::string t;
       while (std::getline(ts, t, ',')) p.target_labels.push_back(t);
-      body = std::regex_replace(body, kTargets, "");
     }
     while (!body.empty() && (body.back() == ';' || body.back() == ' ')) body.pop_back();
     const bool has_table = !p.target_labels.empty();
-    std::string refs = body;
-    for (std::sregex_iterator it(refs.begin(), refs.end(), kLabelRef), end; it != end; ++it)
-      if (!has_table) p.target_labels.push_back((*it)[1]);
-    body = std::regex_replace(body, kLabelRef, "$1");
+    for (auto& ref : take_label_refs(body))
+      if (!has_table) p.target_labels.push_back(std::move(ref));
     if (!body.empty() && body[0] == '@') {
       auto sp = body.find(' ');
       std::string g = body.substr(1, sp == std::string::npos ? std::string::npos : sp - 1);

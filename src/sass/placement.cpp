@@ -14,6 +14,7 @@ PlacementCounts& PlacementCounts::operator+=(const PlacementCounts& o) {
   unclosed += o.unclosed;
   bssy_guarding_nothing += o.bssy_guarding_nothing;
   divergent_branches += o.divergent_branches;
+  guarded_branches += o.guarded_branches;
   return *this;
 }
 
@@ -144,7 +145,10 @@ Placement place_reconvergence(const Function& f, const Cfg& cfg, const PostDomin
   for (std::size_t i = 0; i < f.instructions.size(); ++i) {
     if (cfg.block_of_instruction[i] < 0 || !is_potentially_divergent(f.instructions[i])) continue;
     out.counts.divergent_branches++;
-    if (guarded.count(i)) continue;
+    if (guarded.count(i)) {
+      out.counts.guarded_branches++;
+      continue;
+    }
     BranchRecord rec;
     rec.offset = f.instructions[i].offset;
     const int p = pd.ipdom[cfg.block_of_instruction[i]];

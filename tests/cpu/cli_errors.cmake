@@ -64,6 +64,15 @@ expect(2 "--sampling does not apply" --probe lock --sampling single)
 expect(2 "--placements does not apply" --sweep occupancy --placements 2)
 expect(2 "parent directory" --sweep k --out /nonexistent-divbench-dir/sub/)
 
+# Predication with equal loop shapes and occupancy with its own launch shapes (issue 13).
+expect(2 "--n takes exactly two iteration counts" --sweep predication --n 1000)
+expect(2 "--n takes exactly two iteration counts" --sweep predication --n 10,100,1000)
+expect(2 "--n 0 is not an iteration count here" --sweep predication --n 0,1000)
+expect(2 "--iters does not apply" --sweep predication --iters 5000)
+expect(2 "--placements: 9 is outside 1..8" --sweep predication --placements 9)
+expect(2 "--sampling does not apply" --sweep occupancy --sampling single)
+expect(2 "--n does not apply" --sweep occupancy --n 10,100)
+
 # The order probe (issue 13): --k is its group sizes (1..31); it runs no work and no lane map.
 expect(2 "--probe order: --k 32 is not a group size" --probe order --k 32)
 expect(2 "--probe order: --k 32 is not a group size" --probe order --k 1,16,32)

@@ -109,3 +109,19 @@ TEST(ResultJson, ReadErrorsNameTheFile) {
   EXPECT_THROW(read_json_file((dir / "missing.json").string()), UsageError);
   fs::remove_all(dir);
 }
+
+TEST(ResultJson, TextFormKeepsScalarArraysOnOneLine) {
+  const json doc{{"a", 1},
+                 {"samples", {{"cycles", {280861, 280861, 280862}}, {"smid", {0, 2, 4}}}},
+                 {"points", json::array({json{{"k", 1}}, json{{"k", 2}}})},
+                 {"empty", json::object()},
+                 {"none", json::array()},
+                 {"s", "x\"y"}};
+  const std::string text = json_text(doc);
+  EXPECT_EQ(json::parse(text), doc);  // same document
+  EXPECT_NE(text.find("\"cycles\": [280861, 280861, 280862]"), std::string::npos);
+  EXPECT_NE(text.find("\n  \"points\": [\n    {\n      \"k\": 1\n    },"), std::string::npos);
+  EXPECT_NE(text.find("\"empty\": {}"), std::string::npos);
+  EXPECT_NE(text.find("\"none\": []"), std::string::npos);
+  EXPECT_EQ(text.back(), '\n');
+}

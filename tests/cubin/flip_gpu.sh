@@ -11,11 +11,11 @@ cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head
 cubin="$cubins/flip_test.sm_${cc}.cubin"
 [ -f "$cubin" ] || { echo "no flip_test cubin for sm_$cc (add $cc to DIVBENCH_FLIP_ARCHS): skipped"; exit 77; }
 mkdir -p "$work"
-"$divbench" flip --experiment --cubin "$cubin" --function flip_test --match 'BSYNC*' --bits 72:2 \
+"$divbench" flip experiment --cubin "$cubin" --function flip_test --match 'BSYNC*' --bits 72:2 \
   --control 'STG*' --reps 3 --timeout 10 --out "$work/bitflip.json" --quiet
 rc=$?
 [ "$rc" = 3 ] && { echo "no CUDA driver/device: skipped"; exit 77; }
-[ "$rc" = 0 ] || { echo "divbench flip --experiment failed ($rc)"; exit 1; }
+[ "$rc" = 0 ] || { echo "divbench flip experiment failed ($rc)"; exit 1; }
 python3 - "$work/bitflip.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); s = d["summary"]

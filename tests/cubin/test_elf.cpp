@@ -1,6 +1,9 @@
 // ELF reader and patcher: real cubins built in this tree (sm_90, sm_100, sm_120), both CUDA ABI
-// versions of e_flags, byte-exact round trips and every refusal case of the library.
+// versions of e_flags, byte-exact round trips and every refusal case of the library, including the
+// crafted files of tests/support/crafted_elf.hpp.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
@@ -9,6 +12,7 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/cubin/elf.hpp"
 #include "divbench/cubin/patch.hpp"
+#include "support/crafted_elf.hpp"
 
 using namespace divbench;
 using namespace divbench::cubin;
@@ -193,4 +197,38 @@ TEST(CubinElf, RefusesUnknownLayouts) {
   poke<std::uint64_t>(b, f.header().shoff + std::uint64_t(t.index) * 64 + 32, t.size - 8);
   expect_refused(b, "not a multiple of 16");
   EXPECT_THROW(CubinFile::load("/nonexistent/x.cubin"), UsageError);
+}
+
+// Issue 15: crafted cubins that crashed the reader (string tables that are section 0, SHT_NOBITS or
+// missing; a NOBITS .text; tables whose end wraps past 2^64). Each is refused with one UsageError.
+TEST(CubinElf, RefusesCraftedFilesThatCrashedTheReader) {
+  const auto files = divbench::testing::crafted_files();
+  ASSERT_NO_THROW(CubinFile::parse(files.at("minimal.cubin").bytes, "minimal"));
+  const CubinFile f = CubinFile::parse(files.at("minimal.cubin").bytes, "minimal");
+  EXPECT_EQ(f.functions(), std::vector<std::string>{"k"});
+  ASSERT_EQ(f.symbols().size(), 2u);
+  EXPECT_EQ(f.symbols()[1].name, "k");
+  int refused = 0;
+  for (const auto& [name, file] : files) {
+    if (file.what.empty()) continue;
+    SCOPED_TRACE(name);
+    expect_refused(file.bytes, file.what);
+    ++refused;
+  }
+  EXPECT_GE(refused, 8);
+}
+
+// A FIFO is refused at once (opening it for reading used to block forever).
+TEST(CubinElf, RefusesAFifoWithoutBlocking) {
+  namespace fs = std::filesystem;
+  const std::string fifo = (fs::temp_directory_path() / ("divbench-fifo-" + std::to_string(::getpid()))).string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    CubinFile::load(fifo);
+    ADD_FAILURE() << "a FIFO was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+  }
+  fs::remove(fifo);
+  EXPECT_THROW(CubinFile::load(fs::temp_directory_path().string()), UsageError);  // a directory
 }

@@ -35,18 +35,8 @@ std::string mode_of(const void* image) {
 }
 
 CUresult fInit(unsigned) { return CUDA_SUCCESS; }
-CUresult fDriverGetVersion(int* v) { *v = 13000; return CUDA_SUCCESS; }
 CUresult fDeviceGetCount(int* n) { *n = 1; return CUDA_SUCCESS; }
 CUresult fDeviceGet(CUdevice* d, int i) { *d = i; return CUDA_SUCCESS; }
-// The name carries the process id: tests see which trials shared a process (and context).
-CUresult fDeviceGetName(char* s, int n, CUdevice) {
-  std::snprintf(s, static_cast<std::size_t>(n), "Fake GPU pid %d", static_cast<int>(::getpid()));
-  return CUDA_SUCCESS;
-}
-CUresult fDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
-  *v = a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 9 : a == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT ? 2 : 0;
-  return CUDA_SUCCESS;
-}
 CUresult fRetain(CUcontext* c, CUdevice) { *c = reinterpret_cast<CUcontext>(0x1); return CUDA_SUCCESS; }
 CUresult fRelease(CUdevice) { return CUDA_SUCCESS; }
 CUresult fSetCurrent(CUcontext) { return CUDA_SUCCESS; }
@@ -106,11 +96,8 @@ CUresult fErrString(CUresult, const char** s) { *s = "fake"; return CUDA_SUCCESS
 DriverApi fake() {
   DriverApi a;
   a.cuInit = fInit;
-  a.cuDriverGetVersion = fDriverGetVersion;
   a.cuDeviceGetCount = fDeviceGetCount;
   a.cuDeviceGet = fDeviceGet;
-  a.cuDeviceGetName = fDeviceGetName;
-  a.cuDeviceGetAttribute = fDeviceGetAttribute;
   a.cuDevicePrimaryCtxRetain = fRetain;
   a.cuDevicePrimaryCtxRelease = fRelease;
   a.cuCtxSetCurrent = fSetCurrent;
@@ -136,11 +123,23 @@ std::vector<std::uint8_t> image(const std::string& mode) {
   return b;
 }
 
+// The device block comes from RunConfig::device_query in the trial process; the fake's name carries
+// that process's id, so tests see which trials shared a process (and context).
+DeviceRecord fake_device(int index) {
+  DeviceRecord d;
+  d.index = index;
+  d.name = "Fake GPU pid " + std::to_string(::getpid());
+  d.cc = "9.0";
+  d.sm_count = 2;
+  return d;
+}
+
 RunConfig quick() {
   RunConfig c;
   c.reps = 3;
   c.timeout_s = 0.3;
   c.startup_s = 2.0;
+  c.device_query = fake_device;
   return c;
 }
 
@@ -235,6 +234,27 @@ TEST(CubinRunner, RefusesBadRunConfigs) {
   c = quick();
   c.function = "other";
   EXPECT_EQ(run_trial_isolated(kElf, c, &api).status, "load_error");
+}
+
+TEST(CubinRunner, ProbesTheDeviceInAChildProcess) {
+  const DriverApi api = fake();
+  const DeviceRecord d = probe_device_isolated(quick(), &api);
+  EXPECT_EQ(d.name.rfind("Fake GPU pid ", 0), 0u);
+  EXPECT_NE(d.name, "Fake GPU pid " + std::to_string(::getpid()));  // queried in the child
+  RunConfig c = quick();
+  c.device = 1;  // the fake has one device
+  try {
+    probe_device_isolated(c, &api);
+    ADD_FAILURE() << "device 1 accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--device 1: only 1 device(s)"), std::string::npos) << e.what();
+  }
+  DriverApi none = fake();
+  none.cuDeviceGetCount = [](int* n) { *n = 0; return CUDA_SUCCESS; };
+  EXPECT_THROW(probe_device_isolated(quick(), &none), NoDeviceError);
+  c = quick();
+  c.threads = 33;
+  EXPECT_THROW(probe_device_isolated(c, &api), UsageError);
 }
 
 TEST(CubinRunner, WholeExperimentWithTheFakeDriver) {

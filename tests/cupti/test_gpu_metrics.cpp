@@ -5,6 +5,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+#include <functional>
+#include <vector>
 #include <string>
 
 #include "divbench/cuda/check.hpp"
@@ -57,6 +59,63 @@ TEST(GpuMetrics, CountsGrowWithWork) {
   const json big = collect_metrics(launch(b, 2, 2 * kIters));
   ASSERT_TRUE(small["available"].get<bool>() && big["available"].get<bool>());
   EXPECT_GT(big["values"][kMetricInst].get<double>(), 1.9 * small["values"][kMetricInst].get<double>());
+}
+
+// The batch is what --metrics uses (one session for many launches): every value equals the one a
+// session of its own gives. Counts are exact, so equal means equal.
+TEST(GpuMetrics, OneSessionForManyLaunchesGivesTheSameValues) {
+  Buffer b;
+  std::vector<std::function<void()>> launches;
+  for (int k : {1, 2, 32})
+    for (std::uint32_t iters : {kIters, 0u}) launches.push_back(launch(b, k, iters));
+  ProfileStats stats;
+  const std::vector<json> batch = collect_launch_metrics(launches, default_metrics(), &stats);
+  EXPECT_EQ(stats.sessions, 1u);
+  EXPECT_EQ(stats.launches, launches.size());
+  ASSERT_EQ(batch.size(), launches.size());
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const json one = collect_metrics(launches[i]);
+    ASSERT_TRUE(batch[i]["available"].get<bool>() && one["available"].get<bool>()) << batch[i].dump() << one.dump();
+    EXPECT_EQ(batch[i]["session_launches"], launches.size());
+    for (const auto& name : default_metrics())
+      EXPECT_DOUBLE_EQ(batch[i]["values"][name].get<double>(), one["values"][name].get<double>()) << i << " " << name;
+  }
+}
+
+TEST(GpuMetrics, SessionsOfAtMost256Launches) {
+  Buffer b;
+  std::vector<std::function<void()>> launches(260, launch(b, 2, 10));
+  ProfileStats stats;
+  const std::vector<json> m = collect_launch_metrics(launches, default_metrics(), &stats);
+  EXPECT_EQ(stats.sessions, 2u);
+  EXPECT_EQ(stats.launches, 260u);
+  for (const auto& x : m) {
+    ASSERT_TRUE(x["available"].get<bool>()) << x.dump();
+    EXPECT_DOUBLE_EQ(x["values"][kMetricInst].get<double>(), m[0]["values"][kMetricInst].get<double>());
+  }
+}
+
+TEST(GpuMetrics, PredicatedOnAndBranchUniformity) {
+  Buffer b;
+  for (int k : {1, 2, 32}) {
+    const json m = collect_point_metrics(launch(b, k, kIters), launch(b, k, 0));
+    ASSERT_TRUE(m["available"].get<bool>()) << m.dump();
+    const json& v = m["values"];
+    ASSERT_TRUE(v.contains(kMetricPredOnRatio) && v.contains(kMetricBranchUniformPct)) << m.dump();
+    // A thread with a false guard predicate is active but does no work: never more than the active ones.
+    EXPECT_LE(v[kMetricThreadInstPredOn].get<double>(), v[kMetricThreadInst].get<double>());
+    EXPECT_LE(v[kMetricPredOnRatio].get<double>(), v[kMetricRatio].get<double>() + 1e-9);
+    EXPECT_GT(v[kMetricPredOnRatio].get<double>(), 0.0);
+    const double pct = v[kMetricBranchUniformPct].get<double>();
+    EXPECT_GE(pct, 0.0);
+    EXPECT_LE(pct, 100.0);
+    EXPECT_NEAR(pct, 100.0 * v[kMetricBranchTargetsUniform].get<double>() / v[kMetricBranchTargets].get<double>(), 1e-6);
+    if (k == 1) EXPECT_DOUBLE_EQ(pct, 100.0) << "a converged kernel has only uniform branches";
+    else EXPECT_LT(v[kMetricBranchTargetsUniform].get<double>(), v[kMetricBranchTargets].get<double>()) << "k=" << k;
+    const json& r = m["region"];
+    ASSERT_FALSE(r["pred_on_ratio"].is_null()) << m.dump();
+    EXPECT_LE(r["pred_on_ratio"].get<double>(), r["ratio"].get<double>() + 1e-9);
+  }
 }
 
 }  // namespace

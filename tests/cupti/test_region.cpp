@@ -55,5 +55,66 @@ TEST(RegionEfficiency, Json) {
   EXPECT_TRUE(bad.contains("why"));
 }
 
+// A predicated k-arm form keeps all 32 lanes active (thread_inst 32 per instruction) while only 32/k
+// of them have a true guard predicate in the region: the predicated-on ratio tells them apart.
+TEST(RegionEfficiency, PredicatedOnRatioSeesPredicatedOffLanes) {
+  const double overhead = 40, region = 9000;
+  for (int k : {1, 2, 4, 32}) {
+    MetricValues twin = counts(overhead, 32 * overhead);
+    twin[kMetricThreadInstPredOn] = 31 * overhead;
+    MetricValues full = counts(overhead + region, 32 * (overhead + region));
+    full[kMetricThreadInstPredOn] = 31 * overhead + region * 32.0 / k;
+    const RegionEfficiency r = region_efficiency(full, twin);
+    ASSERT_TRUE(r.ratio && r.pred_on_ratio);
+    EXPECT_DOUBLE_EQ(*r.ratio, 32.0);
+    EXPECT_DOUBLE_EQ(*r.pred_on_ratio, 32.0 / k) << "k=" << k;
+    EXPECT_DOUBLE_EQ(*r.thread_inst_pred_on, region * 32.0 / k);
+  }
+}
+
+TEST(RegionEfficiency, BranchUniformityOfTheRegion) {
+  MetricValues twin = counts(100, 3200), full = counts(1100, 35200);
+  twin[kMetricBranchTargets] = 10;
+  twin[kMetricBranchTargetsUniform] = 8;
+  full[kMetricBranchTargets] = 210;  // 200 more, 150 of them uniform
+  full[kMetricBranchTargetsUniform] = 158;
+  const RegionEfficiency r = region_efficiency(full, twin);
+  ASSERT_TRUE(r.branch_uniform_pct.has_value());
+  EXPECT_DOUBLE_EQ(*r.branch_uniform_pct, 75.0);
+  EXPECT_DOUBLE_EQ(*r.branch_targets, 200);
+  EXPECT_DOUBLE_EQ(*r.branch_targets_uniform, 150);
+  const json j = to_json(r);
+  EXPECT_DOUBLE_EQ(j["branch_uniform_pct"].get<double>(), 75.0);
+  EXPECT_DOUBLE_EQ(j["branch_targets"].get<double>(), 200);
+  EXPECT_DOUBLE_EQ(j["branch_targets_threads_uniform"].get<double>(), 150);
+  EXPECT_FALSE(j.contains("pred_on_ratio"));  // not measured: not written
+
+  // No branch in the region, or more uniform targets than targets: no percentage.
+  full[kMetricBranchTargets] = 10;
+  full[kMetricBranchTargetsUniform] = 8;
+  EXPECT_FALSE(region_efficiency(full, twin).branch_uniform_pct.has_value());
+  full[kMetricBranchTargets] = 20;
+  full[kMetricBranchTargetsUniform] = 30;
+  const RegionEfficiency odd = region_efficiency(full, twin);
+  EXPECT_FALSE(odd.branch_uniform_pct.has_value());
+  EXPECT_TRUE(to_json(odd)["branch_uniform_pct"].is_null());
+}
+
+TEST(RegionEfficiency, OptionalMetricsOnlyWhereBothLaunchesMeasuredThem) {
+  MetricValues full = counts(300, 3400), twin = counts(100, 3200);
+  full[kMetricThreadInstPredOn] = 3000;  // the twin lacks it
+  const RegionEfficiency r = region_efficiency(full, twin);
+  EXPECT_FALSE(r.thread_inst_pred_on.has_value());
+  EXPECT_FALSE(r.pred_on_ratio.has_value());
+  EXPECT_FALSE(to_json(r).contains("thread_inst_pred_on"));
+  // A usable difference of warp instructions is needed for the predicated-on ratio too.
+  MetricValues same = counts(100, 3200);
+  same[kMetricThreadInstPredOn] = 3100;
+  MetricValues same_twin = same;
+  const json j = to_json(region_efficiency(same, same_twin));
+  EXPECT_TRUE(j["pred_on_ratio"].is_null());
+  EXPECT_DOUBLE_EQ(j["thread_inst_pred_on"].get<double>(), 0.0);
+}
+
 }  // namespace
 }  // namespace divbench

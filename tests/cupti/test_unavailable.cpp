@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -61,12 +62,19 @@ TEST(CuptiLoader, EnvironmentOverridesTheSearch) {
   for (std::size_t i = 1; i < d.size(); ++i) EXPECT_EQ(d[i].front(), '/') << d[i];
 }
 
-TEST(CollectMetrics, DefaultMetricsAreTheThreeCounters) {
+TEST(CollectMetrics, DefaultMetricsKeepTheThreeCountersFirst) {
   const auto& m = default_metrics();
-  ASSERT_EQ(m.size(), 3u);
+  ASSERT_EQ(m.size(), 8u);
   EXPECT_EQ(m[0], kMetricRatio);
   EXPECT_EQ(m[1], kMetricInst);
   EXPECT_EQ(m[2], kMetricThreadInst);
+  for (const char* n : {kMetricPredOnRatio, kMetricThreadInstPredOn, kMetricBranchUniformPct, kMetricBranchTargets,
+                        kMetricBranchTargetsUniform})
+    EXPECT_NE(std::find(m.begin(), m.end(), n), m.end()) << n;
+  // The names (a contract of the results): kept exactly.
+  EXPECT_EQ(std::string(kMetricPredOnRatio), "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio");
+  EXPECT_EQ(std::string(kMetricBranchUniformPct), "smsp__sass_average_branch_targets_threads_uniform.pct");
+  EXPECT_EQ(required_metrics(), std::vector<std::string>(m.begin(), m.begin() + 3));
 }
 
 TEST(CollectMetrics, UnavailableWithoutGpuStillLaunchesOnce) {
@@ -92,6 +100,58 @@ TEST(CollectMetrics, SwitchedOffByEnvironment) {
   const json again = collect_metrics([&] { ++n; });
   EXPECT_EQ(n, 2);
   EXPECT_EQ(again.at("reason"), m.at("reason"));
+}
+
+TEST(CollectMetrics, UnavailableBatchRunsEveryLaunchOnceInOrder) {
+  if (have_gpu()) GTEST_SKIP() << "a GPU is present: the profiler may be available here (see the gpu tests)";
+  std::vector<int> order;
+  std::vector<PointLaunches> points;
+  for (int p = 0; p < 3; ++p) {
+    std::function<void()> twin;
+    if (p != 1) twin = [&order, p] { order.push_back(10 * p + 1); };
+    points.push_back({[&order, p] { order.push_back(10 * p); }, twin});
+  }
+  ProfileStats stats;
+  const std::vector<json> m = collect_points_metrics(points, &stats);
+  // Full then twin, point by point (point 1 has no twin): the sequence ncu sees.
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 10, 20, 21}));
+  ASSERT_EQ(m.size(), 3u);
+  for (const auto& x : m) {
+    EXPECT_FALSE(x.at("available").get<bool>());
+    EXPECT_FALSE(x.contains("region"));
+  }
+  EXPECT_EQ(stats.launches, 0u);
+  EXPECT_EQ(stats.sessions, 0u);
+}
+
+TEST(DeferredMetrics, DeliversEachPointItsObjectAfterTheRun) {
+  if (have_gpu()) GTEST_SKIP() << "a GPU is present: the profiler may be available here (see the gpu tests)";
+  std::vector<int> selected;
+  DeferredMetrics d([&selected](int dev) { selected.push_back(dev); });
+  EXPECT_TRUE(d.run(nullptr).is_null());  // nothing queued: no device touched
+  EXPECT_TRUE(selected.empty());
+  std::vector<std::string> order;
+  std::vector<json> got(3);
+  const int device_of[] = {1, 0, 1};
+  for (int p = 0; p < 3; ++p)
+    d.add(device_of[p], {[&order, p] { order.push_back("full" + std::to_string(p)); },
+                         [&order, p] { order.push_back("twin" + std::to_string(p)); }},
+          [&got, p](json m) { got[p] = std::move(m); });
+  EXPECT_EQ(d.size(), 3u);
+  EXPECT_TRUE(order.empty());  // queued, not run
+  std::vector<std::string> notes;
+  const json t = d.run([&notes](const std::string& n) { notes.push_back(n); });
+  // Devices in the order first queued; within a device the points in queue order.
+  EXPECT_EQ(selected, (std::vector<int>{1, 0}));
+  EXPECT_EQ(order, (std::vector<std::string>{"full0", "twin0", "full2", "twin2", "full1", "twin1"}));
+  for (const auto& m : got) {
+    ASSERT_TRUE(m.is_object());
+    EXPECT_FALSE(m.at("available").get<bool>());
+  }
+  EXPECT_EQ(t.at("points"), 3);
+  EXPECT_EQ(t.at("launches"), 0);  // none profiled
+  EXPECT_EQ(notes.size(), 4u);     // before and after each device's pass
+  EXPECT_EQ(d.size(), 0u);
 }
 
 }  // namespace

@@ -78,6 +78,49 @@ def make_results(root: Path, with_static=True, with_occupancy=True):
     return root
 
 
+def occupancy_v2(dev, max_warps=64):
+    """An occupancy result in the issue-13 shape docs/figures.md proposes (warps per SM on every SM, waves,
+    penalty from kernel times minus an empty kernel's launch overhead, the per-warp region penalty with its
+    steady_state flag); made-up penalties around 31."""
+    series, points = [], []
+    grid = [(w, 1) for w in (1, 2, 4, 8, 16, 32, max_warps)] + [(max_warps, 2), (max_warps, 4)]
+    for i, (w, waves) in enumerate(grid):
+        name = "resident" if waves == 1 else "oversubscribed"
+        series.append({"series": name, "warps_per_sm": w, "waves": waves, "total_warps": 4 * w * waves, "k": 32,
+                       "penalty": 31.5 - 0.05 * i, "kernel_penalty_raw": 30.0 - 0.05 * i,
+                       "region_penalty": 31.9 - 0.02 * i, "steady_state": w < 32})
+        for k in (1, 32):
+            points.append({"k": k, "median_cycles": 1000.0 * k, "min_cycles": 1000.0 * k, "max_cycles": 1000.0 * k,
+                           "mean_cycles": 1000.0 * k, "stddev_cycles": 0.0, "cv": 0.0, "launches": 3, "throttled": False,
+                           "clock_mhz": 1000.0, "sampling": "grid", "placement": 0,
+                           "residency": {"series": name, "warps_per_sm": w, "waves": waves, "total_warps": 4 * w * waves},
+                           "kernel_ms": {"median": 0.01 * k * waves}, "kernel_ms_corrected": {"median": 0.01 * k * waves - 0.004},
+                           "steady_state": w < 32})
+    pens = [x["penalty"] for x in series]
+    return record("occupancy", dev, {"axis": "residency", "k_divergent": 32, "ks": [1, 32]}, points,
+                  {"penalty_min": min(pens), "penalty_max": max(pens), "launch_overhead_ms": 0.004, "series": series})
+
+
+def predicted(arch, a, n=100, layout="bodies", b=None):
+    """A divbench.predicted/1 file (the shape src/sass/slope_prediction.cpp writes: bodies[] with a, b, s
+    and their status, the model's constants under "model"; layout="flat": the minimal top-level a/b/s with
+    "constants" and "source"). a=None: not predicted. s = a*n (+ b where given)."""
+    s = None if a is None else a * n + (b or 0)
+    status = "not predicted: no loop found" if a is None else "a*n: b is not included (not predicted)"
+    if layout == "flat":
+        return {"schema": "divbench.predicted/1", "arch": arch, "n": n, "a": a, "b": b, "s": s,
+                "constants": {"taken_branch_cycles": 5}, "source": "SYNTHETIC fixture (tests/python/conftest.py)"}
+    bodies = [{"body": "fma_chain", "a": a, "a_status": "predicted" if a else status, "b": b, "b_status": "not predicted",
+               "s": s, "s_status": status},
+              {"body": "sfu", "a": None, "a_status": "not predicted: synthetic", "b": None, "b_status": "not predicted",
+               "s": None, "s_status": "not predicted: a is not predicted"}]
+    return {"schema": "divbench.predicted/1", "arch": arch, "sm": int(arch[3:]), "n": n,
+            "status": "predicted from SASS; not measured on this architecture",
+            "model": {"taken_branch_cycles": 5, "constants_fitted_on": "sm_90",
+                      "constants_here": "SYNTHETIC constants (tests/python/conftest.py)"},
+            "bodies": bodies, "default_body": "fma_chain", "s": s, "run": {"created": "2000-01-01T00:00:00Z"}}
+
+
 @pytest.fixture
 def results(tmp_path):
     return make_results(tmp_path / "results")
@@ -86,7 +129,8 @@ def results(tmp_path):
 @pytest.fixture
 def fixture_factory(tmp_path):
     return {"make_results": make_results, "kway": kway, "device": device, "write": write, "record": record,
-            "with_samples": with_samples, "scaled": scaled, "tmp": tmp_path}
+            "with_samples": with_samples, "scaled": scaled, "predicted": predicted, "occupancy_v2": occupancy_v2,
+            "tmp": tmp_path}
 
 
 def with_samples(result, n=201, noise=0, seed=1, scale=1.0):

@@ -181,3 +181,105 @@ def test_cli_usage_error():
     p = subprocess.run([sys.executable, str(ROOT / "scripts" / "compare.py"), "--markdown", "--csv"],
                        capture_output=True, text=True)
     assert p.returncode == 2 and "not allowed with" in p.stderr
+
+
+# --- placement spread and predicted slopes (issue 12) ---
+
+def with_spread(results):
+    f = results / "gpu_a" / "kway.json"
+    d = json.loads(f.read_text())
+    d["summary"].update(layout_placements=4, s_layout_min=990.0, s_layout_max=1020.0, s_layout_spread_rel=0.03)
+    f.write_text(json.dumps(d))
+
+
+def test_placement_spread_beside_s(results, capsys):
+    with_spread(results)
+    rc, out, _ = run([results, "--markdown"], capsys)
+    assert rc == 0
+    row = next(line for line in out.splitlines() if "SYNTHETIC GPU A" in line)
+    assert "| 1,000 | 990–1,020 (3.00%, 4 placements) |" in row
+    gpu_b = next(line for line in out.splitlines() if "SYNTHETIC GPU B" in line)
+    assert "| 800 | – |" in gpu_b  # no spread recorded: a dash, not a made-up number
+    rc, out, _ = run([results, "--csv", "--normalize-iters"], capsys)
+    a = next(r for r in rows_of(out) if r["gpu"].startswith("SYNTHETIC GPU A"))
+    assert a["s_spread"] == "9.9–10.2 (3.00%, 4 placements)"
+
+
+def write_predictions(fixture_factory, results, preds):
+    for arch, a, kw in preds:
+        fixture_factory["write"](results / "predicted", f"{arch}.json", fixture_factory["predicted"](arch, a, **kw))
+
+
+def test_predicted_rows_beside_the_paper_and_checked(results, fixture_factory, capsys):
+    write_predictions(fixture_factory, results, [("sm_90", 9.9, {}), ("sm_80", 7.0, {}), ("sm_61", None, {}),
+                                                 ("sm_120", 6.0, {"layout": "flat"})])
+    rc, out, err = run([results, "--csv"], capsys)
+    assert rc == 0, err
+    rows = rows_of(out)
+    order = [r["gpu"] for r in rows if r["source"] != "measured"]
+    assert order == ["paper: Pascal sm_61", "predicted: Pascal sm_61", "predicted: Ampere sm_80", "paper: Ampere sm_86",
+                     "paper: Hopper sm_90", "predicted: Hopper sm_90", "paper: Blackwell sm_110", "paper: Blackwell sm_120",
+                     "predicted: Blackwell sm_120"]
+    by = {r["gpu"]: r for r in rows}
+    assert float(by["predicted: Hopper sm_90"]["s"]) == pytest.approx(990.0)
+    assert by["predicted: Pascal sm_61"]["s"] == ""                      # not predicted: no number
+    assert float(by["predicted: Ampere sm_80"]["s_norm"]) == pytest.approx(700 / 990)  # / the sm_90 prediction
+    assert float(by["predicted: Blackwell sm_120"]["s"]) == pytest.approx(600.0)      # the flat layout
+    # the sm_90 prediction meets the measured cc 9.0 GPU: -1%
+    assert by["predicted: Hopper sm_90"]["pred_err"] == "-1.00% (gpu_a)"
+    assert by["SYNTHETIC GPU A (gpu_a)"]["pred_err"] == "-1.00% (predicted)"
+    rc, out, _ = run([results, "--markdown"], capsys)
+    assert ("prediction check sm_90: predicted s 990 vs measured 1,000 on SYNTHETIC GPU A (gpu_a): -1.00% "
+            "(model constants: SYNTHETIC constants (tests/python/conftest.py))") in out
+    assert "sm_61: not predicted: no loop found" in out and "predicted rows / predicted: Hopper sm_90" in out
+
+
+def test_prediction_error_limit_exits_1(results, fixture_factory, capsys):
+    write_predictions(fixture_factory, results, [("sm_90", 8.0, {})])
+    rc, out, err = run([results, "--max-prediction-error", "0.1"], capsys)
+    assert rc == 1 and "prediction sm_90 is off the measured s of SYNTHETIC GPU A (gpu_a) by -20.00%" in err
+    assert "predicted: Hopper sm_90" in out                                # the table is still printed
+    assert run([results, "--max-prediction-error", "0.25"], capsys)[0] == 0
+
+
+def test_predictions_of_another_iteration_count_are_refused(results, fixture_factory, capsys):
+    write_predictions(fixture_factory, results, [("sm_90", 9.9, {"n": 10000})])
+    rc, _, err = run([results], capsys)
+    assert rc == 2 and "predicts n=10000" in err and "--normalize-iters" in err
+    rc, out, _ = run([results, "--csv", "--normalize-iters"], capsys)
+    assert rc == 0
+    assert float(next(r for r in rows_of(out) if r["gpu"] == "predicted: Hopper sm_90")["s"]) == pytest.approx(9.9)
+
+
+def test_no_predicted_folder_or_none(results, fixture_factory, capsys):
+    rc, out, _ = run([results, "--csv"], capsys)
+    assert rc == 0 and "predicted" not in out
+    write_predictions(fixture_factory, results, [("sm_90", 9.9, {})])
+    rc, out, _ = run([results, "--csv", "--predicted", "none"], capsys)
+    assert rc == 0 and "predicted:" not in out
+    rc, out, _ = run([results / "gpu_a", "--csv"], capsys)   # a GPU folder finds results/predicted beside it
+    assert "predicted: Hopper sm_90" in out
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda d: d.update(schema="divbench.result/1"), "expected 'divbench.predicted/1'"),
+    (lambda d: d.update(arch="hopper"), "expected sm_NN"),
+    (lambda d: d["bodies"][0].update(s=-5), "expected a positive number"),
+    (lambda d: d.update(bodies={"fma_chain": 1}), "bodies must be a list"),
+])
+def test_bad_prediction_is_one_line(results, fixture_factory, capsys, mutate, message):
+    d = fixture_factory["predicted"]("sm_90", 9.9)
+    mutate(d)
+    fixture_factory["write"](results / "predicted", "sm_90.json", d)
+    rc, out, err = run([results], capsys)
+    assert rc == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("compare: error:") and message in lines[0]
+
+
+def test_occupancy_penalty_of_the_issue_13_sweep(results, fixture_factory, capsys):
+    ff = fixture_factory
+    ff["write"](results / "gpu_a", "occupancy.json", ff["occupancy_v2"](ff["device"]("SYNTHETIC GPU A", "9.0")))
+    rc, out, _ = run([results, "--csv"], capsys)
+    a = next(r for r in rows_of(out) if r["gpu"].startswith("SYNTHETIC GPU A"))
+    assert a["occ_penalty"] == "31.1–31.5 (kernel time, launch overhead subtracted)"

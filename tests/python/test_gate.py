@@ -222,3 +222,33 @@ def test_usage_error_is_one_line():
                        capture_output=True, text=True)
     assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1, p.stderr
     assert p.stderr.startswith("compare --gate: error: ")
+
+
+def test_a_run_of_the_current_harness_gates_against_a_result_from_before_it(fixture_factory, tmp_path, capsys):
+    """The current harness records each point's sample count as "n"; results from before it (the committed
+    results/h200) have none. "n" names a point only where the experiment sweeps it (cost: config.ns), so
+    the points still match."""
+    ff = fixture_factory
+    old = ff["kway"](ff["device"]("SYNTHETIC GPU A", "9.0"), 1000.0, 10.0)
+    new = ff["with_samples"](old, n=201)
+    for p in new["points"]:
+        p["n"] = 201
+    a = ff["write"](tmp_path, "a.json", old)
+    b = ff["write"](tmp_path, "b.json", new)
+    assert compare.main(["--gate", str(a), str(b)]) == 0, capsys.readouterr().err
+    assert "k=4 n=" not in capsys.readouterr().out
+    # the cost sweep's n is an axis: two points that differ only in n are two points
+    cost = ff["record"]("cost", ff["device"]("SYNTHETIC", "9.0"), {"axis": "k x n", "ns": [0, 100]},
+                        [{"k": 2, "n": n, "body": "fma_chain", "median_cycles": 100.0 + n} for n in (0, 100)])
+    c = ff["write"](tmp_path, "c.json", cost)
+    assert compare.main(["--gate", str(c), str(c)]) == 0
+    assert "k=2 n=0" in capsys.readouterr().out
+
+
+def test_points_are_named_by_what_the_config_sweeps():
+    from divbench import results as dr
+    p = {"k": 4, "n": 201, "body": "sfu", "map": "modulo", "sampling": "single", "placement": 2}
+    assert dr.point_label(p, dr.point_axes({"axis": "k"})) == "k=4 placement=2"
+    assert dr.point_label(p, dr.point_axes({"axis": "k x n", "bodies": ["sfu"]})) == "body=sfu k=4 n=201 placement=2"
+    assert dr.point_label(p, dr.point_axes({"axis": "body x map x k x sampling", "bodies": [], "maps": []})) == \
+        "body=sfu map=modulo k=4 sampling=single placement=2"

@@ -137,6 +137,17 @@ TEST(SassFixtures, BackToBackBssyWithBreakOut) {
   EXPECT_EQ(l->a.placement.counts.before, 1);
   EXPECT_EQ(l->a.placement.counts.at, 1);
   EXPECT_EQ(l->a.placement.counts.unguarded, 2);
+  // Branches and guard records are two units (issue 11: the console once summed them): three
+  // branches, one guarded (by both regions) and two unguarded; two guard records for that one branch.
+  const auto& c = l->a.placement.counts;
+  EXPECT_EQ(c.divergent_branches, 3);
+  EXPECT_EQ(c.guarded_branches, 1);
+  EXPECT_EQ(c.divergent_branches, c.guarded_branches + c.unguarded);
+  EXPECT_EQ(c.guard_records(), 2);
+  EXPECT_DOUBLE_EQ(c.ipdom_exact_rate(), 0.5);  // over guard records
+  const divbench::json j = to_json(c);
+  EXPECT_EQ(j["guarded_branches"], 1);
+  EXPECT_EQ(j["guard_records"], 2);
 }
 
 TEST(SassFixtures, LoopWithBreak) {

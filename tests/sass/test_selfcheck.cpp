@@ -36,9 +36,9 @@ const std::vector<Check>& checks() {
        [](const FunctionAnalysis& f, const FunctionAnalysis*) { return guarded_divergent_branches_in_loops(f) >= 1; },
        "a guarded divergent branch inside the loop over arms"},
       // ... and every select twin branches no more than its one-arm form (K = 1, the baseline).
-      {"pred_select_kernel", "pred_select_kernelILi1E",
+      {"pred_select_kernel", "pred_select_kernelILi1ELi0EE",
        [](const FunctionAnalysis& f, const FunctionAnalysis* b) { return branches_no_more_than(f, *b); },
-       "no more divergent branches than pred_select_kernel<1>"},
+       "no more divergent branches than pred_select_kernel<1, placement 0>"},
 #endif
   };
   return v;

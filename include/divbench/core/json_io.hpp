@@ -1,4 +1,4 @@
-// The one JSON writer: atomic (temp file + fsync + rename), and a strict reader.
+// The one JSON writer: atomic (temp file + fsync + rename + fsync of the directory), and a strict reader.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
@@ -27,10 +27,18 @@ class ReservedFile {
   int fd_ = -1;
 };
 
-// Write `doc` (pretty, 2-space indent, trailing newline) to `path` atomically: the file either keeps
-// its old content or holds the complete new one. Throws UsageError if the directory is missing or
-// not writable.
+// Write `doc` (json_text) to `path` atomically: the file either keeps
+// its old content or holds the complete new one, also across a crash or power loss: the temporary file
+// is fsynced before the rename, and the directory after it (so the rename itself is on disk). Throws
+// UsageError if the directory is missing or not writable, std::runtime_error when a write or sync fails
+// (a directory fsync that the file system does not support, EINVAL, is not an error).
 void write_json_atomic(const std::string& path, const json& doc);
+
+// A document as divbench prints and writes it, the one text form: objects indented by 2 spaces, one
+// key a line, but an array of scalars (raw samples, residuals, k lists) on one line, so a result with
+// thousands of samples stays readable and small; trailing newline. Bytes that are not UTF-8 (a symbol
+// name from a crafted cubin, say) become U+FFFD instead of an exception.
+std::string json_text(const json& doc);
 
 // Write any text atomically (CSV, markdown); same guarantees as write_json_atomic.
 void write_text_atomic(const std::string& path, const std::string& text);
@@ -38,7 +46,14 @@ void write_text_atomic(const std::string& path, const std::string& text);
 // Read and parse a JSON file. Throws UsageError with the path and the parser's message on failure.
 json read_json_file(const std::string& path);
 
-// True when `path` could be created or replaced (its directory exists and is writable).
+// True when `path` could be created or replaced (its directory exists and a file can be created
+// there: checked by creating and removing one, since access() says yes to root even on /proc).
 bool path_is_writable(const std::string& path, std::string* why = nullptr);
+
+namespace detail {
+// Test seam: the fsync the writer calls (default ::fsync). Returns the previous one.
+using FsyncFn = int (*)(int fd);
+FsyncFn set_fsync_for_testing(FsyncFn fn);
+}  // namespace detail
 
 }  // namespace divbench

@@ -6,6 +6,7 @@
 
 #include "divbench/core/fit.hpp"
 #include "divbench/core/json_io.hpp"
+#include "divbench/core/provenance.hpp"
 #include "divbench/core/stats.hpp"
 
 namespace divbench {
@@ -33,15 +34,6 @@ struct DeviceRecord {
   std::string driver_release;   // e.g. "580.159.04" (NVML; empty when NVML is unavailable)
   int max_sm_clock_mhz = 0;     // NVML max SM clock (0 when unavailable)
   int sm_clock_now_mhz = 0;     // NVML current SM clock when queried (idle: low)
-};
-
-// Static provenance of this build and run.
-struct Provenance {
-  std::string toolkit;   // nvcc version the kernels were compiled with
-  std::string git;       // commit of the source tree (suffix -dirty if modified)
-  std::string created;   // UTC, ISO 8601
-  std::string host;      // hostname
-  std::string command;   // the command line
 };
 
 // One timed point of a sweep (k is the swept variable, named by `axis` in config).
@@ -85,11 +77,5 @@ json to_json(const LinearFit& f);
 json to_json(const ResultRecord& r);
 
 DeviceRecord device_from_json(const json& j);
-
-// Current UTC time, ISO 8601 with seconds ("2026-11-29T20:15:03Z").
-std::string utc_now_iso8601();
-
-// Provenance of this build (toolkit, git) plus now, hostname and the given command line.
-Provenance make_provenance(const std::string& command_line);
 
 }  // namespace divbench

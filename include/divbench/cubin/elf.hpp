@@ -11,8 +11,10 @@
 namespace divbench::cubin {
 
 constexpr std::uint16_t kEmCuda = 190;
-constexpr std::uint32_t kShtNobits = 8;
+constexpr std::uint32_t kShtNull = 0;
 constexpr std::uint32_t kShtSymtab = 2;
+constexpr std::uint32_t kShtStrtab = 3;
+constexpr std::uint32_t kShtNobits = 8;
 constexpr std::uint64_t kShfExecinstr = 0x4;
 
 struct Section {
@@ -84,7 +86,7 @@ class CubinFile {
   std::vector<Symbol> symbols_;
 };
 
-// Reads a whole file (UsageError when missing/unreadable).
+// Reads a whole regular file (UsageError when missing, unreadable, a directory or a FIFO/device).
 std::vector<std::uint8_t> read_file_bytes(const std::string& path);
 // Writes bytes atomically (temp file + rename); UsageError when the directory is not writable.
 void write_file_bytes_atomic(const std::string& path, const std::vector<std::uint8_t>& bytes);

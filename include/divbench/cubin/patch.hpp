@@ -1,13 +1,14 @@
 // Setting a bit field in 128-bit SASS instructions of a cubin's `.text.<function>` section.
 //
 // Instruction words are little endian: bits 0-63 are the first 8 bytes, bits 64-127 the next 8
-// (the numbering of nvdisasm -hex and of toolchain-facts: opcode 0-11, predicate 12-15, ...).
+// (the numbering of nvdisasm -hex: opcode 0-11, guard predicate 12-15, ...; docs/sass.md "Control words").
 // Offsets are relative to the function's section, as nvdisasm prints them (/*01d0*/).
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "divbench/core/hex.hpp"  // hex128 of instruction words
 #include "divbench/cubin/elf.hpp"
 
 namespace divbench::cubin {
@@ -50,7 +51,5 @@ std::vector<PatchApplied> apply_patches(CubinFile& file, const std::vector<Patch
 // The 128-bit word at section-relative `offset` of `function` (lo = bits 0-63).
 void read_word(const CubinFile& file, const std::string& function, std::uint64_t offset, std::uint64_t& lo,
                std::uint64_t& hi);
-
-std::string hex128(std::uint64_t lo, std::uint64_t hi);  // "0x<hi16><lo16>"
 
 }  // namespace divbench::cubin

@@ -27,7 +27,14 @@ struct RunConfig {
   int spin_cap = 1 << 20;    // device-side bound of the partner wait
   double timeout_s = 20.0;   // host-side bound per launch; the child reports "timeout"
   double startup_s = 60.0;   // extra time the child process may take (driver start-up) before it is killed
+  // The device block of every trial and report: the one device-info source (divbench::query_device,
+  // CUDA runtime, src/cuda/device_info.cpp), called in the trial process, once per process. The flip
+  // command sets it; without it a trial records only the device index (tests of the runner).
+  std::function<DeviceRecord(int device)> device_query;
 };
+
+// UsageError for a run configuration outside its ranges (--threads, --reps, --spin-cap, --timeout).
+void check_run_config(const RunConfig& cfg);
 
 // Fixed input of the test kernel (deterministic, never all-equal), and the host model of its
 // outputs: out, and per thread the partner values the shuffle (exch field 1) and the shared-memory
@@ -49,7 +56,7 @@ struct TrialResult {
   bool outputs_stable = true;           // every launch wrote the same out/exch (polls excluded)
   int max_polls = 0;                    // largest poll count of any thread (forward progress)
   double wall_ms = 0;
-  DeviceRecord device;                  // filled from the driver API by the child
+  DeviceRecord device;                  // RunConfig::device_query in the trial process
 };
 
 json to_json(const TrialResult& r);
@@ -70,6 +77,12 @@ std::vector<TrialResult> run_trials_isolated(
     const std::function<void(std::size_t, const TrialResult&)>& on_result = {});
 TrialResult run_trial_isolated(const std::vector<std::uint8_t>& cubin, const RunConfig& cfg,
                                const DriverApi* api = nullptr);
+
+// Checks, in a child process (the parent never initializes the driver, so later trial processes can),
+// that the driver loads and device `cfg.device` exists, and returns its DeviceRecord. Throws
+// NoDeviceError (no driver, no GPU) or UsageError (no such --device). Called before anything is
+// written, so a run that cannot happen leaves no output behind.
+DeviceRecord probe_device_isolated(const RunConfig& cfg, const DriverApi* api = nullptr);
 
 // Comparison of a trial with the baseline (the unpatched cubin's trial).
 struct Comparison {

@@ -1,5 +1,6 @@
 // In-process efficiency counters (CUPTI range profiler, libcupti loaded at run time). Collected from
-// extra, untimed launches after a point's timed launches, never inside them.
+// extra, untimed launches after the timed ones, never inside them; many launches share one profiler
+// session (one Enable .. Disable), which is where the cost per point went.
 #pragma once
 #include <functional>
 #include <string>
@@ -9,21 +10,71 @@
 
 namespace divbench {
 
-// The metrics divbench reads by default: the efficiency ratio and the two sums it is made of.
+// The metrics divbench reads by default (cupti/region.hpp names them): the efficiency ratio and its
+// two sums, the predicated-on ratio and its sum, the branch-uniformity percentage and its two sums.
 const std::vector<std::string>& default_metrics();
 
-// Profile exactly one call of `launch_once` (which must enqueue one kernel launch on the current
-// device and may synchronize) and return {"available": true, "values": {metric: value}, "chip",
-// "passes", "profile_ms", "library"}. When profiling is not possible (library missing, no permission,
-// unsupported device, DIVBENCH_CUPTI=off) return {"available": false, "reason": "..."} and print one
-// line on stderr, once per process; launch_once still runs (unprofiled), so the sequence of launches
-// is the same whether or not counters can be read (what `ncu --launch-skip` counts on). Never throws
-// for those cases; CUDA errors of launch_once propagate.
+// The ones profiling cannot go without (ratio, inst, thread_inst). A chip that does not offer one of
+// the others (checked through the CUPTI host API's metric enumeration) loses only that one: it is
+// listed in the result's "missing".
+const std::vector<std::string>& required_metrics();
+
+// Profiles every launch function (each must enqueue exactly one kernel launch on the current device
+// and may synchronize) in as few profiler sessions as possible, in order, and returns one object per
+// function: {"available": true, "values": {metric: value}, "chip", "passes", "profile_ms" (this
+// launch, replay included), "session_launches", "library", "mode"[, "missing"]}. When profiling is not
+// possible (library missing, no permission, unsupported device, DIVBENCH_CUPTI=off) the objects are
+// {"available": false, "reason": "..."}, one line goes to stderr once per process, and every function
+// still runs once, unprofiled, in the same order: the sequence of launches is the same whether or not
+// counters can be read (what `ncu --launch-skip` counts on). Never throws for those cases; CUDA errors
+// of the functions propagate.
+struct ProfileStats {
+  std::size_t launches = 0;  // launch functions profiled
+  std::size_t sessions = 0;  // profiler sessions (Enable .. Disable) they took
+  double wall_ms = 0;        // wall time of the sessions, setup and decoding included
+};
+std::vector<json> collect_launch_metrics(const std::vector<std::function<void()>>& launches,
+                                         const std::vector<std::string>& metrics = default_metrics(),
+                                         ProfileStats* stats = nullptr);
+
+// One launch: collect_launch_metrics({launch_once})[0].
 json collect_metrics(const std::function<void()>& launch_once,
                      const std::vector<std::string>& metrics = default_metrics());
 
-// The full launch, then (when `launch_twin` is set) its zero-work twin: the full launch's
-// collect_metrics() object plus "twin" {metric: value} and "region" (see cupti/region.hpp).
+// A point's metric launches: the full launch and (optional) its zero-work twin.
+struct PointLaunches {
+  std::function<void()> full;
+  std::function<void()> twin;
+};
+
+// Every point's full launch then its twin, all in one run of collect_launch_metrics: per point the
+// full launch's object plus "twin" {metric: value}, "twin_profile_ms" and "region" (cupti/region.hpp).
+std::vector<json> collect_points_metrics(const std::vector<PointLaunches>& points, ProfileStats* stats = nullptr);
+
+// One point: collect_points_metrics({{launch_once, launch_twin}})[0].
 json collect_point_metrics(const std::function<void()>& launch_once, const std::function<void()>& launch_twin);
+
+// Points queued during a run and profiled together afterwards, per device (the runner's --metrics):
+// add() remembers the launches and where the result goes; run() profiles each device's points in one
+// pass (cudaSetDevice first) and hands every point its object.
+class DeferredMetrics {
+ public:
+  // `select_device` makes a device current before its pass (default: cudaSetDevice, CudaError on failure).
+  explicit DeferredMetrics(std::function<void(int)> select_device = nullptr);
+  void add(int device, PointLaunches launches, std::function<void(json)> deliver);
+  std::size_t size() const { return queued_.size(); }
+  // Returns {"launches", "sessions", "wall_s"} over all devices (null when nothing was queued);
+  // `note` gets one progress line before and one after each device's pass.
+  json run(const std::function<void(const std::string&)>& note);
+
+ private:
+  struct Queued {
+    int device;
+    PointLaunches launches;
+    std::function<void(json)> deliver;
+  };
+  std::function<void(int)> select_device_;
+  std::vector<Queued> queued_;
+};
 
 }  // namespace divbench

@@ -85,7 +85,8 @@ std::vector<std::string> split_operands(const std::string& text);
 
 // True when `reg` names a uniform predicate or the always-true predicate (UP0..UP7, UPT, PT).
 bool is_uniform_predicate(const std::string& reg);
-// Parses "0x1b0" / "-0x260" / "123"; nullopt when `s` is not a plain integer literal.
+// Parses "0x1b0" / "-0x260" / "123"; nullopt when `s` is not a plain integer literal or lies
+// outside the int64 range.
 std::optional<std::int64_t> parse_integer(const std::string& s);
 
 }  // namespace divbench::sass

@@ -34,7 +34,7 @@ struct ProcessResult {
 // non-zero exit (the caller decides), throws std::runtime_error when it cannot start at all.
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& cwd = "");
 
-// A temporary directory removed (recursively) on destruction.
+// A temporary directory under $TMPDIR (default /tmp), removed (recursively) on destruction.
 class TempDir {
  public:
   TempDir();
@@ -53,9 +53,13 @@ struct FileInfo {
   FileKind kind = FileKind::other;
   int sm = 0;  // cubin only: SM number from e_flags (bits 8-15 for ABI version >= 8, else 0-7)
 };
-// Throws UsageError for a missing/unreadable file, a non-ELF non-fatbin file ("not an ELF file"),
-// or a truncated ELF (header or section table beyond the end of the file).
+// Throws UsageError for a missing/unreadable file or one that is not a regular file (a FIFO is
+// refused, never opened for a blocking read), a non-ELF non-fatbin file ("not an ELF file"), or a
+// truncated ELF (header, section table or a section beyond the end of the file; every bound is
+// checked without sums that could wrap past 2^64).
 FileInfo inspect_file(const std::string& path);
+// The same on bytes already read; `path` names the file in messages.
+FileInfo inspect_bytes(const std::string& bytes, const std::string& path);
 
 // Cubins embedded in an executable, object or fatbin: `cuobjdump -xelf all` run inside `dir`.
 // Returns the extracted cubin paths (sorted). Throws UsageError when there are none.

@@ -15,7 +15,11 @@
 //      before s does not post-dominate b (early, partial reconvergence; also when s == b)
 //    A region with several BSYNC blocks takes the worst: before > after > at.
 //  * Potentially divergent branches no BSSY guards are `unguarded`; BSSYs that guard nothing are
-//    counted (`bssy_guarding_nothing`). IPDom-exact rate = at / (at + after + before).
+//    counted (`bssy_guarding_nothing`).
+//  * Two units are counted and never mixed: BRANCHES (each potentially divergent branch once:
+//    divergent = guarded + unguarded) and GUARD RECORDS (one per BSSY region that guards a branch:
+//    at / after / before / unclosed; a branch guarded by two back-to-back regions has two). The
+//    IPDom-exact rate is over guard records: at / (at + after + before).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -37,9 +41,14 @@ struct BranchRecord {
 };
 
 struct PlacementCounts {
-  int at = 0, after = 0, before = 0, unguarded = 0, unclosed = 0;
+  // Branches, each counted once: divergent_branches = guarded_branches + unguarded.
+  int divergent_branches = 0;  // potentially divergent branches
+  int guarded_branches = 0;    // ... guarded by at least one BSSY region
+  int unguarded = 0;           // ... guarded by none (each also has one "unguarded" BranchRecord)
+  // Guard records, one per BSSY region that guards a branch (placement of its BSYNCs):
+  int at = 0, after = 0, before = 0, unclosed = 0;
   int bssy_guarding_nothing = 0;
-  int divergent_branches = 0;  // potentially divergent branches (each counted once)
+  int guard_records() const { return at + after + before + unclosed; }
   double ipdom_exact_rate() const { return at + after + before ? double(at) / (at + after + before) : 0.0; }
   PlacementCounts& operator+=(const PlacementCounts& o);
 };

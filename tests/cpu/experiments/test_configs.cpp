@@ -51,7 +51,7 @@ TEST(Configs, KwayRecordsSamplingAndPlacements) {
   o.sampling = "single";
   const json c = prepare("sweep", "k", o).config;
   EXPECT_EQ(c["sampling"], "single");
-  EXPECT_EQ(c["placements"], json({0, 1, 2, 3}));
+  EXPECT_EQ(c["placements"], json({0, 2, 4, 6}));  // spread over the 128-byte window
   EXPECT_EQ(c["ks"].size(), 32u);
   // Default sampling: warp-per-sm for compute bodies, single for the memory body.
   EXPECT_EQ(prepare("sweep", "k", RunOptions{}).config["sampling"], "warp-per-sm");
@@ -97,8 +97,28 @@ TEST(Configs, ProbesRecordTheirLaunchCap) {
 TEST(Configs, PrepareExperimentsSelects) {
   RunOptions all;
   all.all = true;
-  EXPECT_EQ(prepare_experiments(all).size(), experiment_registry().size());
+  std::size_t in_all = 0;
+  for (const auto& e : experiment_registry()) in_all += e.in_all ? 1 : 0;
+  EXPECT_EQ(prepare_experiments(all).size(), in_all);
+  EXPECT_LT(in_all, experiment_registry().size());  // cost and sampling run alone
   RunOptions unknown;
   unknown.sweep = "nope";
   EXPECT_THROW(prepare_experiments(unknown), UsageError);
+}
+
+TEST(Configs, PlacementsSpreadOverTheWindowAndWarmupFollowsTheMode) {
+  auto placements = [](int n) {
+    RunOptions o = with({"--placements"});
+    o.placements = n;
+    return prepare("sweep", "k", o).config["placements"];
+  };
+  EXPECT_EQ(placements(1), json({0}));
+  EXPECT_EQ(placements(2), json({0, 4}));
+  EXPECT_EQ(placements(8), json({0, 1, 2, 3, 4, 5, 6, 7}));
+  const json c = prepare("sweep", "k", RunOptions{}).config;
+  EXPECT_EQ(c["warmup"]["warp-per-sm"].get<int>(), 1);
+  EXPECT_EQ(c["warmup"]["single"].get<int>(), 3);
+  RunOptions w = with({"--warmup"});
+  w.warmup = 5;
+  EXPECT_EQ(prepare("sweep", "k", w).config["warmup"].get<int>(), 5);
 }

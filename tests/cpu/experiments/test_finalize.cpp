@@ -1,5 +1,6 @@
 // Experiments' finalize() on synthetic points, no GPU: the fit per code placement and the spread of
-// s over placements (kway), the penalty pairs (occupancy), the predication ratios.
+// s over placements (kway), the cost decomposition, the sampling comparison. Predication and
+// occupancy: test_predication_summary.cpp, test_occupancy_summary.cpp.
 #include <gtest/gtest.h>
 
 #include "harness/experiment.hpp"
@@ -51,25 +52,49 @@ TEST(Finalize, KwayOnePlacementHasNoSpread) {
   EXPECT_NEAR(r.summary["ratio_32_over_1"].get<double>(), 32010.0 / 1010.0, 1e-12);
 }
 
-TEST(Finalize, PredicationRatios) {
-  const ResultRecord r = finalize("sweep", "predication", RunOptions{},
-                                  {point(1, 100, 0, {{"variant", "single"}, {"arms", 1}}),
-                                   point(2, 200, 0, {{"variant", "branchy"}, {"arms", 2}}),
-                                   point(2, 98, 0, {{"variant", "predicated"}, {"arms", 2}})});
-  EXPECT_DOUBLE_EQ(r.summary["ratio_branchy_over_single"].get<double>(), 2.0);
-  EXPECT_DOUBLE_EQ(r.summary["ratio_predicated_over_single"].get<double>(), 0.98);
+TEST(Finalize, CostRecoversABCPerPlacement) {
+  // T(k, n) = k * (a*n + b) + c with a, b, c differing slightly by placement.
+  std::vector<TimedPoint> pts;
+  const double a[2] = {28.0, 29.0}, b[2] = {178, 170}, c[2] = {700, 720};
+  for (int p = 0; p < 2; ++p)
+    for (double n : {0.0, 1000.0, 3000.0, 10000.0})
+      for (int k : {1, 2, 4, 8, 32})
+        pts.push_back(point(k, k * (a[p] * n + b[p]) + c[p], p, {{"body", "fma_chain"}, {"iters_per_path", n}}));
+  RunOptions o;
+  o.given = {"--body", "--placements"};
+  o.placements = 8;  // the points carry placements 0 and 1; finalize fits the placements it finds
+  const ResultRecord r = finalize("sweep", "cost", o, pts);
+  EXPECT_NEAR(r.summary["a_cycles_per_iter"].get<double>(), 28.5, 1e-6);
+  EXPECT_NEAR(r.summary["a_cycles_per_iter_min"].get<double>(), 28.0, 1e-6);
+  EXPECT_NEAR(r.summary["a_cycles_per_iter_max"].get<double>(), 29.0, 1e-6);
+  EXPECT_NEAR(r.summary["b_cycles_per_path_min"].get<double>(), 170, 1e-5);
+  EXPECT_NEAR(r.summary["c_cycles_max"].get<double>(), 720, 1e-4);
+  EXPECT_NEAR(r.summary["r2"].get<double>(), 1.0, 1e-12);
+  EXPECT_NEAR(r.summary["b_direct"].get<double>(), 174, 1e-6);  // median of 178 and 170 from n = 0 alone
+  ASSERT_EQ(r.summary["bodies"].size(), 1u);
+  const json& body = r.summary["bodies"][0];
+  EXPECT_EQ(body["body"], "fma_chain");
+  EXPECT_NEAR(body["a"].get<double>(), 28.5, 1e-6);
+  EXPECT_TRUE(body.contains("a_predicted"));
+  EXPECT_EQ(body["placements"].size(), 2u);
 }
 
-TEST(Finalize, OccupancyPairsEachResidencyWithItsK1) {
-  auto occ = [](double k, double cycles, int target, double kernel_ms) {
-    return point(k, cycles, 0,
-                 {{"residency", {{"series", "per_sm"}, {"target", target}, {"total_warps", target * 132},
-                                 {"achieved_occupancy", target / 64.0}, {"sms_used", 132}}},
-                  {"kernel_ms", {{"median", kernel_ms}}}});
+TEST(Finalize, SamplingPairsModesAndSplitsComputeFromMemory) {
+  auto pt = [](const char* body, int k, const char* mode, double cycles) {
+    TimedPoint p = point(k, cycles, 0, {{"body", body}, {"map", "modulo"}, {"sampling", mode}});
+    return p;
   };
-  const ResultRecord r = finalize("sweep", "occupancy", RunOptions{},
-                                  {occ(1, 100, 1, 1.0), occ(32, 3100, 1, 30.0), occ(1, 100, 2, 1.0), occ(32, 3200, 2, 31.0)});
-  EXPECT_DOUBLE_EQ(r.summary["penalty_min"].get<double>(), 31.0);
-  EXPECT_DOUBLE_EQ(r.summary["penalty_max"].get<double>(), 32.0);
-  EXPECT_EQ(r.summary["pairs"].size(), 2u);
+  const ResultRecord r = finalize("sweep", "sampling", RunOptions{},
+                                  {pt("fma_chain", 1, "single", 290333), pt("fma_chain", 1, "warp-per-sm", 290336),
+                                   pt("mem_divergent", 1, "single", 1000000), pt("mem_divergent", 1, "warp-per-sm", 1010000)});
+  EXPECT_NEAR(r.summary["max_rel_diff_compute"].get<double>(), 3.0 / 290333, 1e-12);
+  EXPECT_NEAR(r.summary["max_rel_diff_memory"].get<double>(), 0.01, 1e-12);
+  EXPECT_TRUE(r.summary["by_body"]["fma_chain"]["modes_equal"].get<bool>());
+  EXPECT_FALSE(r.summary["by_body"]["mem_divergent"]["modes_equal"].get<bool>());
+  ASSERT_EQ(r.summary["pairs"].size(), 2u);
+  bool annotated = false;
+  for (const auto& p : r.points)
+    if (p.extra.value("sampling", "") == "warp-per-sm" && p.extra["body"] == "fma_chain")
+      annotated = p.extra.contains("rel_diff") && p.extra["median_single"].get<double>() == 290333;
+  EXPECT_TRUE(annotated);
 }

@@ -1,0 +1,132 @@
+// --sweep sampling: the validation behind the default sampling mode. For every body, lane map and k
+// of a list, the same k-way point timed both ways in one run — one warp per launch (single) and one
+// warp on every SM per launch (warp-per-sm) — and their medians compared. A body's default is
+// warp-per-sm only where the two agree within 1e-4 (config.hpp: default_sampling).
+#include <cmath>
+
+#include "divbench/core/errors.hpp"
+#include "divbench/kernels/kway.hpp"
+#include "divbench/summary/quality.hpp"
+#include "harness/config.hpp"
+#include "harness/experiment.hpp"
+#include "harness/timed_point.hpp"
+
+namespace divbench {
+namespace {
+
+struct SamplingConfig {
+  std::vector<Body> bodies;
+  std::vector<LaneMap> maps;
+  std::vector<int> ks;
+  std::uint32_t iters = 10000;         // compute bodies
+  std::uint32_t iters_memory = 1000;   // bodies that touch memory (single sampling is slow for them)
+  std::uint64_t seed = 20260729;
+  TimingConfig timing;                 // reps, warmup, samples; both modes run
+  double tolerance = 1e-4;             // largest |rel_diff| for which the modes count as equal
+};
+
+SamplingConfig parse(const RunOptions& o) {
+  SamplingConfig c;
+  c.bodies = o.has("--body") && !o.all ? std::vector<Body>{parse_body(o.body)} : all_bodies();
+  c.maps = o.has("--map") && !o.all ? std::vector<LaneMap>{parse_lane_map(o.map)} : all_lane_maps();
+  c.ks = o.has("--k") && !o.all ? o.ks : std::vector<int>{1, 2, 8, 32};
+  if (o.has("--iters")) c.iters = c.iters_memory = static_cast<std::uint32_t>(o.iters);
+  c.seed = o.seed;
+  c.timing = parse_timing(o, Body::fma_chain);
+  reject_options(o, "--sweep sampling", {"--sampling", "--n", "--placements"},
+                 "it runs both sampling modes at placement 0");
+  return c;
+}
+
+json to_json(const SamplingConfig& c) {
+  json bodies = json::array(), maps = json::array();
+  for (Body b : c.bodies) bodies.push_back(body_name(b));
+  for (LaneMap m : c.maps) maps.push_back(lane_map_name(m));
+  json j{{"axis", "body x map x k x sampling"}, {"bodies", bodies}, {"maps", maps}, {"ks", c.ks},
+         {"iters", c.iters}, {"iters_memory_bodies", c.iters_memory}, {"seed", c.seed}};
+  j.update(to_json(c.timing));
+  j["sampling"] = {"single", "warp-per-sm"};
+  j["equal_within"] = c.tolerance;
+  return j;
+}
+
+std::vector<PointSpec> plan(const SamplingConfig& c, const DeviceRecord& dev) {
+  std::vector<PointSpec> pts;
+  for (Body body : c.bodies)
+    for (LaneMap map : c.maps)
+      for (int k : c.ks) {
+        const std::uint32_t iters = body_touches_memory(body) ? c.iters_memory : c.iters;
+        const TimedKernel kernel =
+            kway_timed_kernel(body, make_kway_params(body, k, assign_lanes(map, k, iters, c.seed)), 0);
+        for (Sampling mode : {Sampling::single, Sampling::warp_per_sm}) {
+          TimedRun run{c.timing, std::nullopt, false};
+          run.timing.sampling = mode;
+          const std::string label = std::string(body_name(body)) + "/" + lane_map_name(map) + "/k:" +
+                                    std::to_string(k) + "/" + sampling_name(mode);
+          pts.push_back(PointSpec{label,
+                                  [kernel, run, dev, k, body, map, iters] {
+                                    PointResult r = run_timed_point(kernel, run, dev, k);
+                                    r.point.extra["body"] = body_name(body);
+                                    r.point.extra["map"] = lane_map_name(map);
+                                    r.point.extra["iters"] = iters;
+                                    return r;
+                                  },
+                                  nullptr, nullptr});
+        }
+      }
+  return pts;
+}
+
+void finalize(const SamplingConfig& c, ResultRecord& r) {
+  json pairs = json::array();
+  double max_compute = 0, max_memory = 0;
+  bool any_compute = false, any_memory = false;
+  json by_body = json::object();
+  for (auto& par : r.points) {
+    if (par.extra.value("sampling", "") != "warp-per-sm") continue;
+    for (const auto& one : r.points) {
+      if (one.extra.value("sampling", "") != "single" || one.k != par.k || one.extra["body"] != par.extra["body"] ||
+          one.extra["map"] != par.extra["map"])
+        continue;
+      const double rel = par.cycles.median / one.cycles.median - 1.0;
+      par.extra["median_single"] = one.cycles.median;
+      par.extra["median_parallel"] = par.cycles.median;
+      par.extra["rel_diff"] = rel;
+      const std::string body = par.extra["body"].get<std::string>();
+      const bool memory = body_touches_memory(parse_body(body));
+      (memory ? max_memory : max_compute) = std::max(memory ? max_memory : max_compute, std::fabs(rel));
+      (memory ? any_memory : any_compute) = true;
+      const double worst = by_body.contains(body) ? by_body[body].get<double>() : 0.0;
+      by_body[body] = std::max(worst, std::fabs(rel));
+      pairs.push_back(json{{"body", body}, {"map", par.extra["map"]}, {"k", par.k}, {"median_single", one.cycles.median},
+                           {"median_parallel", par.cycles.median}, {"rel_diff", rel},
+                           {"sms_distinct", par.extra.value("sms_distinct", 0)},
+                           {"launches_with_shared_sm", par.extra.value("launches_with_shared_sm", 0)}});
+    }
+  }
+  r.summary["max_rel_diff_compute"] = any_compute ? json(max_compute) : json(nullptr);
+  r.summary["max_rel_diff_memory"] = any_memory ? json(max_memory) : json(nullptr);
+  json verdict = json::object();
+  for (auto it = by_body.begin(); it != by_body.end(); ++it)
+    verdict[it.key()] = json{{"max_abs_rel_diff", it.value()},
+                             {"modes_equal", it.value().get<double>() <= c.tolerance},
+                             {"default_sampling", sampling_name(default_sampling(parse_body(it.key())))}};
+  r.summary["by_body"] = verdict;
+  r.summary["pairs"] = pairs;
+  add_quality_summary(r);
+}
+
+Experiment sampling_experiment() {
+  ExperimentDef<SamplingConfig> d{"sampling", {}, "sweep",
+                                  "single vs warp-per-SM sampling: equal medians? (validates the default mode)",
+                                  parse, to_json, nullptr, plan, finalize, nullptr};
+  Experiment e = make_experiment<SamplingConfig>(d);
+  e.in_all = false;
+  return e;
+}
+
+}  // namespace
+
+DIVBENCH_REGISTER_EXPERIMENT(sampling_experiment);
+
+}  // namespace divbench

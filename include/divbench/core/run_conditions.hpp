@@ -1,0 +1,61 @@
+// Run conditions of a point: NVML's view of the GPU (SM and memory clocks, power, temperature and the
+// clock-event, formerly "throttle", reasons) read right before and right after the point's launches.
+// Plain data and pure logic here, tested without a GPU; src/cuda/nvml.cpp reads them.
+//
+// Which reasons count as throttling (they set the point's `throttled`): the ones that lower the clock
+// while the GPU works — sw_power_cap, hw_slowdown, sw_thermal_slowdown, hw_thermal_slowdown,
+// hw_power_brake_slowdown. Not counted, only recorded: gpu_idle (nothing was running at the moment of
+// the reading, as between two points), and the configurations applications_clocks_setting,
+// sync_boost and display_clock_setting (a fixed cap set by an administrator or a sync-boost group,
+// the same for every point; the measured clock in each point shows its effect).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "divbench/core/json_io.hpp"
+#include "divbench/core/result.hpp"
+
+namespace divbench {
+
+struct RunConditions {
+  bool available = false;
+  std::string why_not;                   // when !available
+  std::optional<int> sm_clock_mhz;       // each field empty when NVML could not read it
+  std::optional<int> mem_clock_mhz;
+  std::optional<double> power_w;
+  std::optional<int> temperature_c;
+  std::optional<std::uint64_t> reasons;  // nvmlClocksEventReason bitmask
+};
+
+// One clock-event reason bit of NVML (nvml.h's nvmlClocksEventReason* / nvmlClocksThrottleReason*).
+struct ClockEventReason {
+  std::uint64_t bit;
+  const char* key;  // the name divbench writes ("hw_slowdown")
+  bool throttle;    // counts as throttling (see the top of this file)
+};
+const std::vector<ClockEventReason>& clock_event_reasons();
+
+// Names of the set bits, in bit order; a bit NVML does not document is written "unknown_0x...".
+std::vector<std::string> reason_names(std::uint64_t mask);
+
+// The bits of `mask` that count as throttling.
+std::uint64_t throttle_bits(std::uint64_t mask);
+
+// One reading: {"sm_clock_mhz", "mem_clock_mhz", "power_w", "temperature_c", "reasons_mask"} (null
+// for what could not be read).
+json to_json(const RunConditions& c);
+
+// Writes point["conditions"]: {"available": true, "before": {...}, "after": {...}, "reasons": [the
+// reasons active in either reading], "throttle_reasons": [those of them that count as throttling]};
+// or {"available": false, "reason": "..."} when NVML could not be read. Returns whether a throttling
+// reason was active (the caller sets the point's `throttled`).
+bool record_conditions(json& point, const RunConditions& before, const RunConditions& after);
+
+// Summary counts over the record's points (timed and raw) that carry "conditions":
+// points_with_conditions, points_with_throttle_reasons, throttle_reasons {reason: points},
+// clock_event_reasons {reason: points, every reason, throttling or not}.
+void add_conditions_summary(ResultRecord& r);
+
+}  // namespace divbench

@@ -1,0 +1,211 @@
+"""The one validator of divbench's JSON outputs against their JSON Schemas (schemas/ at the repository root;
+docs/schemas.md describes every format). Needs the `jsonschema` package (scripts/deps/pip.txt).
+
+  PYTHONPATH=scripts python3 -m divbench.schemas [FILE ...]     (default: every results/**/*.json)
+
+Which schema a document gets:
+  - its "schema" key names the format ("divbench.result/1"): the schema file whose "x-divbench-format" is
+    that name (and which pins "schema" to it);
+  - a divbench.result/1 document is also checked against its experiment's schema, the file whose
+    "x-divbench-experiment" is the document's "experiment" (schemas/result/<experiment>.schema.json): a new
+    experiment adds one such file, nothing else;
+  - a document without a "schema" key (GoogleTest and Google Benchmark reports, the legacy files of the
+    first H200 run) gets the schema whose "x-divbench-paths" globs match its path under the repository;
+  - `--format NAME` forces one (e.g. github-action-benchmark for the gate's --benchmark-json output).
+A document with no schema is an error, not a pass. Schemas reference each other by "$id"
+(urn:divbench:schema:...), resolved from the folder, never over the network.
+Exit 0: every file valid; 1: a file invalid or without a schema (one line each, at most a few errors per
+file); 2: bad arguments or an unreadable file or schema."""
+from __future__ import annotations
+
+import fnmatch
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from divbench.cli import ArgumentParser, fail
+from divbench.jsonio import InputError, load_json
+from divbench.paths import repo_root
+
+FORMAT_KEY = "x-divbench-format"
+EXPERIMENT_KEY = "x-divbench-experiment"
+PATHS_KEY = "x-divbench-paths"
+DEFS_KEY = "x-divbench-defs"
+RESULT_FORMAT = "divbench.result/1"
+MAX_ERRORS_PER_FILE = 5
+
+
+def schema_dir() -> Path:
+    return repo_root() / "schemas"
+
+
+@dataclass
+class Catalog:
+    """Every schema file of a folder, indexed by format, experiment and path pattern."""
+    folder: Path
+    formats: dict = field(default_factory=dict)      # format name -> schema
+    experiments: dict = field(default_factory=dict)  # experiment -> schema
+    by_path: list = field(default_factory=list)      # (glob, format name)
+    files: dict = field(default_factory=dict)        # $id -> schema file
+    registry: object = None
+
+    def validator(self, schema: dict):
+        from jsonschema import Draft202012Validator
+        return Draft202012Validator(schema, registry=self.registry)
+
+
+def _read_schema(path: Path) -> dict:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise InputError(f"{path}: cannot read this schema ({e})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("$id"), str):
+        raise InputError(f"{path}: a schema needs an \"$id\"")
+    return doc
+
+
+def load_catalog(folder: Path | None = None) -> Catalog:
+    """Reads every *.schema.json under `folder` (default: schemas/); InputError on a malformed or
+    duplicate one. Each must be a valid Draft 2020-12 schema and say what it applies to."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+    from referencing import Registry, Resource
+    folder = folder or schema_dir()
+    cat = Catalog(folder=folder)
+    resources = []
+    for path in sorted(folder.rglob("*.schema.json")):
+        doc = _read_schema(path)
+        try:
+            Draft202012Validator.check_schema(doc)
+        except SchemaError as e:
+            raise InputError(f"{path}: not a valid JSON Schema: {e.message}") from None
+        sid = doc["$id"]
+        if sid in cat.files:
+            raise InputError(f"{path}: $id {sid} is also {cat.files[sid]}")
+        cat.files[sid] = path
+        resources.append((sid, Resource.from_contents(doc)))
+        fmt, exp = doc.get(FORMAT_KEY), doc.get(EXPERIMENT_KEY)
+        if sum(x is not None for x in (fmt, exp, doc.get(DEFS_KEY))) != 1:
+            raise InputError(f"{path}: give exactly one of {FORMAT_KEY}, {EXPERIMENT_KEY}, {DEFS_KEY}")
+        if fmt is not None:
+            if fmt in cat.formats:
+                raise InputError(f"{path}: format {fmt} has a schema already")
+            pinned = doc.get("properties", {}).get("schema", {}).get("const")
+            if pinned is not None and pinned != fmt:
+                raise InputError(f"{path}: {FORMAT_KEY} {fmt} but properties.schema pins {pinned}")
+            cat.formats[fmt] = doc
+            cat.by_path += [(g, fmt) for g in doc.get(PATHS_KEY, [])]
+        if exp is not None:
+            if exp in cat.experiments:
+                raise InputError(f"{path}: experiment {exp} has a schema already")
+            cat.experiments[exp] = doc
+    cat.registry = Registry().with_resources(resources)
+    if RESULT_FORMAT not in cat.formats:
+        raise InputError(f"{folder}: no schema for {RESULT_FORMAT}")
+    return cat
+
+
+def rel_path(path: Path) -> str:
+    try:
+        return Path(path).resolve().relative_to(repo_root()).as_posix()
+    except ValueError:
+        return Path(path).as_posix()
+
+
+def schemas_for(cat: Catalog, doc, where: str, fmt: str | None = None) -> list[tuple[str, dict]]:
+    """[(name, schema)] that `doc` (found at repository path `where`) must satisfy; InputError if none."""
+    if fmt is not None:
+        if fmt not in cat.formats:
+            raise InputError(f"{where}: --format {fmt}: no such format ({', '.join(sorted(cat.formats))})")
+        out = [(fmt, cat.formats[fmt])]
+    elif isinstance(doc, dict) and "schema" in doc:
+        name = doc["schema"]
+        if not isinstance(name, str) or name not in cat.formats:
+            raise InputError(f"{where}: no schema file for format {name!r} (add schemas/<name>.schema.json "
+                             f"with {FORMAT_KEY})")
+        out = [(name, cat.formats[name])]
+    else:
+        hits = sorted({f for g, f in cat.by_path if fnmatch.fnmatch(where, g)})
+        if len(hits) != 1:
+            why = "no schema names this path" if not hits else f"several schemas name this path ({', '.join(hits)})"
+            raise InputError(f"{where}: the document has no \"schema\" key and {why}")
+        out = [(hits[0], cat.formats[hits[0]])]
+    if out[0][0] == RESULT_FORMAT and isinstance(doc, dict) and isinstance(doc.get("experiment"), str):
+        exp = doc["experiment"]
+        if exp not in cat.experiments:
+            raise InputError(f"{where}: no schema for experiment {exp!r} (add schemas/result/{exp}.schema.json "
+                             f"with {EXPERIMENT_KEY})")
+        out.append((f"{RESULT_FORMAT} experiment {exp}", cat.experiments[exp]))
+    return out
+
+
+def _pointer(error) -> str:
+    return "/" + "/".join(str(p) for p in error.absolute_path)
+
+
+def errors_of(cat: Catalog, doc, where: str, fmt: str | None = None) -> list[str]:
+    """One line per violation ("<where>: <schema>: <json pointer>: <message>"), at most MAX_ERRORS_PER_FILE
+    per schema; [] when valid. InputError when the document has no schema."""
+    out = []
+    for name, schema in schemas_for(cat, doc, where, fmt):
+        errs = sorted(cat.validator(schema).iter_errors(doc), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+        for e in errs[:MAX_ERRORS_PER_FILE]:
+            msg = " ".join(e.message.split())
+            out.append(f"{where}: {name}: {_pointer(e)}: {msg[:300]}")
+        if len(errs) > MAX_ERRORS_PER_FILE:
+            out.append(f"{where}: {name}: ... and {len(errs) - MAX_ERRORS_PER_FILE} more")
+    return out
+
+
+def load_document(path: Path, fmt: str | None = None):
+    """The JSON document in `path`: an object, or with a forced format anything JSON (the gate's benchmark
+    JSON is a list); InputError when it cannot be read."""
+    if fmt is None:
+        return load_json(path)
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise InputError(f"{path}: cannot read ({e})") from None
+
+
+def validate_file(cat: Catalog, path: Path, fmt: str | None = None) -> list[str]:
+    """errors_of() the file's document; InputError when it cannot be read or has no schema."""
+    return errors_of(cat, load_document(path, fmt), rel_path(path), fmt)
+
+
+def committed_results(root: Path | None = None) -> list[Path]:
+    """Every JSON file under results/ (what CI validates)."""
+    root = root or repo_root()
+    return sorted(p for p in (root / "results").rglob("*.json") if p.is_file())
+
+
+def main(argv=None) -> int:
+    ap = ArgumentParser(prog="schemas", description=__doc__.splitlines()[0])
+    ap.add_argument("files", nargs="*", type=Path, help="JSON files (default: every results/**/*.json)")
+    ap.add_argument("--format", help="validate every file against this format (e.g. github-action-benchmark)")
+    ap.add_argument("--schemas", type=Path, default=None, help="schema folder (default: schemas/)")
+    args = ap.parse_args(argv)
+    try:
+        cat = load_catalog(args.schemas)
+        if args.format is not None and args.format not in cat.formats:
+            raise InputError(f"--format {args.format}: no such format ({', '.join(sorted(cat.formats))})")
+        files = args.files or committed_results()
+        problems = []
+        for f in files:
+            doc = load_document(f, args.format)  # unreadable: exit 2
+            try:
+                problems += errors_of(cat, doc, rel_path(f), args.format)
+            except InputError as e:  # no schema for it: a finding like an invalid file
+                problems.append(str(e))
+    except InputError as e:
+        return fail("schemas", e)
+    for line in problems:
+        print(f"schemas: {line}", file=sys.stderr)
+    bad = len({p.split(":", 1)[0] for p in problems})
+    print(f"schemas: {len(files) - bad} of {len(files)} file(s) valid", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

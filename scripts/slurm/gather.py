@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Gather what a Slurm submission (scripts/slurm/submit.sh) left in its stage folder into results/.
+
+With the stage's task list (STAGE/tasks.tsv, written by submit.sh) every task is accounted for from
+the status file it left (STAGE/status/<job>_<task>, scripts/slurm/task_status.sh): each failed task,
+or one that left no status (never ran, cancelled, killed), is named with the last line of its log.
+  gpu tasks:   STAGE/<name>/*.json -> RESULTS/<name>/, then the figures and the comparison table are
+               redrawn (scripts/figures.py, scripts/compare.py -> RESULTS/figures/compare.md)
+  study tasks: the per-architecture shards STAGE/study/<arch>/ merged into RESULTS/static/, the files
+               a local scripts/study/run.sh writes (only when every architecture succeeded)
+Without a task list (a stage filled by hand) every subfolder of STAGE is a GPU's results.
+Never writes over a RESULTS/<name>/ that holds files unless FORCE=1. Exit 0 when every task succeeded
+and everything was gathered, 1 otherwise, 2 on bad input.
+
+usage: gather.py [STAGE]       (default: results-slurm/ in the checkout)
+  env: DIVBENCH_RESULTS (default: results/ in the checkout), FORCE=1
+"""
+import csv
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+STAGE_FOLDERS = {"logs", "status", "study"}   # submit.sh's own folders, never a GPU's results
+
+
+def say(msg):
+    print(f"gather: {msg}", file=sys.stderr, flush=True)
+
+
+class Task:
+    def __init__(self, job, task, kind, name):
+        self.job, self.task, self.kind, self.name = job, task, kind, name
+        self.ok, self.detail, self.seconds = False, "", None
+
+    @property
+    def label(self):
+        return f"{self.kind} {self.name} (job {self.job} task {self.task})"
+
+
+def read_tasks(stage):
+    path = os.path.join(stage, "tasks.tsv")
+    if not os.path.exists(path):
+        return None
+    tasks = []
+    with open(path, newline="") as f:
+        for n, row in enumerate(csv.reader(f, delimiter="\t"), 1):
+            if len(row) != 4 or row[2] not in ("gpu", "study"):
+                raise ValueError(f"{path}:{n}: expected 'job<TAB>task<TAB>gpu|study<TAB>name', got {row!r}")
+            tasks.append(Task(*row))
+    return tasks
+
+
+def last_log_line(stage, t):
+    for log in sorted(glob.glob(os.path.join(stage, "logs", f"*-{t.job}_{t.task}.out"))):
+        with open(log, errors="replace") as f:
+            lines = [ln.strip() for ln in f if ln.strip()]
+        return (lines[-1] if lines else "(empty log)") + f" [log: {os.path.relpath(log, stage)}]"
+    return "(no log)"
+
+
+def read_status(stage, t):
+    """Fills t.ok / t.detail / t.seconds from the task's status file."""
+    path = os.path.join(stage, "status", f"{t.job}_{t.task}")
+    if not os.path.exists(path):
+        t.detail = f"no status recorded (never ran, cancelled, or killed): {last_log_line(stage, t)}"
+        return
+    with open(path) as f:
+        st = dict(kv.split("=", 1) for kv in f.read().split() if "=" in kv)
+    try:
+        t.seconds = int(st["end"]) - int(st["start"])
+        rc = int(st["rc"])
+    except (KeyError, ValueError):
+        t.detail = f"unreadable status file {path}"
+        return
+    where = f"on {st.get('host', '?')} after {t.seconds} s"
+    t.ok = rc == 0
+    t.detail = where if t.ok else f"exit {rc} {where}: {last_log_line(stage, t)}"
+
+
+def holds_files(path):
+    return os.path.isdir(path) and bool(os.listdir(path))
+
+
+def copy_gpu(stage, name, results, force):
+    """STAGE/<name>/*.json -> RESULTS/<name>/; returns None or the reason it was not gathered."""
+    files = sorted(glob.glob(os.path.join(stage, name, "*.json")))
+    if not files:
+        return f"{name} produced no JSON (see its log in {os.path.join(stage, 'logs')})"
+    dest = os.path.join(results, name)
+    if holds_files(dest) and not force:
+        return f"{dest} already holds results; FORCE=1 to replace"
+    os.makedirs(dest, exist_ok=True)
+    for f in files:
+        tmp = os.path.join(dest, "." + os.path.basename(f) + ".tmp")
+        shutil.copyfile(f, tmp)
+        os.replace(tmp, os.path.join(dest, os.path.basename(f)))
+    say(f"{name} -> {dest}/ ({len(files)} files)")
+    return None
+
+
+def merge_study(stage, tasks, results, force):
+    """The study's shards -> RESULTS/static/; returns None or the reason it was not gathered."""
+    failed = [t.name for t in tasks if not t.ok]
+    if failed:
+        return f"static study not gathered: {len(failed)} of {len(tasks)} architectures failed ({', '.join(failed)})"
+    dest = os.path.join(results, "static")
+    if holds_files(dest) and not force:
+        return f"{dest} already holds results; FORCE=1 to replace"
+    sys.path.insert(0, HERE)
+    import study_shards
+    try:
+        written = study_shards.merge({t.name: os.path.join(stage, "study", t.name) for t in tasks}, dest,
+                                     jobs=sorted({t.job for t in tasks}))
+    except study_shards.MergeError as e:
+        return f"static study not gathered: {e}"
+    say(f"static study ({len(tasks)} architectures) -> {dest}/ ({len(written)} files)")
+    return None
+
+
+def redraw(results):
+    """Figures and the comparison table over every GPU in RESULTS (as after a local run)."""
+    figs = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "figures.py"), "--results", results])
+    md = os.path.join(results, "figures", "compare.md")
+    cmp_ = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "compare.py"), results, "--reference",
+                           os.path.join(results, "reference", "paper-2607.23402.json"), "--markdown", "--out", md])
+    if cmp_.returncode == 0 and os.path.exists(md):
+        with open(md) as f:
+            print(f.read(), end="")
+    return figs.returncode == 0 and cmp_.returncode == 0
+
+
+def main(argv):
+    if len(argv) > 1 or (argv and argv[0].startswith("-")):
+        say("usage: gather.py [STAGE]   (env: DIVBENCH_RESULTS, FORCE=1)")
+        return 2
+    stage = argv[0] if argv else os.path.join(ROOT, "results-slurm")
+    results = os.environ.get("DIVBENCH_RESULTS", os.path.join(ROOT, "results"))
+    force = os.environ.get("FORCE", "0") == "1"
+    if not os.path.isdir(stage):
+        say(f"no stage folder {stage}")
+        return 2
+    try:
+        tasks = read_tasks(stage)
+    except ValueError as e:
+        say(str(e))
+        return 2
+
+    problems, gpus = [], 0
+    if tasks is None:   # a stage filled by hand: every folder is a GPU's results
+        names = sorted(d for d in os.listdir(stage) if os.path.isdir(os.path.join(stage, d)) and d not in STAGE_FOLDERS)
+        for name in names:
+            why = copy_gpu(stage, name, results, force)
+            if why:
+                say(why)
+            else:
+                gpus += 1
+        if gpus == 0:
+            say("nothing gathered")
+            return 1
+        return 0 if redraw(results) else 1
+
+    for t in tasks:
+        read_status(stage, t)
+        say(f"{t.label}: {'ok' if t.ok else 'FAILED'} {t.detail}")
+    failed = [t for t in tasks if not t.ok]
+    for t in tasks:
+        if t.kind == "gpu" and t.ok:
+            why = copy_gpu(stage, t.name, results, force)
+            if why:
+                problems.append(why)
+            else:
+                gpus += 1
+    study = [t for t in tasks if t.kind == "study"]
+    if study:
+        why = merge_study(stage, study, results, force)
+        if why:
+            problems.append(why)
+    drawn = redraw(results) if gpus else True
+    for p in problems:
+        say(p)
+    if failed:
+        say(f"{len(failed)} of {len(tasks)} tasks failed: {', '.join(t.name for t in failed)} "
+            f"(logs in {os.path.join(stage, 'logs')})")
+    if failed or problems or not drawn:
+        return 1
+    say(f"all {len(tasks)} tasks succeeded; everything gathered into {results}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,54 @@
+// The NVML entry points divbench uses, resolved with dlopen (no nvml.h and no libnvidia-ml at build
+// time; a machine without the driver gets a reason, not a loader error). Internal to divbench_cuda;
+// tests open a stand-in library through open_nvml().
+#pragma once
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "divbench/core/run_conditions.hpp"
+
+namespace divbench::nvml {
+
+using Return = int;  // nvmlReturn_t
+using Device = struct nvmlDevice_st*;
+inline constexpr Return kSuccess = 0;
+inline constexpr int kClockSm = 1;   // NVML_CLOCK_SM
+inline constexpr int kClockMem = 2;  // NVML_CLOCK_MEM
+inline constexpr int kTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU
+
+struct Api {
+  void* lib = nullptr;
+  std::string path;
+  std::string error;  // empty when usable
+  // Required (init fails without them).
+  Return (*init)() = nullptr;
+  Return (*driver_version)(char*, unsigned) = nullptr;
+  Return (*by_pci)(const char*, Device*) = nullptr;
+  Return (*clock)(Device, int, unsigned*) = nullptr;
+  Return (*max_clock)(Device, int, unsigned*) = nullptr;
+  // Optional: a reading without them has the field empty.
+  Return (*reasons)(Device, unsigned long long*) = nullptr;  // ...ClocksEventReasons, else ...ThrottleReasons
+  Return (*power_mw)(Device, unsigned*) = nullptr;
+  Return (*temperature)(Device, int, unsigned*) = nullptr;
+
+  bool ok() const { return error.empty(); }
+  // The handle of the PCI device, looked up once per bus id (null and *why when NVML does not know it).
+  Device device(const std::string& pci_bus_id, std::string* why) const;
+
+ private:
+  mutable std::mutex mu_;
+  mutable std::map<std::string, Device> handles_;
+};
+
+// Loads `path` (dlopen), resolves the entry points and calls nvmlInit; Api::error says what failed.
+std::unique_ptr<Api> open_nvml(const std::string& path);
+
+// libnvidia-ml.so.1, once per process.
+const Api& process_nvml();
+
+// Clocks, power, temperature and clock-event reasons of the device now.
+RunConditions read_conditions(const Api& api, const std::string& pci_bus_id);
+
+}  // namespace divbench::nvml

@@ -1,0 +1,137 @@
+#include "divbench/summary/loop_shape.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <system_error>
+
+namespace divbench {
+
+int LoopShape::count(const std::string& base) const {
+  const auto it = opcodes.find(base);
+  return it == opcodes.end() ? 0 : it->second;
+}
+
+json to_json(const LoopShape& s) {
+  json ops = json::object();
+  for (const auto& [base, n] : s.opcodes) ops[base] = n;
+  return json{{"function", s.function},
+              {"sm", s.sm},
+              {"instructions", s.instructions},
+              {"stall_sum", s.stall_sum ? json(*s.stall_sum) : json(nullptr)},
+              {"taken_branches", s.taken_branches},
+              {"single_path", s.single_path},
+              {"opcodes", ops}};
+}
+
+LoopShape loop_shape_from_json(const json& j) {
+  try {
+    LoopShape s;
+    s.function = j.at("function").get<std::string>();
+    s.sm = j.at("sm").get<int>();
+    s.instructions = j.at("instructions").get<int>();
+    if (!j.at("stall_sum").is_null()) s.stall_sum = j.at("stall_sum").get<int>();
+    s.taken_branches = j.at("taken_branches").get<int>();
+    s.single_path = j.at("single_path").get<bool>();
+    for (const auto& [base, n] : j.at("opcodes").items()) s.opcodes[base] = n.get<int>();
+    return s;
+  } catch (const json::exception& e) {
+    throw std::runtime_error(std::string("malformed loop shape: ") + e.what());
+  }
+}
+
+std::optional<int> cubin_sm_for_device(const json& facts, int cc_major, int cc_minor) {
+  std::optional<int> best;
+  if (!facts.contains("cubins")) return best;
+  for (const auto& c : facts["cubins"]) {
+    const int sm = c.value("sm", 0);
+    if (sm / 10 == cc_major && sm % 10 <= cc_minor && (!best || sm > *best)) best = sm;
+  }
+  return best;
+}
+
+LoopShape work_loop_shape(const json& facts, int sm, const std::string& needle) {
+  const json* found = nullptr;
+  bool have_sm = false;
+  int matches = 0;
+  static const json none = json::array();
+  const json& cubins = facts.is_object() && facts.contains("cubins") ? facts["cubins"] : none;
+  for (const auto& c : cubins) {
+    if (!c.is_object() || c.value("sm", 0) != sm) continue;
+    have_sm = true;
+    if (!c.contains("functions")) continue;
+    for (const auto& f : c["functions"])
+      if (f.value("name", "").find(needle) != std::string::npos) {
+        ++matches;
+        found = &f;
+      }
+  }
+  const std::string where = "sm_" + std::to_string(sm);
+  if (!have_sm) throw std::runtime_error("the kernel facts hold no " + where + " cubin");
+  if (matches != 1)
+    throw std::runtime_error(where + ": " + std::to_string(matches) + " functions match '" + needle + "' (want 1)");
+  const json& f = *found;
+  if (!f.contains("work_loop") || f["work_loop"].is_null())
+    throw std::runtime_error(where + " " + f.value("name", "") + ": no single work loop in the timed region");
+  try {
+    const json& l = f.at("loops").at(f["work_loop"].get<std::size_t>());
+    LoopShape s;
+    s.function = f.at("name").get<std::string>();
+    s.sm = sm;
+    s.instructions = l.at("instruction_count").get<int>();
+    if (!l.at("stall_sum").is_null()) s.stall_sum = l.at("stall_sum").get<int>();
+    s.taken_branches = l.at("taken_branches").get<int>();
+    s.single_path = l.at("single_path").get<bool>();
+    for (const auto& i : l.at("instructions")) ++s.opcodes[i.at("base").get<std::string>()];
+    return s;
+  } catch (const json::exception& e) {
+    throw std::runtime_error(where + " " + f.value("name", "") + ": malformed work loop (" + e.what() + ")");
+  }
+}
+
+std::vector<std::string> predication_shape_problems(const LoopShape& single, const std::map<int, LoopShape>& predicated) {
+  std::vector<std::string> out;
+  auto one_path = [&](const LoopShape& s, const std::string& who) {
+    if (!s.single_path || s.taken_branches != 1)
+      out.push_back(who + " (" + s.function + "): the work loop is not one path with one taken branch per iteration");
+  };
+  one_path(single, "single path");
+  const int ffma = single.count("FFMA");
+  const int other = single.instructions - ffma;
+  if (ffma != 4)
+    out.push_back("single path (" + single.function + "): " + std::to_string(ffma) + " FFMA per iteration, want 4");
+  for (const auto& [arms, s] : predicated) {
+    const std::string who = std::to_string(arms) + "-arm predicated form";
+    one_path(s, who);
+    if (s.count("FFMA") != 4 * arms)
+      out.push_back(who + " (" + s.function + "): " + std::to_string(s.count("FFMA")) + " FFMA per iteration, want " +
+                    std::to_string(4 * arms));
+    if (s.instructions - s.count("FFMA") != other)
+      out.push_back(who + " (" + s.function + "): " + std::to_string(s.instructions - s.count("FFMA")) +
+                    " instructions besides the FFMA per iteration, the single path " + std::to_string(other));
+  }
+  return out;
+}
+
+std::optional<json> running_kernel_facts(std::string& why) {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) {
+    why = "the running executable's directory is unknown";
+    return std::nullopt;
+  }
+  const auto path = exe.parent_path() / "kernel_facts.json";
+  std::ifstream in(path);
+  if (!in) {
+    why = path.string() + " not found (the build writes it with the kernel-facts step when nvdisasm is installed)";
+    return std::nullopt;
+  }
+  const json doc = json::parse(in, nullptr, false);
+  if (doc.is_discarded() || doc.value("schema", "") != "divbench.kernels/1") {
+    why = path.string() + " is not a divbench.kernels/1 document";
+    return std::nullopt;
+  }
+  return doc;
+}
+
+}  // namespace divbench

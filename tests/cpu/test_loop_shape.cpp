@@ -1,0 +1,114 @@
+// Work-loop shapes read from "divbench.kernels/1" documents (synthetic ones here; the real SASS of
+// the predication kernels in tests/sass/test_predication_shapes.cpp): the reader, the cubin a device
+// runs, and the equal-shape rule, which must pass on equal shapes and fail on each kind of difference.
+#include <gtest/gtest.h>
+
+#include "divbench/summary/loop_shape.hpp"
+
+using namespace divbench;
+
+namespace {
+
+json loop_doc(const std::vector<std::string>& bases, bool single_path = true, int taken = 1) {
+  json ins = json::array();
+  for (const auto& b : bases) ins.push_back(json{{"base", b}});
+  return json{{"instruction_count", bases.size()}, {"stall_sum", 23}, {"taken_branches", taken},
+              {"single_path", single_path}, {"instructions", ins}};
+}
+
+std::vector<std::string> chain_loop(int ffma) {
+  std::vector<std::string> v{"VIADD"};
+  for (int i = 0; i < ffma; ++i) v.push_back("FFMA");
+  v.push_back("ISETP");
+  v.push_back("BRA");
+  return v;
+}
+
+json facts_with(int sm, const std::vector<std::pair<std::string, json>>& fns) {
+  json functions = json::array();
+  for (const auto& [name, loop] : fns) {
+    json f{{"name", name}, {"loops", json::array()}, {"work_loop", nullptr}};
+    if (!loop.is_null()) {
+      f["loops"].push_back(json{{"instruction_count", 2}});  // an outer loop first: work_loop indexes
+      f["loops"].push_back(loop);
+      f["work_loop"] = 1;
+    }
+    functions.push_back(f);
+  }
+  json cubin = json::object();
+  cubin["sm"] = sm;
+  cubin["functions"] = functions;
+  json doc = json::object();
+  doc["schema"] = "divbench.kernels/1";
+  doc["cubins"] = json::array({cubin});
+  return doc;
+}
+
+LoopShape shape(int ffma, int other_extra = 0, bool single_path = true) {
+  auto bases = chain_loop(ffma);
+  for (int i = 0; i < other_extra; ++i) bases.insert(bases.begin() + 1, "FADD");
+  return work_loop_shape(facts_with(90, {{"k", loop_doc(bases, single_path)}}), 90, "k");
+}
+
+}  // namespace
+
+TEST(LoopShape, ReadsTheWorkLoop) {
+  const json facts = facts_with(90, {{"_Z19pred_branchy_kernelILi3EE", loop_doc(chain_loop(4))},
+                                     {"_Z18pred_select_kernelILi2ELi3EE", loop_doc(chain_loop(8))}});
+  const LoopShape s = work_loop_shape(facts, 90, "pred_select_kernelILi2ELi3EE");
+  EXPECT_EQ(s.instructions, 11);
+  EXPECT_EQ(s.count("FFMA"), 8);
+  EXPECT_EQ(s.count("MOV"), 0);
+  EXPECT_EQ(s.stall_sum, 23);
+  EXPECT_EQ(s.sm, 90);
+  const LoopShape back = loop_shape_from_json(to_json(s));
+  EXPECT_EQ(back.opcodes, s.opcodes);
+  EXPECT_EQ(back.function, s.function);
+  EXPECT_EQ(back.stall_sum, s.stall_sum);
+}
+
+TEST(LoopShape, SaysWhatIsMissing) {
+  const json facts = facts_with(90, {{"a_kernelILi1E", loop_doc(chain_loop(4))},
+                                     {"a_kernelILi2E", loop_doc(chain_loop(4))},
+                                     {"no_loop", nullptr}});
+  EXPECT_THROW(work_loop_shape(facts, 80, "a_kernel"), std::runtime_error);       // no sm_80 cubin
+  EXPECT_THROW(work_loop_shape(facts, 90, "a_kernel"), std::runtime_error);       // two functions
+  EXPECT_THROW(work_loop_shape(facts, 90, "b_kernel"), std::runtime_error);       // none
+  EXPECT_THROW(work_loop_shape(facts, 90, "no_loop"), std::runtime_error);        // no work loop
+  EXPECT_NO_THROW(work_loop_shape(facts, 90, "a_kernelILi2E"));
+}
+
+TEST(LoopShape, CubinTheDeviceRuns) {
+  json facts = json::object();
+  facts["cubins"] = json::array();
+  for (int sm : {80, 86, 90, 120}) facts["cubins"].push_back(json{{"sm", sm}});
+  EXPECT_EQ(cubin_sm_for_device(facts, 8, 9), 86);  // sm_89 runs the sm_86 cubin
+  EXPECT_EQ(cubin_sm_for_device(facts, 9, 0), 90);
+  EXPECT_EQ(cubin_sm_for_device(facts, 12, 1), 120);
+  EXPECT_FALSE(cubin_sm_for_device(facts, 10, 0));  // only PTX would run
+  EXPECT_FALSE(cubin_sm_for_device(facts, 7, 5));
+}
+
+TEST(LoopShape, PredicationRulePassesOnEqualShapes) {
+  EXPECT_TRUE(predication_shape_problems(shape(4), {{1, shape(4)}, {2, shape(8)}, {32, shape(128)}}).empty());
+}
+
+TEST(LoopShape, PredicationRuleFailsOnEachDifference) {
+  // Extra instructions besides the FFMA (constants reloaded or recomputed in the loop).
+  auto p = predication_shape_problems(shape(4), {{2, shape(8)}, {32, shape(128, 24)}});
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].find("32-arm"), std::string::npos);
+  // The wrong number of FFMA (an arm's chain dropped or duplicated).
+  EXPECT_EQ(predication_shape_problems(shape(4), {{2, shape(12)}}).size(), 1u);
+  // A single path that is not the 4-FFMA chain loop.
+  EXPECT_FALSE(predication_shape_problems(shape(8), {}).empty());
+  // More than one path per iteration.
+  EXPECT_FALSE(predication_shape_problems(shape(4), {{2, shape(8, 0, false)}}).empty());
+}
+
+TEST(LoopShape, RunningFactsAbsentSaysWhy) {
+  // The test binary's directory holds no kernel_facts.json.
+  std::string why;
+  EXPECT_FALSE(running_kernel_facts(why));
+  EXPECT_NE(why.find("kernel_facts.json"), std::string::npos);
+}

@@ -1,0 +1,115 @@
+// Run conditions without a GPU: which clock-event reasons count as throttling, the per-point
+// "conditions" block, and the summary counts over a record.
+#include <gtest/gtest.h>
+
+#include "divbench/core/run_conditions.hpp"
+
+namespace divbench {
+namespace {
+
+RunConditions reading(std::uint64_t reasons) {
+  RunConditions c;
+  c.available = true;
+  c.sm_clock_mhz = 1980;
+  c.mem_clock_mhz = 3201;
+  c.power_w = 96.5;
+  c.temperature_c = 33;
+  c.reasons = reasons;
+  return c;
+}
+
+TEST(ClockEventReasons, NamesFollowNvmlBits) {
+  EXPECT_EQ(reason_names(0), std::vector<std::string>{});
+  EXPECT_EQ(reason_names(0x1), std::vector<std::string>{"gpu_idle"});
+  EXPECT_EQ(reason_names(0x1ff),
+            (std::vector<std::string>{"gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdown",
+                                      "sync_boost", "sw_thermal_slowdown", "hw_thermal_slowdown",
+                                      "hw_power_brake_slowdown", "display_clock_setting"}));
+  EXPECT_EQ(reason_names(0x400 | 0x8), (std::vector<std::string>{"hw_slowdown", "unknown_0x400"}));
+}
+
+TEST(ClockEventReasons, OnlySlowdownsCountAsThrottling) {
+  for (std::uint64_t b : {0x4u, 0x8u, 0x20u, 0x40u, 0x80u}) EXPECT_EQ(throttle_bits(b), b) << b;
+  // Idle at the moment of reading, and fixed clock configurations: recorded, not throttling.
+  for (std::uint64_t b : {0x1u, 0x2u, 0x10u, 0x100u, 0x400u}) EXPECT_EQ(throttle_bits(b), 0u) << b;
+  EXPECT_EQ(throttle_bits(0x1 | 0x2 | 0x40), 0x40u);
+}
+
+TEST(RecordConditions, IdleBeforeIsNotThrottling) {
+  json point = json::object();
+  EXPECT_FALSE(record_conditions(point, reading(0x1), reading(0x0)));
+  const json& c = point.at("conditions");
+  EXPECT_TRUE(c.at("available").get<bool>());
+  EXPECT_EQ(c.at("reasons"), json({"gpu_idle"}));
+  EXPECT_TRUE(c.at("throttle_reasons").empty());
+  EXPECT_EQ(c.at("before").at("sm_clock_mhz"), 1980);
+  EXPECT_EQ(c.at("before").at("mem_clock_mhz"), 3201);
+  EXPECT_EQ(c.at("before").at("power_w"), 96.5);
+  EXPECT_EQ(c.at("before").at("temperature_c"), 33);
+  EXPECT_EQ(c.at("before").at("reasons_mask"), 1);
+  EXPECT_EQ(c.at("after").at("reasons_mask"), 0);
+  EXPECT_FALSE(c.contains("reasons_read"));
+}
+
+TEST(RecordConditions, ThrottleAfterThePointFlagsIt) {
+  json point = json::object();
+  EXPECT_TRUE(record_conditions(point, reading(0x0), reading(0x20 | 0x1)));
+  EXPECT_EQ(point["conditions"]["reasons"], json({"gpu_idle", "sw_thermal_slowdown"}));
+  EXPECT_EQ(point["conditions"]["throttle_reasons"], json({"sw_thermal_slowdown"}));
+}
+
+TEST(RecordConditions, UnreadFieldsAreNull) {
+  RunConditions partial;
+  partial.available = true;
+  partial.sm_clock_mhz = 1755;
+  json point = json::object();
+  EXPECT_FALSE(record_conditions(point, partial, partial));
+  const json& b = point["conditions"]["before"];
+  EXPECT_EQ(b["sm_clock_mhz"], 1755);
+  for (const char* k : {"mem_clock_mhz", "power_w", "temperature_c", "reasons_mask"}) EXPECT_TRUE(b[k].is_null()) << k;
+  EXPECT_FALSE(point["conditions"]["reasons_read"].get<bool>());
+}
+
+TEST(RecordConditions, WithoutNvmlOneReason) {
+  RunConditions none;
+  none.why_not = "libnvidia-ml.so.1 not found";
+  json point = json::object();
+  EXPECT_FALSE(record_conditions(point, none, none));
+  EXPECT_EQ(point["conditions"], json({{"available", false}, {"reason", "libnvidia-ml.so.1 not found"}}));
+}
+
+TEST(ConditionsSummary, CountsPointsAndReasons) {
+  ResultRecord r;
+  const std::pair<std::uint64_t, std::uint64_t> readings[] = {{0x1, 0x0}, {0x0, 0x4}, {0x8, 0x4 | 0x1}};
+  for (const auto& [b, a] : readings) {
+    TimedPoint p;
+    record_conditions(p.extra, reading(b), reading(a));
+    r.points.push_back(p);
+  }
+  json raw = json::object();
+  record_conditions(raw, reading(0x40), reading(0x0));
+  r.points_extra.push_back(raw);
+  json unread = json::object();
+  record_conditions(unread, RunConditions{}, RunConditions{});
+  r.points_extra.push_back(unread);
+  r.points_extra.push_back(json{{"k", 1}});  // a point without conditions
+
+  add_conditions_summary(r);
+  EXPECT_EQ(r.summary["points_with_conditions"], 4);
+  EXPECT_EQ(r.summary["points_with_throttle_reasons"], 3);
+  EXPECT_EQ(r.summary["throttle_reasons"], json({{"hw_slowdown", 1}, {"hw_thermal_slowdown", 1}, {"sw_power_cap", 2}}));
+  EXPECT_EQ(r.summary["clock_event_reasons"],
+            json({{"gpu_idle", 2}, {"hw_slowdown", 1}, {"hw_thermal_slowdown", 1}, {"sw_power_cap", 2}}));
+}
+
+TEST(ConditionsSummary, NoConditionsCountsZero) {
+  ResultRecord r;
+  r.points.push_back(TimedPoint{});
+  add_conditions_summary(r);
+  EXPECT_EQ(r.summary["points_with_conditions"], 0);
+  EXPECT_EQ(r.summary["points_with_throttle_reasons"], 0);
+  EXPECT_TRUE(r.summary["throttle_reasons"].empty());
+}
+
+}  // namespace
+}  // namespace divbench

@@ -1,0 +1,87 @@
+// Seeds of the fuzz harnesses, made at build time from real inputs: the cubins built in this tree
+// (ELF reader, inspect_file), their `nvdisasm -json` and `nvdisasm -c -hex` listings (parsers, merge),
+// the hand-made listings of tests/fixtures/sass, and the crafted cubins of tests/support. nvdisasm is
+// found by the analyzer's own search (sass::find_nvdisasm); without it only the cubins, the fixtures
+// and the crafted files become seeds (said on stderr).
+//   divbench_fuzz_seeds OUT_DIR FIXTURES_DIR CUBIN...
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "divbench/core/files.hpp"
+#include "divbench/sass/nvdisasm.hpp"
+#include "support/crafted_elf.hpp"
+
+namespace fs = std::filesystem;
+using namespace divbench;
+
+namespace {
+// The text harness's first byte picks the architecture: index into {0, 52, 61, 70, 75, 90, 100, 120}.
+char sm_byte(int sm) {
+  const int table[] = {0, 52, 61, 70, 75, 90, 100, 120};
+  for (int i = 0; i < 8; ++i)
+    if (table[i] == sm) return static_cast<char>(i);
+  return 5;  // sm_90
+}
+
+void put(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw std::runtime_error("cannot write " + p.string());
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: divbench_fuzz_seeds OUT_DIR FIXTURES_DIR CUBIN...\n");
+    return 2;
+  }
+  try {
+    const fs::path out = argv[1];
+    for (const char* d : {"elf", "inspect", "json", "text", "merge"}) {
+      fs::remove_all(out / d);
+      fs::create_directories(out / d);
+    }
+    for (const auto& [name, file] : testing::crafted_files()) {
+      const std::string b(file.bytes.begin(), file.bytes.end());
+      put(out / "elf" / name, b);
+      put(out / "inspect" / name, b);
+    }
+    for (const auto& e : fs::directory_iterator(argv[2])) {
+      const std::string text = read_regular_file(e.path().string());
+      if (e.path().extension() == ".json") put(out / "json" / e.path().filename(), text);
+      if (e.path().extension() == ".txt")
+        put(out / "text" / e.path().filename(), sm_byte(e.path().stem() == "pascal" ? 61 : 90) + text);
+    }
+    std::string nvdisasm;
+    try {
+      nvdisasm = sass::find_nvdisasm();
+    } catch (const std::exception& e) {
+      std::cerr << "divbench_fuzz_seeds: no listings as seeds (" << e.what() << ")\n";
+    }
+    int listings = 0;
+    for (int i = 3; i < argc; ++i) {
+      const fs::path cubin = argv[i];
+      const std::string bytes = read_regular_file(cubin.string());
+      put(out / "elf" / cubin.filename(), bytes);
+      put(out / "inspect" / cubin.filename(), bytes);
+      if (nvdisasm.empty()) continue;
+      const int sm = sass::inspect_file(cubin.string()).sm;
+      const auto js = sass::run_process({nvdisasm, "-json", cubin.string()});
+      const auto tx = sass::run_process({nvdisasm, "-c", "-hex", cubin.string()});
+      if (js.exit_code != 0 || tx.exit_code != 0) continue;
+      const std::string stem = cubin.stem().string();
+      put(out / "json" / (stem + ".json"), js.out);
+      put(out / "text" / (stem + ".txt"), sm_byte(sm) + tx.out);
+      put(out / "merge" / (stem + ".bin"), js.out + std::string(1, '\0') + tx.out);
+      ++listings;
+    }
+    std::cerr << "divbench_fuzz_seeds: " << (argc - 3) << " cubins, " << listings << " listings -> " << out << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "divbench_fuzz_seeds: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,216 @@
+"""schemas/*.schema.json and scripts/divbench/schemas.py: every committed results file validates against its
+schema; documents of formats not committed yet are made by the real code and validated too (the C++
+result writer through tests/cpu/experiments/test_schema_documents.cpp, `divbench sass` and `divbench flip`
+on the flip cubins, the gate's --benchmark-json), and the schemas reject what they should."""
+import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from divbench import schemas
+from divbench.jsonio import InputError
+from conftest import ROOT
+
+CAT = schemas.load_catalog()
+COMMITTED = schemas.committed_results()
+
+
+def errors(doc, where="results/x/doc.json", fmt=None):
+    return schemas.errors_of(CAT, doc, where, fmt)
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=[schemas.rel_path(p) for p in COMMITTED])
+def test_committed_results_file_is_valid(path):
+    assert schemas.validate_file(CAT, path) == []
+
+
+def test_every_committed_result_is_checked():
+    assert len(COMMITTED) >= 40
+    names = {schemas.rel_path(p) for p in COMMITTED}
+    assert {"results/h200/kway.json", "results/static/figure4.json", "results/h200/tests/divbench_cpu_tests.json",
+            "results/h200/kway.gbench.json", "results/reference/paper-2607.23402.json"} <= names
+
+
+def test_every_schema_file_is_catalogued():
+    """Each file says what it applies to, and each format and experiment has exactly one."""
+    files = sorted((ROOT / "schemas").rglob("*.schema.json"))
+    assert len(files) == len(CAT.files)
+    assert {"divbench.result/1", "divbench.sass/1", "divbench.bitflip/1", "divbench.flip/1", "divbench.flip-discover/1",
+            "divbench.kway_metrics/1", "divbench.study/1", "divbench.study.figure4/1", "divbench.study.table2/1",
+            "divbench.reference/1", "divbench.predicted/1", "github-action-benchmark"} <= set(CAT.formats)
+    assert {"kway", "cost", "occupancy", "predication", "sampling", "lock", "peer_wait", "producer_consumer",
+            "calibration"} <= set(CAT.experiments)
+
+
+def test_docs_name_every_format():
+    text = (ROOT / "docs" / "schemas.md").read_text()
+    for fmt in CAT.formats:
+        assert f"`{fmt}`" in text, f"docs/schemas.md does not describe {fmt}"
+    for exp in CAT.experiments:
+        assert f"schemas/result/{exp}.schema.json" in text, f"docs/schemas.md does not name the {exp} schema"
+
+
+# --- what the schemas refuse ---
+
+def kway_doc():
+    return json.loads((ROOT / "results" / "h200" / "kway.json").read_text())
+
+
+HARNESS = {"benchmark_version": "1.7.1", "benchmark_source": "system", "benchmark_library_build": "debug"}
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda d: d["points"][3].update(median_cycles="fast"), "/points/3/median_cycles: 'fast' is not of type 'number'"),
+    (lambda d: d["device"].pop("cc"), "/device: 'cc' is a required property"),
+    (lambda d: d["summary"].pop("s_cycles_per_path"), "experiment kway: /summary: 's_cycles_per_path' is a required"),
+    (lambda d: d["points"][0].update(samples={"cycles": [1, -2]}), "/points/0/samples/cycles/1: -2 is less than"),
+    (lambda d: d["points"][0].update(samples={"cycles": []}), "should be non-empty"),
+    (lambda d: d["summary"].update(layout_placements=4), "'s_layout_min' is a dependency of 'layout_placements'"),
+    (lambda d: d.update(created="yesterday"), "/created: 'yesterday' does not match"),
+    (lambda d: d["points"][1].update(sampling="random"), "/points/1/sampling: 'random' is not one of"),
+])
+def test_result_schema_refuses(mutate, message):
+    d = kway_doc()
+    mutate(d)
+    errs = errors(d)
+    assert errs and any(message in e for e in errs), errs
+
+
+def test_a_result_of_the_current_harness_must_carry_its_samples():
+    """The committed results predate the harness block; a file that has one must have the new fields."""
+    d = kway_doc()
+    assert errors(d) == []
+    d["harness"] = HARNESS
+    errs = errors(d)
+    assert any("'samples' is a required property" in e for e in errs)
+    assert any("'placement' is a required property" in e for e in errs)
+    assert any("experiment kway: /summary: 'layout_placements' is a required property" in e for e in errs)
+    d["config"]["samples_kept"] = False       # --no-samples: then none may carry samples
+    assert not any("'samples' is a required" in e for e in errors(d))
+
+
+def test_unknown_format_and_experiment_and_path():
+    with pytest.raises(InputError, match="no schema file for format 'divbench.nope/1'"):
+        errors({"schema": "divbench.nope/1"})
+    d = kway_doc()
+    d["experiment"] = "brand_new"
+    with pytest.raises(InputError, match=r"no schema for experiment 'brand_new' \(add schemas/result/brand_new.schema.json"):
+        errors(d)
+    with pytest.raises(InputError, match="no \"schema\" key and no schema names this path"):
+        errors({"x": 1}, where="results/h200/something.json")
+    assert errors({"sm_90": {"pc_then_arm_first": True}}, where="results/h200/sass_layout.json") == []
+    assert errors({"sm_90": {"pc_then_arm_first": 1}}, where="results/h200/sass_layout.json")
+
+
+def test_cli_exit_codes(tmp_path):
+    ok = tmp_path / "ok.json"
+    ok.write_text(json.dumps(kway_doc()))
+    bad = tmp_path / "bad.json"
+    d = kway_doc()
+    d["fit"]["r2"] = "high"
+    bad.write_text(json.dumps(d))
+    cmd = [sys.executable, "-m", "divbench.schemas"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "scripts"))
+    p = subprocess.run(cmd + [str(ok)], capture_output=True, text=True, env=env)
+    assert p.returncode == 0 and "1 of 1 file(s) valid" in p.stderr
+    p = subprocess.run(cmd + [str(ok), str(bad)], capture_output=True, text=True, env=env)
+    assert p.returncode == 1 and "/fit/r2: 'high' is not of type 'number'" in p.stderr
+    for args in ([str(tmp_path / "missing.json")], ["--format", "nope/1", str(ok)]):
+        p = subprocess.run(cmd + args, capture_output=True, text=True, env=env)
+        lines = p.stderr.strip().splitlines()
+        assert p.returncode == 2 and len(lines) == 1 and lines[0].startswith("schemas: error:"), p.stderr
+
+
+# --- formats not committed yet: fixtures from the code that writes them ---
+
+def test_predicted_files(fixture_factory):
+    pred = fixture_factory["predicted"]
+    for doc in (pred("sm_80", 28.0, n=10000), pred("sm_61", None), pred("sm_120", 27.5, layout="flat")):
+        assert errors(doc, "results/predicted/x.json") == [], doc["arch"]
+    bad = pred("sm_80", 28.0)
+    bad["bodies"][0]["a"] = 0
+    assert any("/bodies/0/a" in e for e in errors(bad))
+    bad = pred("sm_80", 28.0, layout="flat")
+    del bad["constants"]
+    assert errors(bad)                                  # the constants (or the model) must be recorded
+
+
+def test_occupancy_of_issue_13_shape(fixture_factory):
+    doc = fixture_factory["occupancy_v2"](fixture_factory["device"]("SYNTHETIC", "9.0"))
+    assert errors(doc) == []
+    doc["summary"]["series"][0].pop("waves")
+    assert any("'waves' is a required property" in e for e in errors(doc))
+
+
+def test_gate_benchmark_json(results, fixture_factory, tmp_path):
+    from divbench import gate
+    a = results / "gpu_a" / "kway.json"
+    b = fixture_factory["write"](tmp_path, "b.json", fixture_factory["scaled"](json.loads(a.read_text()), 1.05))
+    out = tmp_path / "bench.json"
+    assert gate.main([a, b, "--benchmark-json", out]) == 1
+    assert schemas.validate_file(CAT, out, "github-action-benchmark") == []
+    entries = json.loads(out.read_text())
+    entries[0]["value"] = "slow"
+    assert errors(entries, fmt="github-action-benchmark")
+
+
+def tool(name):
+    p = os.environ.get(name)
+    if not p or not Path(p).exists():
+        pytest.skip(f"{name} is not set (CTest python_schemas sets it to the built binary)")
+    return p
+
+
+def test_result_documents_written_by_the_cpp(tmp_path):
+    exe = tool("DIVBENCH_EXPERIMENT_TESTS")
+    p = subprocess.run([exe, "--gtest_filter=SchemaDocuments.*"], capture_output=True, text=True,
+                       env=dict(os.environ, DIVBENCH_SCHEMA_DOCS=str(tmp_path)), timeout=300)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    docs = sorted(tmp_path.glob("*.json"))
+    assert {d.stem for d in docs} == {"kway", "cost", "occupancy", "predication", "sampling", "lock"}
+    for d in docs:
+        assert schemas.validate_file(CAT, d) == [], d.name
+        assert "harness" in json.loads(d.read_text())
+
+
+def flip_args(divbench, sub, *args):
+    """`divbench flip` with sub-commands (patch|discover|experiment) or, before issue 11's change, flags."""
+    helptext = subprocess.run([divbench, "flip", "--help"], capture_output=True, text=True).stdout
+    if "discover" in helptext and "--discover" not in helptext:
+        return [divbench, "flip", sub, *args]
+    return [divbench, "flip", *({"patch": [], "discover": ["--discover"], "experiment": ["--experiment"]}[sub]), *args]
+
+
+def test_sass_and_flip_documents_written_by_divbench(tmp_path):
+    divbench = tool("DIVBENCH")
+    cubins = Path(tool("DIVBENCH_FLIP_CUBIN_DIR"))
+    cubin = cubins / "flip_test.sm_90.cubin"
+    runs = {
+        "sass.json": [divbench, "sass", str(cubin), "--out", str(tmp_path / "sass.json"), "--quiet"],
+        "discover.json": flip_args(divbench, "discover", str(cubins / "discover_corpus.sm_90.cubin"),
+                                   "--report", str(tmp_path / "discover.json"), "--quiet"),
+        "flip.json": flip_args(divbench, "patch", "--cubin", str(cubin), "--function", "flip_test", "--match", "BSSY*",
+                               "--nth", "0", "--bits", "72:2", "--value", "1", "--out", str(tmp_path / "patched.cubin"),
+                               "--report", str(tmp_path / "flip.json")),
+        # a small sweep (one bit of the BSYNCs, the store controls): every variant is verified by nvdisasm
+        "bitflip.json": flip_args(divbench, "experiment", "--cubin", str(cubin), "--function", "flip_test",
+                                  "--match", "BSYNC*", "--bits", "72:1", "--out", str(tmp_path / "bitflip.json"),
+                                  "--dry-run", "--quiet"),
+    }
+    for name, cmd in runs.items():
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        if p.returncode != 0 and "nvdisasm" in p.stderr:
+            pytest.skip(f"no nvdisasm here: {p.stderr.strip()}")
+        assert p.returncode == 0, f"{' '.join(cmd)}: {p.stderr}"
+        assert schemas.validate_file(CAT, tmp_path / name) == [], name
+    expected = {"sass.json": "divbench.sass/1", "discover.json": "divbench.flip-discover/1",
+                "flip.json": "divbench.flip/1", "bitflip.json": "divbench.bitflip/1"}
+    for name, fmt in expected.items():
+        assert json.loads((tmp_path / name).read_text())["schema"] == fmt
+    broken = copy.deepcopy(json.loads((tmp_path / "sass.json").read_text()))
+    broken["cubins"][0]["functions"][0]["branches"].append({"offset": 16})
+    assert errors(broken)
