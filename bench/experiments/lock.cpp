@@ -4,7 +4,8 @@
 // is capped; mutual exclusion and the critical sections' results are checked on the host.
 // In the first round one lane wins the CAS (the group) and 31 fail (the rest); which side of that
 // branch entered first goes into the order probe's fields. The two sides are inlined code, not
-// call sites, so the SASS facts cannot name them: group_side and form stay null.
+// call sites, so the SASS facts cannot name them: group_side is null, and `form` keeps its meaning
+// here (the lock's code shape).
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -86,7 +87,9 @@ json check_launch_result(const LockRun& run, LockForm form) {
   return j;
 }
 
-// The point's six fields: the group is the first acquirer, named when every launch had the same one.
+// The point's order fields: the group is the first acquirer, named when every launch had the same
+// one. `form` stays the lock's code shape (the point's key since before the order fields): the
+// reconvergence form of the first round's branch is not identified (its sides are inlined).
 json first_round_fields(const json& runs) {
   const json& g0 = runs.at(0).at("group_lanes");
   bool same = !g0.is_null();
@@ -101,6 +104,7 @@ json first_round_fields(const json& runs) {
     j["group_lanes_by_run"] = by_run;
   }
   j["layout"] = json{{"source", kNoLayout}, {"fallthrough_arm", nullptr}, {"bssy_guarded", nullptr}};
+  j.erase("form");
   return j;
 }
 
@@ -153,7 +157,9 @@ void finalize(const LockConfig&, ResultRecord& r) {
       r.summary["completed"] = p["completed"];
       r.summary["lanes_served"] = p["lanes_served"];
       r.summary["cap_reached"] = p["cap_reached"];
-      for (const auto& k : side_order_keys()) r.summary[k] = p[k];
+      json order = side_order_subset(p);
+      order.erase("form");  // the lock's code shape, not a reconvergence form
+      r.summary.update(order);
     } else {
       r.summary["classic_form_completed"] = p["completed"];
       r.summary["classic_form_lanes_served"] = p["lanes_served"];

@@ -129,6 +129,7 @@ std::vector<PointSpec> plan(const OrderConfig& c, const DeviceRecord& dev) {
                            r.raw["form_matches_intent"] = sass_form ? json(*sass_form == intended_form) : json(nullptr);
                            r.raw["launches"] = c.runs.launches;
                            r.raw["cap_reached"] = any_run(runs, "cap_reached");
+                           r.raw["completed"] = !r.raw["cap_reached"].get<bool>();
                            r.raw["runs"] = runs;
                            r.counters["cycles_between"] = r.raw["cycles_between"].get<double>();
                            r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

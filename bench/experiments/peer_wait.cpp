@@ -100,7 +100,7 @@ void finalize(const PeerWaitConfig&, ResultRecord& r) {
     r.summary["cap_reached"] = p["cap_reached"];
     r.summary["rounds"] = p["rounds"];
     r.summary["max_spins_one_wait"] = p["max_spins_one_wait"];
-    for (const auto& k : side_order_keys()) r.summary[k] = p[k];
+    r.summary.update(side_order_subset(p));
   }
 }
 

@@ -214,18 +214,19 @@ json conclusion(const json& points) {
   std::map<std::string, int> by_variant_n, by_variant_producer;
   std::vector<OrderObservation> obs;
   for (const auto& p : points) {
-    if (p["first"].is_null()) continue;
+    const json first = p.value("first", json(nullptr)), side = p.value("group_side", json(nullptr));
+    if (first.is_null()) continue;
     ++n;
-    const bool pf = p["first"] == "group";
+    const bool pf = first == "group";
+    const std::string variant = p.value("variant", std::string("?"));
     producer_first += pf;
-    by_variant_n[p["variant"].get<std::string>()] += 1;
-    by_variant_producer[p["variant"].get<std::string>()] += pf;
-    if (p["group_side"].is_null()) continue;
+    by_variant_n[variant] += 1;
+    by_variant_producer[variant] += pf;
+    if (side.is_null()) continue;
     std::uint32_t mask = 0;
-    for (int lane : p["group_lanes"]) mask |= 1u << lane;
-    obs.push_back({mask, 0xffffffffu, p["group_side"].get<std::string>(), p["first"].get<std::string>(),
-                   p["variant"].get<std::string>() + " " + p["group_side"].get<std::string>() +
-                       " W=" + p["work"].dump()});
+    for (int lane : p.at("group_lanes")) mask |= 1u << lane;
+    obs.push_back({mask, 0xffffffffu, side.get<std::string>(), first.get<std::string>(),
+                   variant + " " + side.get<std::string>() + " W=" + p.value("work", json(nullptr)).dump()});
   }
   std::string s = "the producer side entered first in " + std::to_string(producer_first) + " of " + std::to_string(n) +
                   " orders";
@@ -233,7 +234,8 @@ json conclusion(const json& points) {
     s += "; " + v + ": " + std::to_string(by_variant_producer[v]) + " of " + std::to_string(k);
   json j{{"producer_side_first", producer_first}, {"orders_ordered", n}};
   j["fit"] = rule_summary(fit_order_rule(obs), obs);
-  s += obs.empty() ? " (fall-through side unknown: no rule fitted)" : "; best structural rule: " + j["fit"]["rule"].get<std::string>();
+  s += obs.empty() ? " (fall-through side unknown: no rule fitted)"
+                   : "; best structural rule: " + j["fit"]["rule"].get<std::string>();
   j["sentence"] = s;
   return j;
 }
@@ -245,8 +247,8 @@ void finalize(const ProducerConsumerConfig&, ResultRecord& r) {
     json o = json::object();
     for (const char* k : {"variant", "producer_first", "producer_in_then", "work", "max_consumer_spins", "completed",
                           "producer_entered_first"})
-      o[k] = p[k];
-    for (const auto& k : side_order_keys()) o[k] = p[k];
+      o[k] = p.value(k, json(nullptr));
+    o.update(side_order_subset(p));
     orders.push_back(o);
     all_completed = all_completed && p["completed"].get<bool>();
   }

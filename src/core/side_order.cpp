@@ -99,4 +99,11 @@ const std::vector<std::string>& side_order_keys() {
   return v;
 }
 
+json side_order_subset(const json& point) {
+  json j = json::object();
+  for (const auto& k : side_order_keys())
+    if (point.contains(k)) j[k] = point[k];
+  return j;
+}
+
 }  // namespace divbench

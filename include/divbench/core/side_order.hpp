@@ -44,5 +44,7 @@ json side_order_fields(std::uint32_t group_mask, const std::optional<std::string
                        const std::optional<std::string>& form, const LaunchOrders& o);
 // The keys a probe's summary repeats from such a point: the six fields and first_consistent.
 const std::vector<std::string>& side_order_keys();
+// Those of them a point has (points written before the fields existed have none).
+json side_order_subset(const json& point);
 
 }  // namespace divbench
