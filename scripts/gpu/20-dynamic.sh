@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Stage: the dynamic suite (issue 4). Runs on the GPU machine with the contract of run_on_gpu.sh
 # (DIVBENCH, BIN, RESULTS, GPU_RESULTS). Writes under $GPU_RESULTS (results/<gpu>/):
-#   predication.json occupancy.json lock.json peer_wait.json producer_consumer.json  (from --all)
+#   predication.json occupancy.json lock.json peer_wait.json producer_consumer.json order.json  (from --all)
 #   all/                    the whole `divbench --all` output (its wall and region time in summary)
 #   kway_<body>.json        k = 1,2,4,8,16,32 for every work body
 #   kway_<map>.json         the same for the contiguous, permuted and unbalanced lane maps
@@ -28,7 +28,7 @@ note "dynamic sass: $(head -1 "$H/dynamic_sass.txt" 2>/dev/null)"
 t0=$(date +%s.%N)
 step all timeout 300 "$DIVBENCH" --all --out "$H/all/" 2>"$H/all/stderr.log"
 t1=$(date +%s.%N)
-for f in predication occupancy lock peer_wait producer_consumer; do
+for f in predication occupancy lock peer_wait producer_consumer order; do
   [ -f "$H/all/$f.json" ] && cp "$H/all/$f.json" "$H/$f.json"
 done
 
