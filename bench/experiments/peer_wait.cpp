@@ -1,12 +1,16 @@
 // --probe peer-wait: the bounded SIMT-stack deadlock probe. The two arms of one divergent if/else
 // hand a token back and forth; a machine that runs one arm to its end before the other would wait
 // forever, so every wait is capped and such a machine reports "cap reached" instead of hanging.
+// Which side entered first is recorded in the order probe's fields (group = the even lanes, the
+// `then` arm; its side and the reconvergence form from this binary's SASS).
 #include <algorithm>
 #include <chrono>
 
 #include "divbench/core/errors.hpp"
+#include "divbench/core/side_order.hpp"
 #include "divbench/core/warp.hpp"
 #include "harness/experiment.hpp"
+#include "probe_layout.hpp"
 #include "probe_options.hpp"
 
 namespace divbench {
@@ -14,13 +18,15 @@ namespace {
 
 constexpr int kLaunches = 5;
 constexpr std::uint32_t kRounds = 16;
+constexpr std::uint32_t kEvenLanes = 0x55555555u;  // side 0, the `then` arm: the group
 
 json check_run(const PeerWaitRun& run) {
   bool capped = false;
   std::uint32_t min_rounds = kRounds, max_spins = 0;
-  std::vector<std::uint64_t> spins;
+  std::vector<std::uint64_t> spins, enter(kWarpLanes);
   for (int lane = 0; lane < kWarpLanes; ++lane) {
     const PeerWaitLane& l = run.lanes[lane];
+    enter[lane] = l.enter_clk;
     if (l.side != static_cast<std::uint32_t>(lane & 1) || l.rounds_done > kRounds || l.capped > 1)
       throw VerificationError("peer_wait: lane " + std::to_string(lane) + " wrote an inconsistent record");
     if (l.capped == 0 && l.rounds_done != kRounds)
@@ -34,14 +40,16 @@ json check_run(const PeerWaitRun& run) {
   if (!capped && (run.ping != kRounds || run.pong != kRounds))
     throw VerificationError("peer_wait: no lane capped but ping/pong ended at " + std::to_string(run.ping) + "/" +
                             std::to_string(run.pong));
-  return json{{"completed", !capped},
-              {"cap_reached", capped},
-              {"min_rounds_done", min_rounds},
-              {"ping", run.ping},
-              {"pong", run.pong},
-              {"max_spins_one_wait", max_spins},
-              {"total_spins", spins},
-              {"region_cycles", run.region.cycles}};
+  json j = to_json(entry_order(enter, kEvenLanes));
+  j.update(json{{"completed", !capped},
+                {"cap_reached", capped},
+                {"min_rounds_done", min_rounds},
+                {"ping", run.ping},
+                {"pong", run.pong},
+                {"max_spins_one_wait", max_spins},
+                {"total_spins", spins},
+                {"region_cycles", run.region.cycles}});
+  return j;
 }
 
 struct PeerWaitConfig {
@@ -60,9 +68,10 @@ json to_json(const PeerWaitConfig& c) {
   return j;
 }
 
-std::vector<PointSpec> plan(const PeerWaitConfig& c, const DeviceRecord&) {
+std::vector<PointSpec> plan(const PeerWaitConfig& c, const DeviceRecord& dev) {
+  const ProbeLayout layout = probe_layout(dev, {{"peer_wait_kernel"}, "take_turnsILi0E", "take_turnsILi1E"});
   std::vector<PointSpec> pts;
-  pts.push_back({"rounds:" + std::to_string(c.rounds), [c] {
+  pts.push_back({"rounds:" + std::to_string(c.rounds), [c, layout] {
                    const auto t0 = std::chrono::steady_clock::now();
                    PointResult r;
                    r.timed = false;
@@ -74,7 +83,10 @@ std::vector<PointSpec> plan(const PeerWaitConfig& c, const DeviceRecord&) {
                                 {"completed", !capped},
                                 {"cap_reached", capped},
                                 {"max_spins_one_wait", max_run(runs, "max_spins_one_wait")},
-                                {"runs", runs}};
+                                {"layout", to_json(layout)}};
+                   r.raw.update(side_order_fields(kEvenLanes, group_side(layout, true), reconvergence_form(layout),
+                                                  combine_launches(runs)));
+                   r.raw["runs"] = runs;
                    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                    return r;
                  },
@@ -84,10 +96,11 @@ std::vector<PointSpec> plan(const PeerWaitConfig& c, const DeviceRecord&) {
 
 void finalize(const PeerWaitConfig&, ResultRecord& r) {
   for (const auto& p : r.points_extra) {
-    r.summary["completed"] = p["completed"];
-    r.summary["cap_reached"] = p["cap_reached"];
-    r.summary["rounds"] = p["rounds"];
-    r.summary["max_spins_one_wait"] = p["max_spins_one_wait"];
+    r.summary["completed"] = p.value("completed", json(nullptr));
+    r.summary["cap_reached"] = p.value("cap_reached", json(nullptr));
+    r.summary["rounds"] = p.value("rounds", json(nullptr));
+    r.summary["max_spins_one_wait"] = p.value("max_spins_one_wait", json(nullptr));
+    r.summary.update(side_order_subset(p));
   }
 }
 

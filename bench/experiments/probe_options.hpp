@@ -23,14 +23,20 @@ struct ProbeRuns {
   int reps_requested = 201;
 };
 
-inline ProbeRuns parse_probe_runs(const RunOptions& o, const std::string& probe, int cap) {
-  reject_options(o, "--probe " + probe, {"--k", "--body", "--map", "--seed", "--n", "--sampling", "--placements"},
-                 "one warp, fixed shape");
+// --reps as checked launches, capped at `cap`.
+inline ProbeRuns probe_runs(const RunOptions& o, int cap) {
   ProbeRuns r;
   r.launches_cap = cap;
   r.reps_requested = o.reps;
   r.launches = std::max(1, std::min(o.reps, cap));
   return r;
+}
+
+// The same for a probe of fixed shape, which takes no other option.
+inline ProbeRuns parse_probe_runs(const RunOptions& o, const std::string& probe, int cap) {
+  reject_options(o, "--probe " + probe, {"--k", "--body", "--map", "--seed", "--n", "--sampling", "--placements"},
+                 "one warp, fixed shape");
+  return probe_runs(o, cap);
 }
 
 inline json to_json(const ProbeRuns& r) {

@@ -1,29 +1,46 @@
-// --probe producer-consumer: lane 0 works W iterations and publishes; the 31 other lanes spin on its
-// flag (the paper's Section IV-E saw <= 2 spins with the producer's path laid out first). Both
-// structural orders run: the producer in the `then` arm and in the `else` arm of one divergent
-// if/else, each arm a distinct __noinline__ function. Which arm the compiler laid out first (the
-// branch's fall-through) is read from this binary's SASS at build time (kernel_facts.json next to the
-// executable, written by `divbench kernels facts`); the run itself records which arm the hardware
-// entered first (clock64 at entry).
+// --probe producer-consumer: a group of producer lanes works W iterations and publishes; the other
+// lanes spin until every producer has published (the paper's Section IV-E saw <= 2 spins with the
+// producer's path laid out first). Two producer groups: lane 0 alone (the paper's shape: the
+// producer side is the minority) and lanes 0..30 with lane 31 the one consumer (the producer side
+// is the majority), so "the minority side runs first" and "the producer side runs first" predict
+// different orders. Both structural orders run: the producers in the `then` arm and in the `else`
+// arm of one divergent if/else, each arm a distinct __noinline__ function. Which arm is the
+// branch's fall-through, and the reconvergence form, come from this binary's SASS
+// (probe_layout.hpp); the run records which side the hardware entered first (clock64 at entry) in
+// the order probe's fields (group = the producers).
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <future>
+#include <map>
+#include <memory>
 #include <optional>
 
-#include "divbench/core/json_io.hpp"
+#include "divbench/core/lane_group.hpp"
+#include "divbench/core/side_order.hpp"
 #include "divbench/core/warp.hpp"
-#include "divbench/sass/kernel_facts.hpp"
-#include "divbench/summary/loop_shape.hpp"
+#include "divbench/summary/order_rule.hpp"
 #include "harness/experiment.hpp"
+#include "probe_layout.hpp"
 #include "probe_options.hpp"
 
 namespace divbench {
 namespace {
 
 constexpr int kLaunches = 3;
-constexpr int kProducerLane = 0;
 const std::vector<std::uint32_t> kWorks{1000u, 100000u, 10000000u};
+
+struct PcVariant {
+  const char* name;
+  std::uint32_t producers;  // lane mask
+};
+const std::vector<PcVariant>& pc_variants() {
+  static const std::vector<PcVariant> v{{"producer_minority", 0x00000001u},   // producer lane 0, consumers 1..31
+                                        {"producer_majority", 0x7fffffffu}};  // producers 0..30, consumer 31
+  return v;
+}
 
 ProbeCaps pc_caps() {
   ProbeCaps c;
@@ -32,60 +49,97 @@ ProbeCaps pc_caps() {
   return c;
 }
 
-// Build-time SASS facts of this binary (kernel_facts.json next to the executable).
-std::optional<bool> then_arm_first(const DeviceRecord& d) {
-  std::string why;
-  const auto facts = running_kernel_facts(why);
-  const auto sm = facts ? cubin_sm_for_device(*facts, d.cc_major, d.cc_minor) : std::nullopt;
-  if (!sm) return std::nullopt;
-  return sass::pc_then_arm_first(*facts, *sm);
-}
+// Host references per work and lane, computed once, the missing lanes of a producer group in
+// parallel (31 lanes of 10^7 dependent FMAs take ~4 s on one core).
+class References {
+ public:
+  void prepare(std::uint32_t producers, std::uint32_t work) {
+    std::vector<std::pair<int, std::future<float>>> jobs;
+    for (int lane : mask_lanes(producers))
+      if (!cache_[work][lane]) jobs.emplace_back(lane, std::async(std::launch::async, producer_reference, lane, work));
+    for (auto& [lane, f] : jobs) cache_[work][lane] = f.get();
+  }
+  float producer(int lane, std::uint32_t work) {
+    auto& slot = cache_[work][lane];
+    if (!slot) slot = producer_reference(lane, work);
+    return *slot;
+  }
+  // What a consumer reads: the producers' results summed in lane order, as the kernel sums them.
+  float consumer(std::uint32_t producers, std::uint32_t work) {
+    float sum = 0;
+    bool first = true;
+    for (int lane : mask_lanes(producers)) {
+      sum = first ? producer(lane, work) : sum + producer(lane, work);
+      first = false;
+    }
+    return sum;
+  }
 
-json check_run(const PcRun& run, bool producer_in_then, std::uint32_t work, float want) {
+ private:
+  std::map<std::uint32_t, std::array<std::optional<float>, kWarpLanes>> cache_;
+};
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+json check_run(const PcRun& run, std::uint32_t producers, bool producer_in_then, std::uint32_t work,
+               References& refs) {
   const std::string where = "producer_consumer/W=" + std::to_string(work) + ": ";
-  const PcLane& p = run.lanes[kProducerLane];
   const std::uint32_t producer_side = producer_in_then ? 0u : 1u;
-  if (p.role != 1 || p.side != producer_side) throw VerificationError(where + "the producer lane wrote no record");
-  if (std::memcmp(&p.value, &want, sizeof want) != 0)
-    throw VerificationError(where + "producer computed " + std::to_string(p.value) + ", expected " +
-                            std::to_string(want));
-  if (run.flag != 1u) throw VerificationError(where + "the flag was never published");
+  const float want = refs.consumer(producers, work);
+  if (run.published != static_cast<std::uint32_t>(mask_size(producers)))
+    throw VerificationError(where + std::to_string(run.published) + " producers published, expected " +
+                            std::to_string(mask_size(producers)));
   std::uint32_t max_spins = 0;
   bool capped = false;
-  std::uint64_t first_consumer_enter = ~0ull, last_consumer_done = 0;
+  std::uint64_t producer_enter = ~0ull, producer_done = 0, producer_cycles = 0, consumer_enter = ~0ull,
+                consumer_done = 0;
   std::vector<std::uint32_t> spins;
+  std::vector<std::uint64_t> enter(kWarpLanes);
   for (int lane = 0; lane < kWarpLanes; ++lane) {
-    if (lane == kProducerLane) continue;
-    const PcLane& c = run.lanes[lane];
-    if (c.role != 2 || c.side != 1u - producer_side || c.capped > 1)
+    const PcLane& l = run.lanes[lane];
+    enter[lane] = l.enter_clk;
+    if (mask_has_lane(producers, lane)) {
+      if (l.role != 1 || l.side != producer_side)
+        throw VerificationError(where + "producer lane " + std::to_string(lane) + " wrote no record");
+      const float p = refs.producer(lane, work);
+      if (!same_bits(l.value, p))
+        throw VerificationError(where + "producer lane " + std::to_string(lane) + " computed " +
+                                std::to_string(l.value) + ", expected " + std::to_string(p));
+      producer_enter = std::min(producer_enter, l.enter_clk);
+      producer_done = std::max(producer_done, l.done_clk);
+      producer_cycles = std::max(producer_cycles, l.done_clk - l.enter_clk);
+      continue;
+    }
+    if (l.role != 2 || l.side != 1u - producer_side || l.capped > 1)
       throw VerificationError(where + "consumer lane " + std::to_string(lane) + " wrote an inconsistent record");
-    if (c.capped == 0 && std::memcmp(&c.value, &want, sizeof want) != 0)
-      throw VerificationError(where + "consumer lane " + std::to_string(lane) + " saw the flag but read " +
-                              std::to_string(c.value) + " instead of the producer's " + std::to_string(want));
-    capped = capped || c.capped == 1;
-    max_spins = std::max(max_spins, c.spins);
-    spins.push_back(c.spins);
-    first_consumer_enter = std::min(first_consumer_enter, c.enter_clk);
-    last_consumer_done = std::max(last_consumer_done, c.done_clk);
+    if (l.capped == 0 && !same_bits(l.value, want))
+      throw VerificationError(where + "consumer lane " + std::to_string(lane) + " saw every producer publish but read " +
+                              std::to_string(l.value) + " instead of " + std::to_string(want));
+    capped = capped || l.capped == 1;
+    max_spins = std::max(max_spins, l.spins);
+    spins.push_back(l.spins);
+    consumer_enter = std::min(consumer_enter, l.enter_clk);
+    consumer_done = std::max(consumer_done, l.done_clk);
   }
-  const bool producer_entered_first = p.enter_clk < first_consumer_enter;
-  return json{{"completed", !capped},
-              {"cap_reached", capped},
-              {"max_consumer_spins", max_spins},
-              {"consumer_spins", spins},
-              {"producer_entered_first", producer_entered_first},
-              {"producer_cycles", p.done_clk - p.enter_clk},
-              {"consumer_enter_minus_producer_enter_cycles",
-               static_cast<double>(first_consumer_enter) - static_cast<double>(p.enter_clk)},
-              {"consumers_done_minus_publish_cycles",
-               static_cast<double>(last_consumer_done) - static_cast<double>(p.done_clk)},
-              {"region_cycles", run.region.cycles}};
+  const EntryOrder order = entry_order(enter, producers);
+  json j = to_json(order);
+  j.update(json{{"completed", !capped},
+                {"cap_reached", capped},
+                {"max_consumer_spins", max_spins},
+                {"consumer_spins", spins},
+                {"producer_entered_first", order.first == std::optional<std::string>("group")},
+                {"producer_cycles", producer_cycles},
+                {"consumer_enter_minus_producer_enter_cycles",
+                 static_cast<double>(consumer_enter) - static_cast<double>(producer_enter)},
+                {"consumers_done_minus_publish_cycles",
+                 static_cast<double>(consumer_done) - static_cast<double>(producer_done)},
+                {"region_cycles", run.region.cycles}});
+  return j;
 }
 
 struct ProducerConsumerConfig {
   ProbeRuns runs;
   std::vector<std::uint32_t> works = kWorks;
-  int producer_lane = kProducerLane;
   ProbeCaps caps = pc_caps();
 };
 
@@ -96,7 +150,12 @@ ProducerConsumerConfig parse(const RunOptions& o) {
 }
 
 json to_json(const ProducerConsumerConfig& c) {
-  json j{{"works", c.works}, {"producer_lane", c.producer_lane}};
+  json variants = json::array();
+  for (const auto& v : pc_variants())
+    variants.push_back(json{{"name", v.name},
+                            {"producer_lanes", mask_lanes(v.producers)},
+                            {"consumer_lanes", mask_lanes(~v.producers)}});
+  json j{{"works", c.works}, {"variants", variants}};
   j.update(to_json(c.runs));
   j["arms"] = "then = pc_arm<0>, else = pc_arm<1> (distinct __noinline__ functions)";
   j["caps"] = caps_json(c.caps);
@@ -104,67 +163,106 @@ json to_json(const ProducerConsumerConfig& c) {
 }
 
 std::vector<PointSpec> plan(const ProducerConsumerConfig& c, const DeviceRecord& dev) {
-  const std::optional<bool> then_first = then_arm_first(dev);
+  const ProbeLayout layout = probe_layout(dev, {{"producer_consumer_kernel"}, "pc_armILi0E", "pc_armILi1E"});
+  auto refs = std::make_shared<References>();
   std::vector<PointSpec> pts;
-  for (bool in_then : {true, false}) {
-    for (std::uint32_t w : c.works) {
-      const std::string label =
-          std::string(in_then ? "producer_in_then" : "producer_in_else") + "/W:" + std::to_string(w);
-      pts.push_back({label, [in_then, w, c, then_first] {
-                       const float want = producer_reference(c.producer_lane, w);
-                       const auto t0 = std::chrono::steady_clock::now();
-                       PointResult r;
-                       r.timed = false;
-                       const json runs = repeat_launches(c.runs.launches, [in_then, w, want, &c] {
-                         return check_run(run_producer_consumer_probe(in_then, c.producer_lane, w, c.caps), in_then, w,
-                                          want);
-                       });
-                       const bool capped = any_run(runs, "cap_reached");
-                       const bool entered_first = all_runs(runs, "producer_entered_first");
-                       const std::uint64_t max_spins = max_run(runs, "max_consumer_spins");
-                       json laid_out = nullptr;
-                       if (then_first) laid_out = (*then_first == in_then);
-                       r.raw = json{{"producer_in_then", in_then},
-                                    {"producer_first", laid_out},
-                                    {"layout_source", then_first ? "SASS of this binary (build time)" : "unknown"},
-                                    {"work", w},
-                                    {"launches", c.runs.launches},
-                                    {"completed", !capped},
-                                    {"cap_reached", capped},
-                                    {"max_consumer_spins", max_spins},
-                                    {"producer_entered_first", entered_first},
-                                    {"runs", runs}};
-                       r.counters["max_consumer_spins"] = static_cast<double>(max_spins);
-                       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                       return r;
-                     },
-                     nullptr, nullptr});
-    }
-  }
+  for (const auto& v : pc_variants())
+    for (bool in_then : {true, false})
+      for (std::uint32_t w : c.works) {
+        const std::string label = std::string(v.name) + (in_then ? "/producer_in_then" : "/producer_in_else") +
+                                  "/W:" + std::to_string(w);
+        const std::uint32_t producers = v.producers;
+        const std::string name = v.name;
+        pts.push_back({label, [in_then, w, c, layout, refs, producers, name] {
+                         const auto t0 = std::chrono::steady_clock::now();
+                         PointResult r;
+                         r.timed = false;
+                         refs->prepare(producers, w);
+                         const json runs = repeat_launches(c.runs.launches, [&] {
+                           return check_run(run_producer_consumer_probe(in_then, producers, w, c.caps), producers,
+                                            in_then, w, *refs);
+                         });
+                         const auto side = group_side(layout, in_then);
+                         const bool capped = any_run(runs, "cap_reached");
+                         const std::uint64_t max_spins = max_run(runs, "max_consumer_spins");
+                         r.raw = json{{"variant", name},
+                                      {"producer_in_then", in_then},
+                                      {"producer_first", side ? json(*side == "fallthrough") : json(nullptr)},
+                                      {"layout", to_json(layout)},
+                                      {"work", w},
+                                      {"launches", c.runs.launches},
+                                      {"completed", !capped},
+                                      {"cap_reached", capped},
+                                      {"max_consumer_spins", max_spins},
+                                      {"producer_entered_first", all_runs(runs, "producer_entered_first")}};
+                         r.raw.update(side_order_fields(producers, side, reconvergence_form(layout),
+                                                        combine_launches(runs)));
+                         r.raw["runs"] = runs;
+                         r.counters["max_consumer_spins"] = static_cast<double>(max_spins);
+                         r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                         return r;
+                       },
+                       nullptr, nullptr});
+      }
   return pts;
+}
+
+// Which side entered first, counted over the orders: the producer side, and the side each
+// candidate order rule (summary/order_rule.hpp) predicts.
+json conclusion(const json& points) {
+  int n = 0, producer_first = 0;
+  std::map<std::string, int> by_variant_n, by_variant_producer;
+  std::vector<OrderObservation> obs;
+  for (const auto& p : points) {
+    const json first = p.value("first", json(nullptr)), side = p.value("group_side", json(nullptr));
+    if (first.is_null()) continue;
+    ++n;
+    const bool pf = first == "group";
+    const std::string variant = p.value("variant", std::string("?"));
+    producer_first += pf;
+    by_variant_n[variant] += 1;
+    by_variant_producer[variant] += pf;
+    if (side.is_null()) continue;
+    std::uint32_t mask = 0;
+    for (int lane : p.at("group_lanes")) mask |= 1u << lane;
+    obs.push_back({mask, 0xffffffffu, side.get<std::string>(), first.get<std::string>(),
+                   variant + " " + side.get<std::string>() + " W=" + p.value("work", json(nullptr)).dump()});
+  }
+  std::string s = "the producer side entered first in " + std::to_string(producer_first) + " of " + std::to_string(n) +
+                  " orders";
+  for (const auto& [v, k] : by_variant_n)
+    s += "; " + v + ": " + std::to_string(by_variant_producer[v]) + " of " + std::to_string(k);
+  json j{{"producer_side_first", producer_first}, {"orders_ordered", n}};
+  j["fit"] = rule_summary(fit_order_rule(obs), obs);
+  s += obs.empty() ? " (fall-through side unknown: no rule fitted)"
+                   : "; best structural rule: " + j["fit"]["rule"].get<std::string>();
+  j["sentence"] = s;
+  return j;
 }
 
 void finalize(const ProducerConsumerConfig&, ResultRecord& r) {
   json orders = json::array();
   bool all_completed = true;
   for (const auto& p : r.points_extra) {
-    orders.push_back(json{{"producer_first", p["producer_first"]},
-                          {"producer_in_then", p["producer_in_then"]},
-                          {"work", p["work"]},
-                          {"max_consumer_spins", p["max_consumer_spins"]},
-                          {"completed", p["completed"]},
-                          {"producer_entered_first", p["producer_entered_first"]}});
-    all_completed = all_completed && p["completed"].get<bool>();
+    json o = json::object();
+    for (const char* k : {"variant", "producer_first", "producer_in_then", "work", "max_consumer_spins", "completed",
+                          "producer_entered_first"})
+      o[k] = p.value(k, json(nullptr));
+    o.update(side_order_subset(p));
+    orders.push_back(o);
+    all_completed = all_completed && p.value("completed", false);
   }
   r.summary["orders"] = orders;
   r.summary["completed"] = all_completed;
+  r.summary["conclusion"] = conclusion(r.points_extra);
 }
 
 Experiment producer_consumer_experiment() {
   return make_experiment<ProducerConsumerConfig>(
       {"producer_consumer", {"producer-consumer"}, "probe",
-       "one lane produces after W iterations, 31 spin on its flag; both structural orders", parse, to_json, nullptr,
-       plan, finalize, [](const ProducerConsumerConfig& c) { return probe_notes(c.runs); }});
+       "producers work W iterations and publish, consumers spin on them (1 producer / 31 consumers, and 31 / 1); "
+       "both structural orders",
+       parse, to_json, nullptr, plan, finalize, [](const ProducerConsumerConfig& c) { return probe_notes(c.runs); }});
 }
 
 }  // namespace

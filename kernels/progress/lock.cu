@@ -1,6 +1,8 @@
 // Lock probe: the 32 lanes of one warp contend for one spin lock in global memory. Each acquirer
 // runs a critical section (FMA work, plus a plain read-modify-write of a counter that only mutual
-// exclusion keeps exact) and releases. Two code shapes; every spin is capped.
+// exclusion keeps exact) and releases. Two code shapes; every spin is capped. Each lane records
+// clock64 on entering the critical section and on its first failed attempt: in the first round one
+// lane wins the CAS and 31 fail, and those clocks say which side of that branch ran first.
 #include "../bodies/fma_chain.cuh"
 #include "bounded.cuh"
 #include "divbench/kernels/progress.hpp"
@@ -11,6 +13,7 @@ namespace progress {
 // words[0] = lock, words[1] = counter.
 __device__ __forceinline__ void critical_section(std::uint32_t* words, std::uint32_t cs_iters, int lane,
                                                  LockLane& r) {
+  r.cs_enter_clk = static_cast<std::uint64_t>(clock64());
   __threadfence();
   const std::uint32_t order = ld_volatile(words + 1);
   r.value = bodies::FmaChain::run<0>(lane_seed(lane), cs_iters, nullptr, 0);
@@ -22,6 +25,12 @@ __device__ __forceinline__ void critical_section(std::uint32_t* words, std::uint
   atomicExch(words, 0u);
 }
 
+// A failed CAS: counts the spin (the first one's clock recorded); true when the cap is reached.
+__device__ __forceinline__ bool failed_attempt(LockLane& r, const Cap& cap) {
+  if (r.spins == 0) r.first_fail_clk = static_cast<std::uint64_t>(clock64());
+  return cap.reached(++r.spins);
+}
+
 // Form::release_in_branch: while (!done) { if (CAS == 0) { critical; release; done = true; } }
 // Form::release_after_loop: while (CAS != 0) spin; critical; release.
 template <LockForm Form>
@@ -29,7 +38,7 @@ __global__ void lock_kernel(std::uint32_t* words, std::uint32_t cs_iters, std::u
                             std::uint64_t max_ns, LockLane* out, RegionSample* sample) {
   const int lane = static_cast<int>(threadIdx.x & 31u);
   const Cap cap{max_spins, dev::globaltimer() + max_ns};
-  LockLane r{0u, ~0u, 0u, 0u, 0.0f, 0u, 0ull};
+  LockLane r{0u, ~0u, 0u, 0u, 0.0f, 0u, 0ull, 0ull, 0ull};
   dev::RegionTimer timer;
   timer.start();
   if constexpr (Form == LockForm::release_in_branch) {
@@ -38,14 +47,14 @@ __global__ void lock_kernel(std::uint32_t* words, std::uint32_t cs_iters, std::u
       if (atomicCAS(words, 0u, 1u) == 0u) {
         critical_section(words, cs_iters, lane, r);
         done = true;
-      } else if (cap.reached(++r.spins)) {
+      } else if (failed_attempt(r, cap)) {
         r.capped = 1;
         done = true;
       }
     }
   } else {
     while (atomicCAS(words, 0u, 1u) != 0u) {
-      if (cap.reached(++r.spins)) {
+      if (failed_attempt(r, cap)) {
         r.capped = 1;
         break;
       }

@@ -13,10 +13,11 @@ namespace progress {
 template <int Side>
 __device__ __noinline__ void take_turns(std::uint32_t* words, bool publisher, std::uint32_t rounds, Cap cap,
                                         PeerWaitLane* out) {
+  const std::uint64_t enter = static_cast<std::uint64_t>(clock64());  // which side ran first
   std::uint32_t* wait_on = words + (Side == 0 ? 1 : 0);
   std::uint32_t* publish = words + (Side == 0 ? 0 : 1);
   constexpr std::uint32_t offset = Side == 0 ? 0u : 1u;
-  PeerWaitLane r{static_cast<std::uint32_t>(Side), 0u, 0u, 0u, 0ull};
+  PeerWaitLane r{static_cast<std::uint32_t>(Side), 0u, 0u, 0u, 0ull, enter};
   for (std::uint32_t round = 0; round < rounds; ++round) {
     std::uint32_t spins = 0;
     while (ld_volatile(wait_on) < round + offset) {

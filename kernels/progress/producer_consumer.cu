@@ -1,9 +1,14 @@
-// Producer/consumer probe: one lane works and publishes, the others spin on its flag. The two roles
-// sit in the two arms of one divergent if/else, each arm a distinct __noinline__ function, so the
-// SASS shows which arm is laid out first (the CALL order) and a launch parameter decides which arm
-// holds the producer: both structural orders run from the same binary.
+// Producer/consumer probe: a group of producer lanes works and publishes, the other lanes spin until
+// every producer has published. The two roles sit in the two arms of one divergent if/else, each
+// arm a distinct __noinline__ function, so the SASS shows which arm is the branch's fall-through,
+// and a launch parameter decides which arm holds the producers: both structural orders run from the
+// same binary. The producer group is a lane mask: one producer (the paper's shape: the producers
+// are the minority) or 31 (the producers are the majority).
 #include <cmath>
 #include <limits>
+#ifndef __CUDACC_RTC__
+#include <stdexcept>  // host side only
+#endif
 
 #include "../bodies/fma_chain.cuh"
 #include "bounded.cuh"
@@ -13,7 +18,8 @@ namespace divbench {
 namespace progress {
 
 struct PcArgs {
-  std::uint32_t* words;  // [0] flag, [1] payload (float bits)
+  std::uint32_t* words;    // [0] producers published so far, [1 + lane] each producer's result (float bits)
+  std::uint32_t producers; // the producer lanes
   std::uint32_t work;
   Cap cap;
 };
@@ -26,14 +32,15 @@ __device__ __noinline__ void pc_arm(const PcArgs& a, bool producer, int lane, Pc
   r.enter_clk = static_cast<std::uint64_t>(clock64());
   if (producer) {
     const float x = bodies::FmaChain::run<0>(lane_seed(lane), a.work, nullptr, 0);
-    st_volatile(a.words + 1, __float_as_uint(x));
+    st_volatile(a.words + 1 + lane, __float_as_uint(x));
     __threadfence();
-    st_volatile(a.words + 0, 1u);
+    atomicAdd(a.words, 1u);
     r.role = 1;
     r.value = x;
   } else {
+    const std::uint32_t all = static_cast<std::uint32_t>(__popc(a.producers));
     std::uint32_t spins = 0;
-    while (ld_volatile(a.words + 0) == 0u) {
+    while (ld_volatile(a.words + 0) < all) {
       if (a.cap.reached(++spins)) {
         r.capped = 1;
         break;
@@ -42,18 +49,28 @@ __device__ __noinline__ void pc_arm(const PcArgs& a, bool producer, int lane, Pc
     __threadfence();
     r.role = 2;
     r.spins = spins;
-    r.value = r.capped ? __uint_as_float(0x7fc00000u) : __uint_as_float(ld_volatile(a.words + 1));
+    // The producers' results summed in lane order (one producer: its result, exactly).
+    float sum = __uint_as_float(0x7fc00000u);
+    if (!r.capped) {
+      bool first = true;
+      for (std::uint32_t m = a.producers; m != 0u; m &= m - 1u) {
+        const float v = __uint_as_float(ld_volatile(a.words + 1 + (__ffs(m) - 1)));
+        sum = first ? v : sum + v;
+        first = false;
+      }
+    }
+    r.value = sum;
   }
   r.done_clk = static_cast<std::uint64_t>(clock64());
   *out = r;
 }
 
-__global__ void producer_consumer_kernel(std::uint32_t* words, std::uint32_t work, int producer_lane,
+__global__ void producer_consumer_kernel(std::uint32_t* words, std::uint32_t work, std::uint32_t producers,
                                          int producer_in_then, std::uint32_t max_spins, std::uint64_t max_ns,
                                          PcLane* out, RegionSample* sample) {
   const int lane = static_cast<int>(threadIdx.x & 31u);
-  const PcArgs a{words, work, Cap{max_spins, dev::globaltimer() + max_ns}};
-  const bool producer = lane == producer_lane;
+  const PcArgs a{words, producers, work, Cap{max_spins, dev::globaltimer() + max_ns}};
+  const bool producer = ((producers >> lane) & 1u) != 0u;
   const bool then_arm = producer == (producer_in_then != 0);
   dev::RegionTimer timer;
   timer.start();
@@ -67,17 +84,17 @@ __global__ void producer_consumer_kernel(std::uint32_t* words, std::uint32_t wor
 }  // namespace progress
 
 #ifndef __CUDACC_RTC__  // host side: NVRTC (tests/sass/nvrtc/) compiles the kernels only
-PcRun run_producer_consumer_probe(bool producer_in_then, int producer_lane, std::uint32_t work,
+PcRun run_producer_consumer_probe(bool producer_in_then, std::uint32_t producers, std::uint32_t work,
                                   const ProbeCaps& caps) {
-  if (producer_lane < 0 || producer_lane >= kWarpLanes)
-    throw std::invalid_argument("run_producer_consumer_probe: producer lane outside 0..31");
-  progress::ProbeBuffers<PcLane> mem(2);
-  progress::producer_consumer_kernel<<<1, kWarpLanes>>>(mem.words.get(), work, producer_lane, producer_in_then ? 1 : 0,
+  if (producers == 0u || producers == ~0u)
+    throw std::invalid_argument("run_producer_consumer_probe: the producer mask leaves one role without lanes");
+  progress::ProbeBuffers<PcLane> mem(1 + kWarpLanes);
+  progress::producer_consumer_kernel<<<1, kWarpLanes>>>(mem.words.get(), work, producers, producer_in_then ? 1 : 0,
                                                         caps.max_spins, caps.max_ns, mem.lanes.get(), mem.sample.get());
   check_launch("producer_consumer_kernel");
   PcRun run;
   const std::vector<std::uint32_t> w = mem.read_back(run);
-  run.flag = w[0];
+  run.published = w[0];
   return run;
 }
 

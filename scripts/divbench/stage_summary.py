@@ -82,19 +82,36 @@ def _all_wall(folder: str, t0: float, t1: float) -> list[str]:
             f"wall/region {wall / region if region else 0:.2f} (goal <= 60 s, <= 2x)"]
 
 
+def _range(s: dict, key: str) -> str:
+    if key not in s:
+        return "n/a"
+    return f"{s[key]:.4f} [{s.get(key + '_min', s[key]):.4f}, {s.get(key + '_max', s[key]):.4f}]"
+
+
 def _predication(s: dict) -> list[str]:
-    return [f"predication: branchy/single={s.get('ratio_branchy_over_single', 0):.4f} (paper 2.00) "
-            f"predicated/single={s.get('ratio_predicated_over_single', 0):.4f} (paper 1.00) "
-            f"by arms={ {k: round(v, 3) for k, v in s.get('predicated_over_single_by_arms', {}).items()} } "
-            f"throttled={s.get('any_throttled')}"]
+    out = [f"predication: branchy/single={_range(s, 'ratio_branchy_over_single')} (paper 2.00) "
+           f"predicated/single={_range(s, 'ratio_predicated_over_single')} (paper 1.00) "
+           f"differs beyond placement spread={s.get('predicated_differs_from_single_beyond_placement_spread')} "
+           f"loop shapes equal={s.get('loop_shapes_equal')} throttled={s.get('any_throttled')}"]
+    for v in s.get("variants", []):
+        sass = v.get("sass", {})
+        cpi = v.get("cycles_per_instruction", {})
+        out.append(f"  predication {v.get('variant', '?'):10s} arms={v.get('arms', 0):2d} "
+                   f"cycles/iter={v.get('cycles_per_iter', {}).get('median', 0):.2f} "
+                   f"instructions/iter={sass.get('instructions_per_iteration', 'n/a')} "
+                   f"stall sum={sass.get('stall_sum', 'n/a')} cycles/instruction={cpi.get('median', 0):.3f}")
+    return out
 
 
 def _occupancy(s: dict) -> list[str]:
-    out = [f"occupancy: region penalty {s.get('penalty_min', 0):.2f}..{s.get('penalty_max', 0):.2f} (paper 28-31), "
-           f"kernel penalty {s.get('kernel_penalty_min', 0):.2f}..{s.get('kernel_penalty_max', 0):.2f}"]
-    return out + [f"  occupancy {p['series']:7s} target={p['target']:5d} warps={p['total_warps']:5d} "
-                  f"sms={p['sms_used']:3d} occ={p['achieved_occupancy']:.3f} region={p['region_penalty']:.2f} "
-                  f"kernel={p['kernel_penalty']:.2f}" for p in s.get("pairs", [])]
+    if "series" not in s:  # the old shape (device-wide and per-SM pairs)
+        return [f"  occupancy {p['series']:7s} target={p['target']:5d} region={p['region_penalty']:.2f} "
+                f"kernel={p['kernel_penalty']:.2f}" for p in s.get("pairs", [])]
+    out = [f"occupancy: penalty (corrected kernel time) {s.get('penalty_min', 0):.2f}..{s.get('penalty_max', 0):.2f} "
+           f"(paper 28-31), launch overhead {s.get('launch_overhead_ms', 0) * 1e3:.1f} us"]
+    return out + [f"  occupancy {p['series']:14s} warps/SM={p['warps_per_sm']:3d} waves={p['waves']} "
+                  f"penalty={p['penalty']:.2f} raw={p['kernel_penalty_raw']:.2f} region={p['region_penalty']:.2f} "
+                  f"steady={p['steady_state']}" for p in s.get("series", [])]
 
 
 def _lock(s: dict) -> list[str]:
@@ -109,13 +126,23 @@ def _peer_wait(s: dict) -> list[str]:
 
 
 def _producer_consumer(s: dict) -> list[str]:
-    return [f"producer_consumer: producer_in_then={o['producer_in_then']} producer_first(SASS)={o['producer_first']} "
-            f"W={o['work']:>8} max_consumer_spins={o['max_consumer_spins']} completed={o['completed']} "
-            f"producer_entered_first={o['producer_entered_first']}" for o in s.get("orders", [])]
+    out = [f"producer_consumer: {s['conclusion']['sentence']}"] if "conclusion" in s else []
+    return out + [f"  producer_consumer {o.get('variant', 'producer_minority')} producer_in_then={o['producer_in_then']} "
+                  f"producer_first(SASS)={o['producer_first']} W={o['work']:>8} "
+                  f"max_consumer_spins={o['max_consumer_spins']} completed={o['completed']} "
+                  f"producer_entered_first={o['producer_entered_first']}" for o in s.get("orders", [])]
+
+
+def _order(s: dict) -> list[str]:
+    return [f"order: rule={s.get('rule')} points={s.get('points')} layout_verified={s.get('layout_verified')} "
+            f"consistent across launches={s.get('first_consistent_across_launches')} "
+            f"cycles_between {s.get('cycles_between_min')}..{s.get('cycles_between_max')} "
+            f"cap_reached={s.get('cap_reached')}"] + [f"  order {form}: {rule}" for form, rule in
+                                                      s.get("rule_by_form", {}).items()]
 
 
 PROBES = [("predication.json", _predication), ("occupancy.json", _occupancy), ("lock.json", _lock),
-          ("peer_wait.json", _peer_wait), ("producer_consumer.json", _producer_consumer)]
+          ("peer_wait.json", _peer_wait), ("producer_consumer.json", _producer_consumer), ("order.json", _order)]
 
 
 def dynamic(folder: str, t0: float, t1: float) -> list[str]:
@@ -132,10 +159,10 @@ def dynamic(folder: str, t0: float, t1: float) -> list[str]:
         # cost per serialized iteration: does cost follow the summed path lengths (unbalanced map)?
         per_iter = [p["median_cycles"] / p["serialized_iters"] for p in d.points if p.get("serialized_iters")]
         spread = (max(per_iter) / min(per_iter) - 1) if per_iter else 0
-        out.append(f"kway_{name}: s={f.get('s', 0):.0f} c={f.get('c', 0):.0f} r2={f.get('r2', 0):.6f} "
-                   f"ratio={[v for k, v in s.items() if k.startswith('ratio_')][:1]} "
+        out.append(f"kway_{name}: s={s.get('s_cycles_per_path', f.get('s', 0)):.0f} c={f.get('c', 0):.0f} "
+                   f"r2={f.get('r2', 0):.6f} ratio={[v for k, v in s.items() if k.startswith('ratio_')][:1]} "
                    f"cycles/serialized-iter {min(per_iter) if per_iter else 0:.1f}..{max(per_iter) if per_iter else 0:.1f} "
-                   f"(spread {100 * spread:.1f}%) throttled={s.get('any_throttled')}")
+                   f"(spread {100 * spread:.1f}%){_spread(s)} throttled={s.get('any_throttled')}")
     return out
 
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Stage: the dynamic suite (issue 4). Runs on the GPU machine with the contract of run_on_gpu.sh
 # (DIVBENCH, BIN, RESULTS, GPU_RESULTS). Writes under $GPU_RESULTS (results/<gpu>/):
-#   predication.json occupancy.json lock.json peer_wait.json producer_consumer.json  (from --all)
+#   predication.json occupancy.json lock.json peer_wait.json producer_consumer.json order.json  (from --all)
 #   all/                    the whole `divbench --all` output (its wall and region time in summary)
-#   kway_<body>.json        k = 1,2,4,8,16,32 for every work body
+#   kway_<body>.json        k = 1,2,4,8,16,32 for every work body, 8 code placements (memory: 4)
 #   kway_<map>.json         the same for the contiguous, permuted and unbalanced lane maps
 #   kernel_facts.json       this binary's kernel facts (docs/sass.md), made at build time
 #   sanitizer_<tool>.log    compute-sanitizer memcheck/racecheck/synccheck over every kernel
@@ -31,20 +31,23 @@ fi
 t0=$(date +%s.%N)
 step all timeout 300 "$DIVBENCH" --all --out "$H/all/" 2>"$H/all/stderr.log"
 t1=$(date +%s.%N)
-for f in predication occupancy lock peer_wait producer_consumer; do
+for f in predication occupancy lock peer_wait producer_consumer order; do
   [ -f "$H/all/$f.json" ] && cp "$H/all/$f.json" "$H/$f.json"
 done
 
-# 3. One k sweep per work body and per lane map (6 values of k, 201 launches each).
+# 3. One k sweep per work body and per lane map (6 values of k, 201 launches each), every one at 8
+# code placements (mem_divergent at 4: its loads make a placement cost ~10x more): s is reported
+# with its spread over placements, not as one layout's number.
 KS=1,2,4,8,16,32
 for b in fma_chain fma_indep int_alu sfu mem_divergent; do
-  iters=10000
-  [ "$b" = mem_divergent ] && iters=1000   # ~0.5 us of dependent loads per iteration
-  step "kway_$b" timeout 300 "$DIVBENCH" --sweep k --body "$b" --k "$KS" --iters "$iters" --quiet \
-    --out "$H/kway_$b.json"
+  iters=10000 placements=8
+  [ "$b" = mem_divergent ] && iters=1000 placements=4   # ~0.5 us of dependent loads per iteration
+  step "kway_$b" timeout 300 "$DIVBENCH" --sweep k --body "$b" --k "$KS" --iters "$iters" \
+    --placements "$placements" --no-samples --quiet --out "$H/kway_$b.json"
 done
 for m in contiguous permuted unbalanced; do
-  step "kway_$m" timeout 300 "$DIVBENCH" --sweep k --map "$m" --k "$KS" --quiet --out "$H/kway_$m.json"
+  step "kway_$m" timeout 300 "$DIVBENCH" --sweep k --map "$m" --k "$KS" --placements 8 --no-samples --quiet \
+    --out "$H/kway_$m.json"
 done
 
 # 4. One-line summaries (compute-sanitizer runs in its own stage, 60-sanitizer.sh).

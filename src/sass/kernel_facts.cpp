@@ -1,5 +1,5 @@
-// "divbench.kernels/1": loops, clock reads, branch sides, timed region and probe arm layout of every
-// function of analysed cubins (kernel_facts.hpp), and the run-time readers of kernel_facts.json.
+// "divbench.kernels/1": loops, clock reads, branch sides (with the calls on each), timed region of
+// every function of analysed cubins (kernel_facts.hpp), and the run-time readers of kernel_facts.json.
 #include "divbench/sass/kernel_facts.hpp"
 
 #include <cxxabi.h>
@@ -248,49 +248,6 @@ LoopFacts loop_from_json(const json& j) {
   }
 }
 
-const std::vector<ArmSpec>& probe_arm_specs() {
-  static const std::vector<ArmSpec> v = {
-      {"producer_consumer", "producer_consumer_kernel", "pc_armILi0E", "pc_armILi1E"},
-      {"peer_wait", "peer_wait_kernel", "take_turnsILi0E", "take_turnsILi1E"},
-  };
-  return v;
-}
-
-json arm_layout(const FunctionAnalysis& a, const ArmSpec& spec) {
-  const Function& f = *a.function;
-  const Cfg& cfg = a.cfg;
-  std::optional<std::size_t> then_call, else_call;
-  for (std::size_t i = 0; i < f.instructions.size(); ++i) {
-    if (!is_call(f.instructions[i]) || cfg.block_of_instruction[i] < 0) continue;
-    const std::string callee = callee_of(f.instructions[i]);
-    if (!then_call && callee.find(spec.then_callee) != std::string::npos) then_call = i;
-    if (!else_call && callee.find(spec.else_callee) != std::string::npos) else_call = i;
-  }
-  json j{{"function", f.name}};
-  if (!then_call || !else_call) {
-    j["error"] = "the two arms are not two call sites (merged or inlined)";
-    return j;
-  }
-  j["then_call"] = f.instructions[*then_call].offset;
-  j["else_call"] = f.instructions[*else_call].offset;
-  j["then_arm_first"] = *then_call < *else_call;
-  const int tb = cfg.block_of_instruction[*then_call], eb = cfg.block_of_instruction[*else_call];
-  for (std::size_t i = 0; i < f.instructions.size(); ++i) {
-    const int b = cfg.block_of_instruction[i];
-    if (b < 0 || i != cfg.blocks[b].last || !is_potentially_divergent(f.instructions[i])) continue;
-    const BranchSides s = branch_sides(a, i);
-    auto has = [](const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); };
-    const bool then_ft = has(s.fallthrough_blocks, tb) && has(s.taken_blocks, eb);
-    const bool else_ft = has(s.fallthrough_blocks, eb) && has(s.taken_blocks, tb);
-    if (!then_ft && !else_ft) continue;
-    j["branch"] = f.instructions[i].offset;
-    j["fallthrough_arm"] = then_ft ? "then" : "else";
-    return j;
-  }
-  j["error"] = "no divergent branch separates the two call sites";
-  return j;
-}
-
 json function_facts(const FunctionAnalysis& a) {
   const Function& f = *a.function;
   const Loops loops = find_loops(a.cfg);
@@ -303,13 +260,6 @@ json function_facts(const FunctionAnalysis& a) {
   const TimedRegion region = timed_region(a, loops);
   const Bracket br = check_bracket(a, region);
   const auto leaves = leaf_loops(loops, region);
-  json arms = json::array();
-  for (const auto& spec : probe_arm_specs())
-    if (f.name.find(spec.kernel) != std::string::npos) {
-      json one = arm_layout(a, spec);
-      one["probe"] = spec.name;
-      arms.push_back(one);
-    }
   json j{{"name", f.name},
          {"demangled", demangle(f.name)},
          {"instructions", f.instructions.size()},
@@ -328,8 +278,7 @@ json function_facts(const FunctionAnalysis& a) {
                                {"not_before_stop", offsets(br.not_before_stop)},
                                {"bracketed", region.instructions.empty() || !br.start ? json(nullptr)
                                                                                       : json(br.bracketed())}}},
-         {"work_loop", leaves.size() == 1 ? json(leaves.front()) : json(nullptr)},
-         {"arms", arms}};
+         {"work_loop", leaves.size() == 1 ? json(leaves.front()) : json(nullptr)}};
   return j;
 }
 
@@ -339,19 +288,11 @@ json kernel_facts_document(const std::vector<CubinAnalysis>& cubins, const std::
   doc["schema"] = kKernelFactsSchema;
   doc["provenance"] = to_document({}, nvdisasm, command).at("provenance");  // the sass/1 provenance block
   json cj = json::array();
-  json layout = json::object();
   for (const auto& c : cubins) {
     json fns = json::array();
     const std::string arch = "sm_" + std::to_string(c.cubin->sm);
     for (const auto& fa : c.functions) {
       json ff = function_facts(fa);
-      for (const auto& arm : ff["arms"]) {
-        auto& slot = layout[arch];
-        const std::string probe = arm["probe"].get<std::string>();
-        if (!slot.contains(probe)) slot[probe] = arm;
-        if (probe == "producer_consumer" && arm.contains("then_arm_first") && !slot.contains("pc_then_arm_first"))
-          slot["pc_then_arm_first"] = arm["then_arm_first"];
-      }
       fns.push_back(std::move(ff));
     }
     const Cubin& cb = *c.cubin;
@@ -364,7 +305,6 @@ json kernel_facts_document(const std::vector<CubinAnalysis>& cubins, const std::
                       {"functions", fns}});
   }
   doc["cubins"] = cj;
-  doc["layout"] = layout;
   return doc;
 }
 
@@ -420,19 +360,6 @@ std::vector<const json*> find_functions(const json& facts, int sm, const std::ve
     }
   }
   return out;
-}
-
-std::optional<json> probe_layout(const json& facts, int sm, const std::string& name) {
-  const std::string arch = "sm_" + std::to_string(sm);
-  if (!facts.contains("layout") || !facts["layout"].contains(arch) || !facts["layout"][arch].contains(name))
-    return std::nullopt;
-  return facts["layout"][arch][name];
-}
-
-std::optional<bool> pc_then_arm_first(const json& facts, int sm) {
-  const auto l = probe_layout(facts, sm, "producer_consumer");
-  if (!l || !l->contains("then_arm_first")) return std::nullopt;
-  return (*l)["then_arm_first"].get<bool>();
 }
 
 }  // namespace divbench::sass

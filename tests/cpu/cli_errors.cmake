@@ -73,6 +73,19 @@ expect(2 "--placements: 9 is outside 1..8" --sweep predication --placements 9)
 expect(2 "--sampling does not apply" --sweep occupancy --sampling single)
 expect(2 "--n does not apply" --sweep occupancy --n 10,100)
 
+# The order probe (issue 13): --k is its group sizes (1..31); it runs no work and no lane map.
+expect(2 "--probe order: --k 32 is not a group size" --probe order --k 32)
+expect(2 "--probe order: --k 32 is not a group size" --probe order --k 1,16,32)
+expect(2 "--k: 0 is outside" --probe order --k 0)
+expect(2 "--probe order: --body does not apply" --probe order --body sfu)
+expect(2 "--probe order: --map does not apply" --probe order --map permuted)
+expect(2 "--probe order: --iters does not apply" --probe order --iters 10)
+expect(2 "--probe order: --sampling does not apply" --probe order --sampling single)
+expect(2 "--probe order: --placements does not apply" --probe order --placements 2)
+expect(2 "--reps" --probe order --reps 0)
+expect(2 "unknown probe 'orders'" --probe orders)
+expect(2 "unknown sweep 'order'" --sweep order)
+
 # Without a GPU, a valid sweep must say so in one line and exit 3 (skipped where a GPU is visible).
 find_program(SMI nvidia-smi)
 set(gpu FALSE)
@@ -93,6 +106,8 @@ if(NOT gpu)
   expect(3 "no CUDA GPU found" --probe lock)
   expect(3 "no CUDA GPU found" --probe peer-wait)
   expect(3 "no CUDA GPU found" --probe producer-consumer)
+  expect(3 "no CUDA GPU found" --probe order)
+  expect(3 "no CUDA GPU found" --probe order --k 1,16 --reps 3)
   expect(3 "no CUDA GPU found" --all)
   # A directory --out would create is not left behind when the run cannot start.
   set(made ${CMAKE_CURRENT_BINARY_DIR}/divbench-cli-out-dir)

@@ -162,10 +162,10 @@ TEST(Progress, PeerWaitCapBoundsTheWait) {
 TEST(Progress, ProducerConsumerBothOrders) {
   for (bool in_then : {true, false}) {
     SCOPED_TRACE(in_then ? "producer in then-arm" : "producer in else-arm");
-    const PcRun run = run_producer_consumer_probe(in_then, 0, 1000, ProbeCaps{});
+    const PcRun run = run_producer_consumer_probe(in_then, 1u, 1000, ProbeCaps{});  // producer: lane 0
     const float want = producer_reference(0, 1000);
     ASSERT_EQ(run.lanes.size(), 32u);
-    EXPECT_EQ(run.flag, 1u);
+    EXPECT_EQ(run.published, 1u);
     EXPECT_EQ(run.lanes[0].role, 1u);
     EXPECT_EQ(run.lanes[0].side, in_then ? 0u : 1u);
     EXPECT_EQ(0, std::memcmp(&want, &run.lanes[0].value, sizeof want));

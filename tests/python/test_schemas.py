@@ -43,7 +43,7 @@ def test_every_schema_file_is_catalogued():
             "divbench.kway_metrics/1", "divbench.study/1", "divbench.study.figure4/1", "divbench.study.table2/1",
             "divbench.reference/1", "divbench.predicted/1", "github-action-benchmark"} <= set(CAT.formats)
     assert {"kway", "cost", "occupancy", "predication", "sampling", "lock", "peer_wait", "producer_consumer",
-            "calibration"} <= set(CAT.experiments)
+            "order", "calibration"} <= set(CAT.experiments)
 
 
 def test_docs_name_every_format():
@@ -171,7 +171,8 @@ def test_result_documents_written_by_the_cpp(tmp_path):
                        env=dict(os.environ, DIVBENCH_SCHEMA_DOCS=str(tmp_path)), timeout=300)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     docs = sorted(tmp_path.glob("*.json"))
-    assert {d.stem for d in docs} == {"kway", "cost", "occupancy", "predication", "sampling", "lock"}
+    assert {d.stem for d in docs} == {"kway", "cost", "occupancy", "predication", "sampling", "lock", "order",
+                                      "producer_consumer"}
     for d in docs:
         assert schemas.validate_file(CAT, d) == [], d.name
         assert "harness" in json.loads(d.read_text())

@@ -16,8 +16,8 @@
 //   pred_select_kernel     no more divergent branches (guarded or not) and no more barrier regions
 //                          than pred_select_kernel<1> at the same placement; bracketed
 //   producer_consumer_kernel, peer_wait_kernel
-//                          the two arms are two call sites separated by one divergent branch (its
-//                          fall-through arm known); bracketed
+//                          the two arms are two call sites separated by one divergent branch
+//                          (sass::arm_side finds its fall-through arm); bracketed
 //   lock_kernel            bracketed
 //   calibration_kernel     present (timed with events: no clock reads)
 // Adding a kernel: one entry in kTimedKernels (and a rule below if it needs more than bracketing).
@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "divbench/core/json_io.hpp"
+#include "divbench/sass/arm_side.hpp"
 
 namespace divbench::sass::test {
 
@@ -41,6 +42,23 @@ inline const std::vector<KernelRule>& timed_kernel_rules() {
       {"kway_kernel", true},          {"pred_branchy_kernel", true}, {"pred_select_kernel", true},
       {"producer_consumer_kernel", true}, {"peer_wait_kernel", true},   {"lock_kernel", true},
       {"calibration_kernel", false},
+  };
+  return v;
+}
+
+// The probes' two-arm branches (each arm a distinct __noinline__ function, one call site): the order
+// probe's two forms, producer/consumer and peer-wait. Their layout is what the probes read at run
+// time through sass::arm_side (bench/experiments/probe_layout.hpp).
+struct ProbeBranch {
+  const char* name;
+  ArmBranch branch;
+};
+inline const std::vector<ProbeBranch>& probe_branches() {
+  static const std::vector<ProbeBranch> v{
+      {"order (bssy)", {{"order_kernelILb0E"}, "order_armILi0E", "order_armILi1E"}},
+      {"order (warpsync)", {{"order_kernelILb1E"}, "order_armILi0E", "order_armILi1E"}},
+      {"producer_consumer", {{"producer_consumer_kernel"}, "pc_armILi0E", "pc_armILi1E"}},
+      {"peer_wait", {{"peer_wait_kernel"}, "take_turnsILi0E", "take_turnsILi1E"}},
   };
   return v;
 }
@@ -188,12 +206,11 @@ inline std::vector<std::string> check_timed_kernels(const json& facts, int sm, s
             say(f, "a predicated twin has more divergent branches than pred_select_kernel<1>");
         }
       }
-      if (needle == "producer_consumer_kernel" || needle == "peer_wait_kernel") {
-        if (f["arms"].empty()) say(f, "no arm layout");
-        for (const auto& a : f["arms"])
-          if (a.contains("error") || !a.contains("fallthrough_arm"))
-            say(f, "arms: " + a.value("error", std::string("no fall-through arm")));
-      }
+      for (const auto& probe : probe_branches())
+        if (probe.branch.kernel.front() == needle) {
+          const ArmSideResult r = arm_side(facts, sm, probe.branch);
+          if (!r.side) say(f, "arms: " + r.error);
+        }
     }
     if (found == 0) p.push_back(arch + ": no function matching '" + rule.needle + "'");
   }

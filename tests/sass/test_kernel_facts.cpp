@@ -5,6 +5,7 @@
 
 #include "divbench/core/errors.hpp"
 #include "divbench/sass/bracket.hpp"
+#include "divbench/sass/arm_side.hpp"
 #include "divbench/sass/kernel_facts.hpp"
 #include "fixture_util.hpp"
 #include "kernel_checks.hpp"
@@ -119,20 +120,22 @@ TEST(KernelFacts, FunctionFactsCarryTheBracket) {
   EXPECT_TRUE(function_facts(none->a)["timed_region"]["bracketed"].is_null());
 }
 
-TEST(KernelFacts, ArmLayoutNamesTheFallThroughArm) {
+// The facts of one fixture function as a one-cubin sm_90 document (what sass::arm_side reads).
+json one_function_facts(const FunctionAnalysis& a) {
+  return json{{"schema", kKernelFactsSchema},
+              {"cubins", json::array({json{{"sm", 90}, {"functions", json::array({function_facts(a)})}}})}};
+}
+
+TEST(KernelFacts, ArmSideNamesTheFallThroughArm) {
   auto l = load("arms");
-  const ArmSpec spec{"pc", "arms", "pc_armILi0E", "pc_armILi1E"};
-  const json j = arm_layout(l->a, spec);
-  ASSERT_FALSE(j.contains("error")) << j.dump();
-  EXPECT_EQ(j["branch"], 0x10);
-  EXPECT_EQ(j["then_call"], 0x30);
-  EXPECT_EQ(j["else_call"], 0x60);
-  EXPECT_EQ(j["fallthrough_arm"], "then");
-  EXPECT_EQ(j["then_arm_first"], true);
-  const ArmSpec swapped{"pc", "arms", "pc_armILi1E", "pc_armILi0E"};
-  EXPECT_EQ(arm_layout(l->a, swapped)["fallthrough_arm"], "else");
+  const json facts = one_function_facts(l->a);
+  const ArmSideResult r = arm_side(facts, 90, ArmBranch{{"arms"}, "pc_armILi0E", "pc_armILi1E"});
+  ASSERT_TRUE(r.side) << r.error;
+  EXPECT_EQ(r.side->branch, 0x10u);
+  EXPECT_EQ(r.side->fallthrough_arm, "then");
+  EXPECT_EQ(arm_side(facts, 90, ArmBranch{{"arms"}, "pc_armILi1E", "pc_armILi0E"}).side->fallthrough_arm, "else");
   // The branch's sides: the calls each holds, the clock reads outside both.
-  const json br = function_facts(l->a)["divergent_branches"][0];
+  const json br = facts["cubins"][0]["functions"][0]["divergent_branches"][0];
   EXPECT_EQ(br["fallthrough"], 0x20);
   EXPECT_EQ(br["sides"]["fallthrough"]["calls"], json::array({"$k$pc_armILi0E"}));
   EXPECT_EQ(br["sides"]["taken"]["calls"], json::array({"$k$pc_armILi1E"}));
@@ -141,21 +144,20 @@ TEST(KernelFacts, ArmLayoutNamesTheFallThroughArm) {
 
 TEST(KernelFacts, MergedArmsAreAnError) {
   auto l = load("arms_merged");
-  const json j = arm_layout(l->a, ArmSpec{"pc", "arms", "pc_armILi0E", "pc_armILi1E"});
-  EXPECT_TRUE(j.contains("error"));
+  const ArmSideResult r = arm_side(one_function_facts(l->a), 90, ArmBranch{{"arms"}, "pc_armILi0E", "pc_armILi1E"});
+  EXPECT_FALSE(r.side);
+  EXPECT_FALSE(r.error.empty());
 }
 
-TEST(KernelFacts, ReadersFindFunctionsAndLayout) {
+TEST(KernelFacts, ReadersFindFunctions) {
   json facts{{"schema", kKernelFactsSchema},
              {"cubins", json::array({json{{"sm", 90},
                                           {"functions", json::array({json{{"name", "_Z11kway_kernelIN6bodies8FmaChainELi16EEv"}},
                                                                      json{{"name", "_Z11kway_kernelIN6bodies3SfuEEv"}}})}}})},
-             {"layout", json{{"sm_90", json{{"producer_consumer", json{{"then_arm_first", false}}}}}}}};
+             };
   EXPECT_EQ(find_functions(facts, 90, {"kway_kernel", "8FmaChainE"}).size(), 1u);
   EXPECT_EQ(find_functions(facts, 90, {"kway_kernel"}).size(), 2u);
   EXPECT_TRUE(find_functions(facts, 80, {"kway_kernel"}).empty());
-  EXPECT_EQ(pc_then_arm_first(facts, 90), false);
-  EXPECT_FALSE(pc_then_arm_first(facts, 80));
   EXPECT_FALSE(load_kernel_facts("/nonexistent-dir"));
 }
 
@@ -187,14 +189,13 @@ TEST(KernelChecks, RulesFailOnBrokenFacts) {
   // a kway kernel whose work escapes the bracket, merged producer/consumer arms, a missing family.
   const json ok = fixture_function("bracket_ok", "kway_kernelI3SfuE");
   const json escaped = fixture_function("bracket_escape_loop", "kway_kernelI8FmaChainE");
-  json merged = fixture_function("arms_merged", "producer_consumer_kernel");
-  merged["arms"] = json::array({json{{"error", "the two arms are not two call sites (merged or inlined)"}}});
+  const json merged = fixture_function("arms_merged", "producer_consumer_kernel");
   const auto problems = test::check_timed_kernels(facts_of({ok, escaped, merged}), 90);
   EXPECT_TRUE(mentions(problems, "kway_kernelI8FmaChainE: the clock reads do not bracket")) << problems.size();
   EXPECT_FALSE(mentions(problems, "kway_kernelI3SfuE: the clock reads"));
   EXPECT_TRUE(mentions(problems, "kway_kernelI3SfuE: the SFU body's work loop has no MUFU"));
   EXPECT_TRUE(mentions(problems, "kway_kernelI3SfuE: no guarded divergent branch inside a loop"));
-  EXPECT_TRUE(mentions(problems, "producer_consumer_kernel: arms: the two arms are not two call sites"));
+  EXPECT_TRUE(mentions(problems, "producer_consumer_kernel: arms: producer_consumer_kernel: 0 divergent branches separate"));
   EXPECT_TRUE(mentions(problems, "no function matching 'peer_wait_kernel'"));
   EXPECT_TRUE(mentions(problems, "no function matching 'lock_kernel'"));
 }

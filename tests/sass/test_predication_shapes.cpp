@@ -3,26 +3,34 @@
 // document DIVBENCH_KERNEL_FACTS names). For every architecture it holds and every code placement:
 // the single path's work loop is one path of 4 FFMA plus its counter, compare and back branch, and
 // every K-arm predicated form's loop is the same around 4K FFMA (include/divbench/summary/
-// loop_shape.hpp). Skipped when there are no facts (the build writes them when nvdisasm is found).
+// loop_shape.hpp). Skipped when there are no facts (the build writes them when nvdisasm is found),
+// failed instead under DIVBENCH_REQUIRE_NVDISASM=1 (CI).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
 #include "divbench/kernels/predication.hpp"
+#include "divbench/sass/kernel_facts.hpp"
 #include "divbench/summary/loop_shape.hpp"
 
 using namespace divbench;
 
 namespace {
 
+// DIVBENCH_KERNEL_FACTS, else kernel_facts.json next to the built divbench (sass::load_kernel_facts).
 std::optional<json> facts_document(std::string& where) {
   const char* env = std::getenv("DIVBENCH_KERNEL_FACTS");
-  where = env && *env ? env : (std::filesystem::path(DIVBENCH_EXECUTABLE).parent_path() / "kernel_facts.json").string();
-  std::ifstream in(where);
-  if (!in) return std::nullopt;
-  return json::parse(in);
+  const std::filesystem::path path =
+      env && *env ? std::filesystem::path(env)
+                  : std::filesystem::path(DIVBENCH_EXECUTABLE).parent_path() / sass::kKernelFactsFile;
+  where = path.string();
+  return sass::load_kernel_facts(path.parent_path().string(), path.filename().string());
+}
+
+bool required() {
+  const char* req = std::getenv("DIVBENCH_REQUIRE_NVDISASM");
+  return req && std::string(req) == "1";
 }
 
 }  // namespace
@@ -30,7 +38,10 @@ std::optional<json> facts_document(std::string& where) {
 TEST(PredicationShapes, EqualLoopShapesOnEveryArchitectureAndPlacement) {
   std::string where;
   const auto facts = facts_document(where);
-  if (!facts) GTEST_SKIP() << where << " not found (written at build time with nvdisasm)";
+  if (!facts) {
+    if (required()) FAIL() << where << " missing or not divbench.kernels/1 (DIVBENCH_REQUIRE_NVDISASM=1)";
+    GTEST_SKIP() << where << " not found (written at build time with nvdisasm)";
+  }
   ASSERT_EQ(facts->value("schema", ""), "divbench.kernels/1") << where;
   int checked = 0;
   for (const auto& cubin : (*facts)["cubins"]) {

@@ -34,6 +34,8 @@ struct LockLane {
   float value;             // result of the critical section's work (checked against the host)
   std::uint32_t pad;
   std::uint64_t acquired_clk;  // clock64 when it acquired (SM cycles; compare lanes, not launches)
+  std::uint64_t cs_enter_clk;    // clock64 on entering the critical section (0: never)
+  std::uint64_t first_fail_clk;  // clock64 on entering the failed-attempt side the first time (0: never)
 };
 
 #ifndef __CUDACC_RTC__
@@ -59,6 +61,7 @@ struct PeerWaitLane {
   std::uint32_t capped;       // 1: gave up at the cap
   std::uint32_t max_spins;    // longest single wait
   std::uint64_t total_spins;
+  std::uint64_t enter_clk;    // clock64 at the arm's first instruction
 };
 
 #ifndef __CUDACC_RTC__
@@ -71,18 +74,19 @@ struct PeerWaitRun {
 PeerWaitRun run_peer_wait_probe(std::uint32_t rounds, const ProbeCaps& caps);
 #endif
 
-// ---- producer/consumer: lane `producer_lane` runs `work` iterations of the FMA chain, publishes the
-// result and sets a flag; the 31 other lanes spin on the flag, then read the result. The producer
-// and the consumers sit in the two arms of one divergent if/else whose arms are two distinct
-// __noinline__ functions (side 0 = the `then` arm, side 1 = the `else` arm). producer_in_then puts
-// the producer in side 0, so both structural orders run from one binary; which side the compiler
-// laid out first is read from the SASS (scripts/sass_dynamic_check.py).
+// ---- producer/consumer: the producer lanes (a mask: one lane, or the majority) each run `work`
+// iterations of the FMA chain, publish the result and count themselves published; the other lanes
+// spin until every producer has published, then read the producers' results summed in lane order.
+// The producers and the consumers sit in the two arms of one divergent if/else whose arms are two
+// distinct __noinline__ functions (side 0 = the `then` arm pc_arm<0>, side 1 = the `else` arm
+// pc_arm<1>). producer_in_then puts the producers in side 0, so both structural orders run from one
+// binary; which side is the fall-through is read from the SASS (sass/arm_side.hpp).
 struct PcLane {
   std::uint32_t role;    // 1 producer, 2 consumer
   std::uint32_t side;    // 0 then-arm, 1 else-arm
-  std::uint32_t spins;   // consumer: polls of the flag before it was seen
+  std::uint32_t spins;   // consumer: polls before every producer had published
   std::uint32_t capped;  // consumer: 1 if it gave up at the cap
-  float value;           // producer: its result; consumer: the result it read after the flag
+  float value;           // producer: its result; consumer: the sum of the producers' results it read
   std::uint32_t pad;
   std::uint64_t enter_clk;  // clock64 on entering its arm
   std::uint64_t done_clk;   // clock64 when done (producer: after publishing; consumer: after reading)
@@ -91,11 +95,12 @@ struct PcLane {
 #ifndef __CUDACC_RTC__
 struct PcRun {
   std::vector<PcLane> lanes;
-  std::uint32_t flag = 0;
+  std::uint32_t published = 0;  // producers that published
   RegionSample region{};
 };
 
-PcRun run_producer_consumer_probe(bool producer_in_then, int producer_lane, std::uint32_t work,
+// producers: neither empty nor all 32 lanes (std::invalid_argument).
+PcRun run_producer_consumer_probe(bool producer_in_then, std::uint32_t producers, std::uint32_t work,
                                   const ProbeCaps& caps);
 float producer_reference(int producer_lane, std::uint32_t work);
 #endif

@@ -2,7 +2,7 @@
 // function, its natural loops (with every instruction and its control-word scheduling fields), its
 // clock reads, its potentially divergent branches with what each side (fall-through / taken) holds,
 // the timed region and whether the clock reads bracket it, and the work loop (the one innermost
-// loop of the timed region). Plus per architecture the layout of the probes' two-arm branches.
+// loop of the timed region). Which arm of a probe's branch falls through: sass/arm_side.hpp.
 // Written as "divbench.kernels/1" (docs/sass.md, docs/schemas.md) by `divbench kernels facts`, and
 // after every build next to the divbench executable as kernel_facts.json, which experiments read
 // at run time (load_kernel_facts).
@@ -58,22 +58,9 @@ LoopFacts loop_from_json(const json& j);  // throws UsageError on a malformed en
 
 // The facts of one function (JSON object of the "functions" array).
 json function_facts(const FunctionAnalysis& a);
-// The whole document for analysed cubins: schema, provenance, cubins[].functions[], layout.
+// The whole document for analysed cubins: schema, provenance, cubins[].functions[].
 json kernel_facts_document(const std::vector<CubinAnalysis>& cubins, const std::string& nvdisasm,
                            const std::string& command);
-
-// A two-arm branch whose arms are distinct CALLs (the progress probes): which arm's call is on the
-// branch's fall-through side and which call site comes first in the layout.
-struct ArmSpec {
-  std::string name;         // "producer_consumer"
-  std::string kernel;       // substring of the kernel's mangled name
-  std::string then_callee;  // substring of the `then` arm's symbol
-  std::string else_callee;
-};
-const std::vector<ArmSpec>& probe_arm_specs();
-// {then_call, else_call, branch, fallthrough_arm: "then"|"else", then_arm_first} or an object with
-// "error" when the arms were merged or the branch cannot be found.
-json arm_layout(const FunctionAnalysis& a, const ArmSpec& spec);
 
 // ---- Readers (run time) ----
 // kernel_facts.json (or `file`) in `dir` (the executable's directory); nullopt when absent,
@@ -85,9 +72,5 @@ std::optional<json> load_kernel_facts(const std::string& dir, std::string& why);
 std::string executable_dir();
 // The functions of the cubin for `sm` whose mangled name contains every needle.
 std::vector<const json*> find_functions(const json& facts, int sm, const std::vector<std::string>& needles);
-// layout[sm_XX][name] (see arm_layout), nullopt when absent.
-std::optional<json> probe_layout(const json& facts, int sm, const std::string& name);
-// Producer/consumer: whether the `then` arm's call site is laid out first (the fall-through side).
-std::optional<bool> pc_then_arm_first(const json& facts, int sm);
 
 }  // namespace divbench::sass

@@ -10,8 +10,10 @@
 #include <fstream>
 
 #include "divbench/core/json_io.hpp"
+#include "divbench/core/lane_group.hpp"
 #include "divbench/core/result.hpp"
 #include "divbench/core/run_conditions.hpp"
+#include "divbench/core/side_order.hpp"
 #include "divbench/cupti/region.hpp"
 #include "harness/experiment.hpp"
 #include "harness/gbench.hpp"
@@ -229,4 +231,52 @@ TEST(SchemaDocuments, LockProbeRecordsItsLaunchCap) {
   EXPECT_EQ(doc["config"]["reps_requested"], 1000);
   EXPECT_LT(doc["config"]["launches_cap"].get<int>(), 1000);
   EXPECT_TRUE(doc["summary"]["completed"].get<bool>());
+}
+
+// The order probe (issue 13) and the order fields of producer/consumer: points as plan() writes them.
+json order_run(const char* first) {
+  return json{{"first", first}, {"cycles_between", 700}, {"group_enter_spread", 0}, {"rest_enter_spread", 0},
+              {"interleaved", false}, {"ns_between", 0}, {"first_by_globaltimer", nullptr}, {"cap_reached", false},
+              {"max_spins", 0}, {"region_cycles", 1500}};
+}
+
+TEST(SchemaDocuments, OrderProbeWithItsRule) {
+  ResultRecord r;
+  for (int g : {1, 16})
+    for (bool in_then : {true, false})
+      for (const char* form : {"bssy", "warpsync"}) {
+        const std::string side = in_then ? "fallthrough" : "taken";
+        const char* first = g == 1 || in_then ? "group" : "rest";  // made up: fewer lanes first, ties fall-through
+        const json runs = json::array({order_run(first), order_run(first)});
+        json p = side_order_fields(group_mask(g, GroupPosition::low), side, std::string(form), combine_launches(runs));
+        p.update(json{{"group_size", g}, {"group_arm", in_then ? "then" : "else"}, {"intended_group_side", side},
+                      {"intended_form", form},
+                      {"layout", {{"source", "synthetic"}, {"function", "order_kernel"}, {"branch", 256},
+                                  {"fallthrough_arm", "then"}, {"bssy_guarded", std::string(form) == "bssy"}}},
+                      {"layout_verified", true}, {"layout_matches_intent", true}, {"form_matches_intent", true},
+                      {"launches", 2}, {"cap_reached", false}, {"completed", true}, {"runs", runs}});
+        r.points_extra.push_back(p);
+      }
+  const json doc = document("probe", "order", RunOptions{}, std::move(r));
+  EXPECT_EQ(doc["summary"]["rule_id"], "minority_first_tie_fallthrough");
+  EXPECT_EQ(doc["points"].size(), 8u);
+}
+
+TEST(SchemaDocuments, ProducerConsumerWithTheOrderFields) {
+  ResultRecord r;
+  for (const auto& [variant, producers] : {std::pair<const char*, std::uint32_t>{"producer_minority", 0x1u},
+                                           std::pair<const char*, std::uint32_t>{"producer_majority", 0x7fffffffu}}) {
+    json run = order_run("group");
+    run.update(json{{"completed", true}, {"max_consumer_spins", 0}, {"producer_entered_first", true}});
+    const json runs = json::array({run});
+    json p{{"variant", variant}, {"producer_in_then", true}, {"producer_first", true},
+           {"layout", {{"source", "synthetic"}, {"fallthrough_arm", "then"}, {"bssy_guarded", false}}},
+           {"work", 1000}, {"launches", 1}, {"completed", true}, {"cap_reached", false}, {"max_consumer_spins", 0},
+           {"producer_entered_first", true}};
+    p.update(side_order_fields(producers, std::string("fallthrough"), std::string("warpsync"), combine_launches(runs)));
+    p["runs"] = runs;
+    r.points_extra.push_back(p);
+  }
+  const json doc = document("probe", "producer_consumer", RunOptions{}, std::move(r));
+  EXPECT_EQ(doc["summary"]["conclusion"]["producer_side_first"], 2);
 }

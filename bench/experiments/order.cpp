@@ -1,0 +1,213 @@
+// --probe order: which side of a two-sided branch does one warp run first? A group of g lanes
+// (g = 1 .. 31; low, high or scattered lanes) takes one arm of a divergent if/else, the other lanes
+// the other arm; each arm records clock64 at its first instruction. The group goes into the `then`
+// arm and, in another point, the `else` arm, so every group runs on the branch's fall-through side
+// and on its taken side; which arm is the fall-through, and whether the branch is BSSY-guarded, is
+// read from this binary's SASS (probe_layout.hpp), never assumed: a point whose SASS disagrees with
+// the intended layout or form is labelled by the SASS and listed as a mismatch. Two reconvergence
+// forms (kernels/progress/order.cu). finalize() fits the candidate order rules to the points
+// (summary/order_rule.hpp) and reports whether `first` held across the repeated launches.
+#include <chrono>
+
+#include "divbench/core/errors.hpp"
+#include "divbench/core/lane_group.hpp"
+#include "divbench/core/side_order.hpp"
+#include "divbench/core/stats.hpp"
+#include "divbench/core/warp.hpp"
+#include "divbench/kernels/order.hpp"
+#include "divbench/summary/order_rule.hpp"
+#include "harness/experiment.hpp"
+#include "probe_layout.hpp"
+#include "probe_options.hpp"
+
+namespace divbench {
+namespace {
+
+constexpr int kLaunches = 9;  // odd: a majority always exists
+const std::vector<int> kGroupSizes{1, 2, 4, 8, 15, 16, 17, 24, 28, 31};
+
+struct OrderConfig {
+  ProbeRuns runs;
+  std::vector<int> group_sizes = kGroupSizes;
+  std::vector<GroupPosition> positions = all_group_positions();
+  std::vector<OrderForm> forms = all_order_forms();
+  ProbeCaps caps;
+};
+
+OrderConfig parse(const RunOptions& o) {
+  reject_options(o, "--probe order", {"--body", "--map", "--seed", "--n", "--sampling", "--placements", "--iters"},
+                 "one warp and no work; --k gives the group sizes");
+  OrderConfig c;
+  c.runs = probe_runs(o, kLaunches);
+  c.caps.max_spins = 1u << 10;  // the flag is set before the launch: no lane should poll at all
+  if (o.has("--k") && !o.all) {  // under --all, --k is the path counts of the sweeps
+    for (int g : o.ks)
+      if (g < 1 || g > 31)
+        throw UsageError("--probe order: --k " + std::to_string(g) +
+                         " is not a group size (1..31: both sides of the branch need a lane)");
+    c.group_sizes = o.ks;
+  }
+  return c;
+}
+
+json to_json(const OrderConfig& c) {
+  json pos = json::array(), forms = json::array();
+  for (auto p : c.positions) pos.push_back(group_position_name(p));
+  for (auto f : c.forms) forms.push_back(order_form_name(f));
+  json j{{"group_sizes", c.group_sizes}, {"positions", pos}, {"forms", forms}};
+  j["scattered_lanes"] = "the first g lanes of (" + std::to_string(kScatterStart) + " + " +
+                         std::to_string(kScatterStride) + " i) mod 32, i = 0, 1, ...";
+  j["arms"] =
+      "then = order_arm<0>, else = order_arm<1> (distinct __noinline__ functions); the group takes the then arm "
+      "(intended fall-through) or the else arm (intended taken)";
+  j.update(to_json(c.runs));
+  j["caps"] = caps_json(c.caps);
+  return j;
+}
+
+// One launch, checked: every lane wrote its record from the arm its mask bit sends it to.
+json check_run(const OrderRun& run, std::uint32_t group, bool group_in_then) {
+  const std::uint32_t then_mask = group_in_then ? group : ~group;
+  std::vector<std::uint64_t> clk(kWarpLanes), ns(kWarpLanes);
+  bool capped = false;
+  std::uint32_t max_spins = 0;
+  for (int lane = 0; lane < kWarpLanes; ++lane) {
+    const OrderLane& l = run.lanes[lane];
+    const std::uint32_t want_arm = mask_has_lane(then_mask, lane) ? 0u : 1u;
+    if (l.arm != want_arm || l.capped > 1)
+      throw VerificationError("order: lane " + std::to_string(lane) + " wrote no record from arm " +
+                              std::to_string(want_arm) + " (arm field " + std::to_string(l.arm) + ")");
+    if (l.capped == 0 && l.flag_seen != 1u)
+      throw VerificationError("order: lane " + std::to_string(lane) + " read flag " + std::to_string(l.flag_seen) +
+                              ", set to 1 before the launch");
+    capped = capped || l.capped == 1;
+    max_spins = std::max(max_spins, l.spins);
+    clk[lane] = l.enter_clk;
+    ns[lane] = l.enter_ns;
+  }
+  json j = to_json(entry_order(clk, group));
+  const json by_ns = to_json(entry_order(ns, group));
+  j["ns_between"] = by_ns["cycles_between"];
+  j["first_by_globaltimer"] = by_ns["first"];
+  j["cap_reached"] = capped;
+  j["max_spins"] = max_spins;
+  j["region_cycles"] = run.region.cycles;
+  return j;
+}
+
+std::vector<PointSpec> plan(const OrderConfig& c, const DeviceRecord& dev) {
+  std::vector<PointSpec> pts;
+  for (OrderForm form : c.forms) {
+    const ProbeLayout layout = probe_layout(dev, {{order_kernel_symbol(form)}, kOrderThenArm, kOrderElseArm});
+    for (int g : c.group_sizes)
+      for (GroupPosition pos : c.positions)
+        for (bool in_then : {true, false}) {
+          const std::string label = std::string(order_form_name(form)) + "/g:" + std::to_string(g) + "/" +
+                                    group_position_name(pos) + "/" + (in_then ? "then" : "else");
+          pts.push_back({label, [c, form, g, pos, in_then, layout] {
+                           const auto t0 = std::chrono::steady_clock::now();
+                           const std::uint32_t group = group_mask(g, pos);
+                           const std::uint32_t then_mask = in_then ? group : ~group;
+                           const json runs = repeat_launches(c.runs.launches, [&] {
+                             return check_run(run_order_probe(form, then_mask, c.caps), group, in_then);
+                           });
+                           const std::string intended_side = in_then ? "fallthrough" : "taken";
+                           const std::string intended_form = order_form_name(form);
+                           const auto side = group_side(layout, in_then);
+                           const auto sass_form = reconvergence_form(layout);
+                           PointResult r;
+                           r.timed = false;
+                           r.raw = side_order_fields(group, side ? side : intended_side,
+                                                     sass_form ? sass_form : intended_form, combine_launches(runs));
+                           r.raw["group_size"] = g;
+                           r.raw["group_arm"] = in_then ? "then" : "else";
+                           r.raw["intended_group_side"] = intended_side;
+                           r.raw["intended_form"] = intended_form;
+                           r.raw["layout"] = to_json(layout);
+                           r.raw["layout_verified"] = side.has_value();
+                           r.raw["layout_matches_intent"] = side ? json(*side == intended_side) : json(nullptr);
+                           r.raw["form_matches_intent"] = sass_form ? json(*sass_form == intended_form) : json(nullptr);
+                           r.raw["launches"] = c.runs.launches;
+                           r.raw["cap_reached"] = any_run(runs, "cap_reached");
+                           r.raw["completed"] = !r.raw["cap_reached"].get<bool>();
+                           r.raw["runs"] = runs;
+                           r.counters["cycles_between"] = r.raw["cycles_between"].get<double>();
+                           r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                           return r;
+                         },
+                         nullptr, nullptr});
+        }
+  }
+  return pts;
+}
+
+// "g=16 low taken bssy"; a kernel whose SASS form is not the intended one is named too, so the
+// two kernels' points stay apart: "g=16 low taken bssy [warpsync kernel]".
+std::string point_label(const json& p) {
+  std::string s = "g=" + p["group_size"].dump() + " " + p["group_position"].get<std::string>() + " " +
+                  p["group_side"].get<std::string>() + " " + p["form"].get<std::string>();
+  if (p.value("form_matches_intent", json(nullptr)) == json(false))
+    s += " [" + p["intended_form"].get<std::string>() + " kernel]";
+  return s;
+}
+
+std::vector<std::string> labels_where(const json& pts, const char* key, const json& value) {
+  std::vector<std::string> v;
+  for (const auto& p : pts)
+    if (p.contains(key) && p[key] == value) v.push_back(point_label(p));
+  return v;
+}
+
+// The candidate rules fitted to the points of one form ("" = every form).
+json fit_points(const json& pts, const std::string& form) {
+  std::vector<OrderObservation> obs;
+  for (const auto& p : pts) {
+    if (p["first"].is_null() || (!form.empty() && p["form"] != form)) continue;
+    std::uint32_t mask = 0;
+    for (int lane : p["group_lanes"]) mask |= 1u << lane;
+    obs.push_back({mask, 0xffffffffu, p["group_side"].get<std::string>(), p["first"].get<std::string>(), point_label(p)});
+  }
+  return rule_summary(fit_order_rule(obs), obs);
+}
+
+void finalize(const OrderConfig&, ResultRecord& r) {
+  const json& pts = r.points_extra;
+  r.summary.update(fit_points(pts, ""));
+  json by_form = json::object();
+  for (OrderForm f : all_order_forms()) by_form[order_form_name(f)] = fit_points(pts, order_form_name(f))["rule"];
+  r.summary["rule_by_form"] = by_form;
+  const auto inconsistent = labels_where(pts, "first_consistent", false);
+  r.summary["first_consistent_across_launches"] = inconsistent.empty();
+  r.summary["inconsistent_points"] = inconsistent;
+  r.summary["unordered_points"] = labels_where(pts, "first", nullptr);
+  const bool verified = labels_where(pts, "layout_verified", false).empty();
+  r.summary["layout_verified"] = verified;
+  if (!verified)  // the sides are the intended ones, not read from the SASS: the sentence says so
+    r.summary["rule"] = "(fall-through sides not verified in the SASS) " + r.summary["rule"].get<std::string>();
+  r.summary["layout_mismatches"] = labels_where(pts, "layout_matches_intent", false);
+  r.summary["form_mismatches"] = labels_where(pts, "form_matches_intent", false);
+  r.summary["cap_reached"] = !labels_where(pts, "cap_reached", true).empty();
+  std::vector<double> between;
+  for (const auto& p : pts) between.push_back(p["cycles_between"].get<double>());
+  if (!between.empty()) {
+    const Summary s = summarize(between);
+    r.summary["cycles_between_min"] = s.min;
+    r.summary["cycles_between_median"] = s.median;
+    r.summary["cycles_between_max"] = s.max;
+  }
+  r.summary["points"] = pts.size();
+}
+
+Experiment order_experiment() {
+  return make_experiment<OrderConfig>(
+      {"order", {}, "probe",
+       "which side of a two-sided branch runs first: lane groups of 1..31 lanes on the fall-through and the taken "
+       "side, two reconvergence forms; the fitted rule",
+       parse, to_json, nullptr, plan, finalize, [](const OrderConfig& c) { return probe_notes(c.runs); }});
+}
+
+}  // namespace
+
+DIVBENCH_REGISTER_EXPERIMENT(order_experiment);
+
+}  // namespace divbench

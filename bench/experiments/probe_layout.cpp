@@ -1,0 +1,51 @@
+// A probe branch's layout from this binary's SASS (probe_layout.hpp).
+#include "probe_layout.hpp"
+
+#include "divbench/sass/kernel_facts.hpp"
+#include "divbench/summary/loop_shape.hpp"
+
+namespace divbench {
+
+ProbeLayout probe_layout(const DeviceRecord& dev, const sass::ArmBranch& branch) {
+  static std::string why;
+  static const std::optional<json> facts = sass::load_kernel_facts(sass::executable_dir(), why);  // once per run
+  ProbeLayout l;
+  if (!facts) {
+    l.arms.error = why;
+    l.source = "unknown";
+    return l;
+  }
+  const std::optional<int> cubin = cubin_sm_for_device(*facts, dev.cc_major, dev.cc_minor);
+  const int sm = cubin ? *cubin : dev.cc_major * 10 + dev.cc_minor;
+  l.arms = sass::arm_side(*facts, sm, branch);
+  l.source = l.arms.side ? "SASS of this binary, sm_" + std::to_string(sm) + " (kernel_facts.json, build time)" : "unknown";
+  return l;
+}
+
+std::optional<std::string> group_side(const ProbeLayout& l, bool group_in_then) {
+  if (!l.arms.side) return std::nullopt;
+  const bool then_falls_through = l.arms.side->fallthrough_arm == "then";
+  return then_falls_through == group_in_then ? "fallthrough" : "taken";
+}
+
+std::optional<std::string> reconvergence_form(const ProbeLayout& l) {
+  if (!l.arms.side) return std::nullopt;
+  return l.arms.side->bssy_guarded ? "bssy" : "warpsync";
+}
+
+json to_json(const ProbeLayout& l) {
+  json j{{"source", l.source}};
+  if (l.arms.side) {
+    j["function"] = l.arms.side->function;
+    j["branch"] = l.arms.side->branch;
+    j["fallthrough_arm"] = l.arms.side->fallthrough_arm;
+    j["bssy_guarded"] = l.arms.side->bssy_guarded;
+  } else {
+    j["fallthrough_arm"] = nullptr;
+    j["bssy_guarded"] = nullptr;
+    j["error"] = l.arms.error;
+  }
+  return j;
+}
+
+}  // namespace divbench

@@ -1,0 +1,53 @@
+// Host wrapper of the path-scheduling-order probe (kernels/progress/order.cu): one warp, one
+// divergent if/else whose arms are two distinct __noinline__ functions, `then` = order_arm<0>,
+// `else` = order_arm<1>; a lane mask (a launch parameter) says which lanes take the `then` arm,
+// so both layouts of any lane group (in the fall-through arm, in the taken arm) run from one
+// binary. Each arm records clock64 and %globaltimer at its first instruction. Two reconvergence
+// forms, fixed at compile time:
+//   bssy      each arm reads a flag once; ptxas guards the branch with BSSY/BSYNC;
+//   warpsync  each arm waits for that flag in a (bounded) loop; a wait in the arms makes ptxas
+//             reconverge at the region timer's __syncwarp (WARPSYNC) with no BSSY, the shape of
+//             the producer/consumer kernel.
+// The flag is set before the launch, so no lane ever spins. The binary's SASS says which arm is
+// the fall-through and which form each kernel has (sass/arm_side.hpp).
+#pragma once
+#include <cstdint>
+#ifndef __CUDACC_RTC__
+#include <vector>
+#endif
+
+#include "divbench/cuda/region_sample.hpp"
+#include "divbench/kernels/progress.hpp"
+
+namespace divbench {
+
+enum class OrderForm { bssy, warpsync };
+
+struct OrderLane {
+  std::uint32_t arm;        // 0 then, 1 else
+  std::uint32_t flag_seen;  // the flag value the arm read (1: set before the launch)
+  std::uint32_t spins;      // warpsync form: polls before the flag was seen (0 expected)
+  std::uint32_t capped;     // 1: gave up at the cap
+  std::uint64_t enter_clk;  // clock64 at the arm's first instruction
+  std::uint64_t enter_ns;   // %globaltimer right after it
+};
+
+#ifndef __CUDACC_RTC__
+const char* order_form_name(OrderForm f);
+const std::vector<OrderForm>& all_order_forms();
+
+struct OrderRun {
+  std::vector<OrderLane> lanes;  // 32
+  RegionSample region{};
+};
+
+// One launch: lanes whose bit is set in then_mask take the `then` arm, the others the `else` arm.
+OrderRun run_order_probe(OrderForm form, std::uint32_t then_mask, const ProbeCaps& caps);
+
+// Symbol substrings of the kernels and their arms, for the SASS facts (sass/arm_side.hpp).
+const char* order_kernel_symbol(OrderForm f);  // "order_kernelILb0E" (bssy), "order_kernelILb1E" (warpsync)
+inline constexpr const char* kOrderThenArm = "order_armILi0E";
+inline constexpr const char* kOrderElseArm = "order_armILi1E";
+#endif
+
+}  // namespace divbench

@@ -1,0 +1,43 @@
+// Which arm of a probe's two-arm branch the binary's SASS puts on the branch's fall-through side,
+// and whether a BSSY convergence barrier guards that branch, read from a "divbench.kernels/1"
+// document (the kernel facts the build writes next to divbench: every function's potentially
+// divergent branches with the calls on each side, `sides.fallthrough.calls` / `sides.taken.calls`,
+// and their `bssy` guards). The probes' arms are distinct __noinline__ functions, so each arm is
+// one call site and the callee's symbol names the arm.
+//
+// The one place the dynamic probes learn their kernels' layout: the order probe, producer/consumer
+// and peer-wait read it at run time, the SASS self-check (tests/sass/) over the built binary.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "divbench/core/json_io.hpp"
+
+namespace divbench::sass {
+
+struct ArmBranch {
+  std::vector<std::string> kernel;  // substrings every matching function name contains
+  std::string then_callee;          // substring of the `then` arm's symbol, e.g. "order_armILi0E"
+  std::string else_callee;
+};
+
+struct ArmSide {
+  std::string function;         // the mangled kernel name
+  std::uint64_t branch = 0;     // offset of the branch instruction
+  std::string fallthrough_arm;  // "then" | "else"
+  bool bssy_guarded = false;    // a BSSY (SSY) guards the branch: the BSSY/BSYNC form, else WARPSYNC only
+};
+
+struct ArmSideResult {
+  std::optional<ArmSide> side;
+  std::string error;  // why not, when side is empty
+};
+
+// In the cubin of architecture sm (90 for sm_90) of `facts`: the one function matching q.kernel,
+// and in it the divergent branch with one arm's call on the fall-through side and the other's on
+// the taken side.
+ArmSideResult arm_side(const json& facts, int sm, const ArmBranch& q);
+
+}  // namespace divbench::sass

@@ -1,0 +1,74 @@
+// Which arm of a two-arm branch is the fall-through, from kernel facts (arm_side.hpp).
+#include "divbench/sass/arm_side.hpp"
+
+namespace divbench::sass {
+namespace {
+
+bool contains(const std::string& s, const std::string& needle) { return s.find(needle) != std::string::npos; }
+
+// Does the side (a `sides.fallthrough` / `sides.taken` object) call the callee?
+bool calls(const json& side, const std::string& callee) {
+  if (!side.is_object() || !side.contains("calls")) return false;
+  for (const auto& c : side["calls"])
+    if (c.is_string() && contains(c.get<std::string>(), callee)) return true;
+  return false;
+}
+
+bool guarded(const json& branch) {
+  if (!branch.contains("bssy")) return false;
+  for (const auto& g : branch["bssy"])
+    if (!g.is_null()) return true;
+  return false;
+}
+
+}  // namespace
+
+ArmSideResult arm_side(const json& facts, int sm, const ArmBranch& q) {
+  ArmSideResult r;
+  const json* fn = nullptr;
+  int matched = 0;
+  if (facts.is_object() && facts.contains("cubins"))
+    for (const auto& c : facts["cubins"]) {
+      if (c.value("sm", 0) != sm || !c.contains("functions")) continue;
+      for (const auto& f : c["functions"]) {
+        const std::string name = f.value("name", "");
+        bool all = true;
+        for (const auto& n : q.kernel) all = all && contains(name, n);
+        if (all) fn = &f, ++matched;
+      }
+    }
+  std::string what;
+  for (const auto& n : q.kernel) what += (what.empty() ? "" : "+") + n;
+  if (matched != 1) {
+    r.error = std::to_string(matched) + " functions match " + what + " in the sm_" + std::to_string(sm) + " facts";
+    return r;
+  }
+  if (!fn->contains("divergent_branches")) {
+    r.error = what + ": no divergent_branches in the facts";
+    return r;
+  }
+  std::vector<ArmSide> found;
+  for (const auto& b : (*fn)["divergent_branches"]) {
+    if (!b.contains("sides")) continue;
+    const json& ft = b["sides"].value("fallthrough", json::object());
+    const json& tk = b["sides"].value("taken", json::object());
+    std::string arm;
+    if (calls(ft, q.then_callee) && !calls(ft, q.else_callee) && calls(tk, q.else_callee) && !calls(tk, q.then_callee))
+      arm = "then";
+    else if (calls(ft, q.else_callee) && !calls(ft, q.then_callee) && calls(tk, q.then_callee) &&
+             !calls(tk, q.else_callee))
+      arm = "else";
+    else
+      continue;
+    found.push_back(ArmSide{fn->value("name", ""), b.value("offset", std::uint64_t{0}), arm, guarded(b)});
+  }
+  if (found.size() != 1) {
+    r.error = what + ": " + std::to_string(found.size()) + " divergent branches separate the calls of " + q.then_callee +
+              " and " + q.else_callee + " (the arms merged, were inlined, or are nested)";
+    return r;
+  }
+  r.side = found.front();
+  return r;
+}
+
+}  // namespace divbench::sass

@@ -1,0 +1,113 @@
+// The path-scheduling-order rule fitted to points (order_rule.hpp).
+#include "divbench/summary/order_rule.hpp"
+
+#include <stdexcept>
+
+#include "divbench/core/lane_group.hpp"
+
+namespace divbench {
+namespace {
+
+int group_size(const OrderObservation& o) { return mask_size(o.group_mask & o.lanes); }
+int rest_size(const OrderObservation& o) { return mask_size(o.lanes & ~o.group_mask); }
+std::string other(const std::string& side) { return side == "group" ? "rest" : "group"; }
+// The side ("group" | "rest") whose arm is the fall-through.
+std::string fallthrough_side(const OrderObservation& o) { return o.group_side == "fallthrough" ? "group" : "rest"; }
+
+std::string by_size(const OrderObservation& o, bool fewer_first, bool tie_fallthrough) {
+  const int g = group_size(o), r = rest_size(o);
+  if (g == r) return tie_fallthrough ? fallthrough_side(o) : other(fallthrough_side(o));
+  return ((g < r) == fewer_first) ? "group" : "rest";
+}
+
+std::string holding(const OrderObservation& o, int lane) {
+  return mask_has_lane(o.group_mask & o.lanes, lane) ? "group" : "rest";
+}
+
+}  // namespace
+
+const std::vector<OrderRule>& order_rules() {
+  static const std::vector<OrderRule> v = {
+      {"minority_first_tie_fallthrough", "the side with fewer active lanes runs first; on ties the fall-through side",
+       [](const OrderObservation& o) { return by_size(o, true, true); }},
+      {"minority_first_tie_taken", "the side with fewer active lanes runs first; on ties the taken side",
+       [](const OrderObservation& o) { return by_size(o, true, false); }},
+      {"majority_first_tie_fallthrough", "the side with more active lanes runs first; on ties the fall-through side",
+       [](const OrderObservation& o) { return by_size(o, false, true); }},
+      {"fallthrough_first", "the fall-through side runs first", [](const OrderObservation& o) { return fallthrough_side(o); }},
+      {"taken_first", "the taken side runs first",
+       [](const OrderObservation& o) { return other(fallthrough_side(o)); }},
+      {"lane0_first", "the side holding lane 0 runs first", [](const OrderObservation& o) { return holding(o, 0); }},
+      {"lane31_first", "the side holding lane 31 runs first", [](const OrderObservation& o) { return holding(o, 31); }},
+  };
+  return v;
+}
+
+RuleFit fit_order_rule(const std::vector<OrderObservation>& obs) {
+  for (const auto& o : obs) {
+    if (o.group_side != "fallthrough" && o.group_side != "taken")
+      throw std::invalid_argument("fit_order_rule: group_side '" + o.group_side + "' of " + o.label);
+    if (o.first != "group" && o.first != "rest") throw std::invalid_argument("fit_order_rule: first '" + o.first + "' of " + o.label);
+    if (group_size(o) == 0 || rest_size(o) == 0) throw std::invalid_argument("fit_order_rule: an empty side in " + o.label);
+  }
+  RuleFit fit;
+  fit.points = obs.size();
+  for (const auto& rule : order_rules()) {
+    RuleScore s{rule.id, rule.sentence, 0, {}};
+    for (std::size_t i = 0; i < obs.size(); ++i) {
+      if (rule.predict(obs[i]) == obs[i].first) ++s.agree;
+      else s.exceptions.push_back(i);
+    }
+    fit.scores.push_back(std::move(s));
+  }
+  for (std::size_t i = 1; i < fit.scores.size(); ++i)
+    if (fit.scores[i].exceptions.size() < fit.scores[fit.best].exceptions.size()) fit.best = i;
+  for (std::size_t i = 0; i < fit.scores.size(); ++i)
+    if (i != fit.best && fit.scores[i].exceptions.size() == fit.scores[fit.best].exceptions.size()) fit.tied.push_back(i);
+  return fit;
+}
+
+std::string rule_sentence(const RuleFit& fit, const std::vector<OrderObservation>& obs) {
+  if (fit.points == 0) return "no points with a known first side and fall-through side: no rule fitted";
+  const RuleScore& b = fit.scores[fit.best];
+  std::string s = b.sentence + ": " + std::to_string(b.agree) + " of " + std::to_string(fit.points) + " points";
+  if (b.exceptions.empty()) {
+    s += ", no exceptions";
+  } else {
+    s += "; exceptions: ";
+    for (std::size_t k = 0; k < b.exceptions.size(); ++k) {
+      const auto& o = obs[b.exceptions[k]];
+      s += (k ? ", " : "") + o.label + " (" + o.first + " first)";
+    }
+  }
+  for (std::size_t i : fit.tied) s += "; equally consistent: " + fit.scores[i].sentence;
+  return s;
+}
+
+json rule_summary(const RuleFit& fit, const std::vector<OrderObservation>& obs) {
+  json rules = json::array();
+  for (const auto& s : fit.scores) {
+    json ex = json::array();
+    for (std::size_t i : s.exceptions) ex.push_back(obs[i].label);
+    rules.push_back(json{{"id", s.id},
+                         {"rule", s.sentence},
+                         {"agree", s.agree},
+                         {"exceptions", s.exceptions.size()},
+                         {"exception_points", ex}});
+  }
+  json tied = json::array();
+  for (std::size_t i : fit.tied) tied.push_back(fit.scores[i].id);
+  json j{{"rule", rule_sentence(fit, obs)}, {"points_fitted", fit.points}};
+  if (fit.points > 0) {
+    j["rule_id"] = fit.scores[fit.best].id;
+    j["rule_exceptions"] = rules[fit.best]["exception_points"];
+  } else {
+    j["rule_id"] = nullptr;
+    j["rule_exceptions"] = json::array();
+  }
+  j["rules_equally_consistent"] = tied;
+  j["rules"] = rules;
+  return j;
+}
+
+}  // namespace divbench

@@ -1,0 +1,172 @@
+// The order probe's typed configuration and summary without a GPU (issue 13), and the
+// producer/consumer, peer-wait and lock summaries' order fields: --k gives the group sizes (32
+// refused), --reps is capped and said; finalize() fits the rule to synthetic points, reports
+// launches that disagreed, points whose layout the SASS did not confirm and layout or form
+// mismatches; a group's side and the form follow the SASS answer, and stay unknown without one.
+#include <gtest/gtest.h>
+
+#include "divbench/core/errors.hpp"
+#include "divbench/core/lane_group.hpp"
+#include "divbench/core/side_order.hpp"
+#include "experiments/probe_layout.hpp"
+#include "harness/experiment.hpp"
+
+using namespace divbench;
+
+namespace {
+
+PreparedExperiment order(RunOptions o) {
+  o.probe = "order";
+  return find_experiment("order", "probe")->prepare(o);
+}
+
+// One order point as plan() writes it: the six fields from `launches` runs plus the probe's keys.
+json order_point(int g, GroupPosition pos, const std::string& side, const std::string& form,
+                 const std::vector<const char*>& firsts, bool verified = true, bool matches = true) {
+  json runs = json::array();
+  for (const char* f : firsts) runs.push_back(json{{"first", f}, {"cycles_between", 100}});
+  json p = side_order_fields(group_mask(g, pos), side, form, combine_launches(runs));
+  p["group_size"] = g;
+  p["layout_verified"] = verified;
+  p["layout_matches_intent"] = verified ? json(matches) : json(nullptr);
+  p["form_matches_intent"] = verified ? json(true) : json(nullptr);
+  p["cap_reached"] = false;
+  return p;
+}
+
+json finalize(const PreparedExperiment& e, json points) {
+  ResultRecord r;
+  r.points_extra = std::move(points);
+  e.finalize(r);
+  return r.summary;
+}
+
+}  // namespace
+
+TEST(OrderProbe, DefaultsAndOptions) {
+  const json c = order(RunOptions{}).config;
+  EXPECT_EQ(c["group_sizes"], json({1, 2, 4, 8, 15, 16, 17, 24, 28, 31}));
+  EXPECT_EQ(c["positions"], json({"low", "high", "scattered"}));
+  EXPECT_EQ(c["forms"], json({"bssy", "warpsync"}));
+  EXPECT_EQ(c["launches"], 9);  // --reps 201 (the default) capped
+  EXPECT_EQ(c["launches_cap"], 9);
+  EXPECT_FALSE(order(RunOptions{}).notes.empty());
+  RunOptions o;
+  o.given = {"--k", "--reps"};
+  o.ks = {1, 16};
+  o.reps = 3;
+  const PreparedExperiment p = order(o);
+  EXPECT_EQ(p.config["group_sizes"], json({1, 16}));
+  EXPECT_EQ(p.config["launches"], 3);
+  EXPECT_TRUE(p.notes.empty());
+}
+
+TEST(OrderProbe, BadOptionsAreRefused) {
+  RunOptions o;
+  o.given = {"--k"};
+  o.ks = {4, 32};
+  EXPECT_THROW(order(o), UsageError);
+  for (const char* opt : {"--body", "--map", "--seed", "--n", "--sampling", "--placements", "--iters"}) {
+    RunOptions b;
+    b.given = {opt};
+    EXPECT_THROW(order(b), UsageError) << opt;
+  }
+  // Under --all, --k is the sweeps' path counts: the order probe keeps its group sizes.
+  o.all = true;
+  EXPECT_EQ(order(o).config["group_sizes"].size(), 10u);
+}
+
+TEST(OrderProbe, FinalizeFitsTheRuleAndReportsConsistency) {
+  // Points made by "fewer lanes first; fall-through on ties", one launch of one point disagreeing.
+  json pts = json::array();
+  for (int g : {1, 16, 31})
+    for (const char* side : {"fallthrough", "taken"}) {
+      const bool group_first = g < 16 || (g == 16 && std::string(side) == "fallthrough");
+      const char* f = group_first ? "group" : "rest";
+      pts.push_back(order_point(g, GroupPosition::low, side, "bssy", {f, f, f}));
+    }
+  pts.push_back(order_point(1, GroupPosition::high, "taken", "warpsync", {"group", "rest", "group"}));
+  const json s = finalize(order(RunOptions{}), pts);
+  EXPECT_EQ(s["rule_id"], "minority_first_tie_fallthrough");
+  EXPECT_EQ(s["rule"],
+            "the side with fewer active lanes runs first; on ties the fall-through side: 7 of 7 points, no exceptions");
+  EXPECT_TRUE(s["rule_exceptions"].empty());
+  EXPECT_EQ(s["rules"].size(), 7u);
+  EXPECT_FALSE(s["first_consistent_across_launches"].get<bool>());
+  EXPECT_EQ(s["inconsistent_points"], json({"g=1 high taken warpsync"}));
+  EXPECT_TRUE(s["layout_verified"].get<bool>());
+  EXPECT_TRUE(s["layout_mismatches"].empty());
+  EXPECT_EQ(s["points"], 7);
+  EXPECT_TRUE(s["rule_by_form"]["warpsync"].get<std::string>().find("1 of 1 points") != std::string::npos);
+}
+
+TEST(OrderProbe, FinalizeNamesUnverifiedAndMismatchedLayouts) {
+  json pts = json::array();
+  pts.push_back(order_point(2, GroupPosition::low, "fallthrough", "bssy", {"rest"}, true, false));
+  pts.push_back(order_point(2, GroupPosition::low, "taken", "bssy", {"rest"}, false));
+  const json s = finalize(order(RunOptions{}), pts);
+  EXPECT_FALSE(s["layout_verified"].get<bool>());
+  EXPECT_EQ(s["rule"].get<std::string>().rfind("(fall-through sides not verified in the SASS) the side with more", 0), 0u);
+  EXPECT_EQ(s["layout_mismatches"], json({"g=2 low fallthrough bssy"}));
+  EXPECT_EQ(s["rule_id"], "majority_first_tie_fallthrough");  // the majority side ran first in both
+}
+
+TEST(OrderProbe, AFormMismatchKeepsTheSassFormAndNamesTheKernel) {
+  // On sm_75..sm_89 the warpsync kernel keeps its BSSY: its points are labelled bssy, listed, and
+  // named apart from the bssy kernel's points.
+  json bssy = order_point(4, GroupPosition::high, "taken", "bssy", {"group"});
+  json warp = order_point(4, GroupPosition::high, "taken", "bssy", {"rest"});
+  warp["intended_form"] = "warpsync";
+  warp["form_matches_intent"] = false;
+  const json s = finalize(order(RunOptions{}), json::array({bssy, warp}));
+  EXPECT_EQ(s["form_mismatches"], json({"g=4 high taken bssy [warpsync kernel]"}));
+  EXPECT_TRUE(s["rule_by_form"]["warpsync"].get<std::string>().rfind("no points", 0) == 0);
+}
+
+TEST(ProbeOrderFields, ProducerConsumerConclusionCountsTheProducerSide) {
+  auto pc = [](const char* variant, std::uint32_t producers, const char* side, const char* first) {
+    json runs = json::array({json{{"first", first}, {"cycles_between", 10}}});
+    json p = side_order_fields(producers, std::string(side), std::string("warpsync"), combine_launches(runs));
+    p.update(json{{"variant", variant}, {"producer_first", std::string(side) == "fallthrough"},
+                  {"producer_in_then", std::string(side) == "fallthrough"}, {"work", 1000}, {"max_consumer_spins", 0},
+                  {"completed", true}, {"producer_entered_first", std::string(first) == "group"}});
+    return p;
+  };
+  // The minority ran first in every order: the lone producer, and the lone consumer of the majority.
+  const json pts = json::array({pc("producer_minority", 0x1u, "fallthrough", "group"),
+                                pc("producer_minority", 0x1u, "taken", "group"),
+                                pc("producer_majority", 0x7fffffffu, "fallthrough", "rest"),
+                                pc("producer_majority", 0x7fffffffu, "taken", "rest")});
+  ResultRecord r;
+  r.points_extra = pts;
+  find_experiment("producer_consumer", "probe")->prepare(RunOptions{}).finalize(r);
+  const json& c = r.summary["conclusion"];
+  EXPECT_EQ(c["producer_side_first"], 2);
+  EXPECT_EQ(c["fit"]["rule_id"], "minority_first_tie_fallthrough");
+  EXPECT_EQ(c["sentence"].get<std::string>().rfind("the producer side entered first in 2 of 4 orders; "
+                                                   "producer_majority: 0 of 2; producer_minority: 2 of 2",
+                                                   0),
+            0u);
+  EXPECT_EQ(r.summary["orders"][2]["group_lanes"].size(), 31u);
+  EXPECT_EQ(r.summary["orders"][2]["first"], "rest");
+}
+
+TEST(ProbeLayout, SideAndFormFollowTheSass) {
+  ProbeLayout l;
+  EXPECT_FALSE(group_side(l, true));  // no SASS answer: unknown, not assumed
+  EXPECT_FALSE(reconvergence_form(l));
+  l.arms.side = sass::ArmSide{"k", 0x100, "else", false};  // the else arm falls through, no BSSY
+  EXPECT_EQ(group_side(l, true), std::optional<std::string>("taken"));
+  EXPECT_EQ(group_side(l, false), std::optional<std::string>("fallthrough"));
+  EXPECT_EQ(reconvergence_form(l), std::optional<std::string>("warpsync"));
+  l.arms.side->fallthrough_arm = "then";
+  l.arms.side->bssy_guarded = true;
+  EXPECT_EQ(group_side(l, true), std::optional<std::string>("fallthrough"));
+  EXPECT_EQ(reconvergence_form(l), std::optional<std::string>("bssy"));
+  EXPECT_EQ(to_json(l)["fallthrough_arm"], "then");
+  // This test binary has no kernel_facts.json beside it: the layout is unknown and says why.
+  const ProbeLayout none = probe_layout(DeviceRecord{}, {{"order_kernelILb0E"}, "order_armILi0E", "order_armILi1E"});
+  EXPECT_FALSE(none.arms.side);
+  EXPECT_EQ(to_json(none)["source"], "unknown");
+  EXPECT_FALSE(to_json(none)["error"].get<std::string>().empty());
+}

@@ -1,0 +1,172 @@
+// The order probe's host side without a GPU: lane groups (low, high, scattered), which side entered
+// first from per-lane clocks, the majority over launches, and the rule fit: on synthetic points
+// made by each candidate rule, that candidate (and only it) fits with no exceptions; exceptions are
+// named; bad observations are refused.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "divbench/core/lane_group.hpp"
+#include "divbench/core/side_order.hpp"
+#include "divbench/summary/order_rule.hpp"
+
+using namespace divbench;
+
+TEST(LaneGroup, PositionsAndSizes) {
+  EXPECT_EQ(group_mask(1, GroupPosition::low), 0x1u);
+  EXPECT_EQ(group_mask(1, GroupPosition::high), 0x80000000u);
+  EXPECT_EQ(group_mask(1, GroupPosition::scattered), 1u << 7);
+  EXPECT_EQ(group_mask(16, GroupPosition::low), 0x0000ffffu);
+  EXPECT_EQ(group_mask(16, GroupPosition::high), 0xffff0000u);
+  EXPECT_EQ(mask_lanes(group_mask(4, GroupPosition::scattered)), (std::vector<int>{1, 7, 14, 20}));
+  // g = 31 scattered leaves out lane 26, the sequence's last entry.
+  EXPECT_EQ(group_mask(31, GroupPosition::scattered), ~(1u << 26));
+  for (int g : {1, 2, 4, 8, 15, 16, 17, 24, 28, 31})
+    for (GroupPosition p : all_group_positions()) {
+      const std::uint32_t m = group_mask(g, p);
+      EXPECT_EQ(mask_size(m), g);
+      // g = 31 at low/high: ~lane 31 and ~lane 0; scattered never coincides with them here.
+      EXPECT_EQ(classify_group_position(m), group_position_name(p)) << g;
+    }
+  EXPECT_FALSE(mask_has_lane(group_mask(29, GroupPosition::scattered), 0));
+  EXPECT_TRUE(mask_has_lane(group_mask(30, GroupPosition::scattered), 0));
+  EXPECT_EQ(classify_group_position(0x55555555u), "scattered");  // the peer-wait probe's even lanes
+  EXPECT_THROW(group_mask(0, GroupPosition::low), std::invalid_argument);
+  EXPECT_THROW(group_mask(32, GroupPosition::low), std::invalid_argument);
+}
+
+TEST(SideOrder, EntryOrderFromClocks) {
+  std::vector<std::uint64_t> clk(32, 500);
+  clk[0] = 100;  // group {0} entered at 100, the rest at 500
+  EntryOrder e = entry_order(clk, 0x1u);
+  EXPECT_EQ(e.first, std::optional<std::string>("group"));
+  EXPECT_EQ(e.cycles_between, 400u);
+  EXPECT_FALSE(e.interleaved);
+  clk[0] = 900;
+  e = entry_order(clk, 0x1u);
+  EXPECT_EQ(e.first, std::optional<std::string>("rest"));
+  EXPECT_EQ(e.cycles_between, 400u);
+  clk[5] = 1000;  // one rest lane entered after the group: the sides interleaved
+  e = entry_order(clk, 0x1u);
+  EXPECT_TRUE(e.interleaved);
+  EXPECT_EQ(e.rest_spread, 500u);
+  clk.assign(32, 7);
+  EXPECT_FALSE(entry_order(clk, 0x1u).first.has_value());
+  // Only the lanes that took part count; an empty side is refused.
+  clk[3] = 1;
+  EXPECT_EQ(entry_order(clk, 0x8u, 0xcu).first, std::optional<std::string>("group"));
+  EXPECT_THROW(entry_order(clk, 0xffffffffu), std::invalid_argument);
+  EXPECT_THROW(entry_order(std::vector<std::uint64_t>(4, 0), 0x1u), std::invalid_argument);
+}
+
+TEST(SideOrder, MajorityOverLaunches) {
+  auto run = [](const char* first, double between) {
+    return json{{"first", first ? json(first) : json(nullptr)}, {"cycles_between", between}};
+  };
+  LaunchOrders o = combine_launches(json::array({run("rest", 10), run("group", 30), run("group", 20)}));
+  EXPECT_EQ(o.first, std::optional<std::string>("group"));
+  EXPECT_FALSE(o.consistent);
+  EXPECT_EQ(o.group_first, 2);
+  EXPECT_DOUBLE_EQ(o.cycles_between, 20);
+  EXPECT_DOUBLE_EQ(o.cycles_between_min, 10);
+  o = combine_launches(json::array({run("rest", 1), run("group", 1)}));  // a tie: the earliest run's
+  EXPECT_EQ(o.first, std::optional<std::string>("rest"));
+  o = combine_launches(json::array({run("rest", 5), run("rest", 5)}));
+  EXPECT_TRUE(o.consistent);
+  o = combine_launches(json::array({run(nullptr, 0)}));
+  EXPECT_FALSE(o.first.has_value());
+  const json f = side_order_fields(0x3u, std::string("taken"), std::nullopt, o);
+  EXPECT_EQ(f["group_lanes"], json({0, 1}));
+  EXPECT_EQ(f["group_position"], "low");
+  EXPECT_EQ(f["group_side"], "taken");
+  EXPECT_TRUE(f["form"].is_null());
+  EXPECT_TRUE(f["first"].is_null());
+  for (const auto& k : side_order_keys()) EXPECT_TRUE(f.contains(k)) << k;
+  EXPECT_THROW(combine_launches(json::array()), std::invalid_argument);
+}
+
+namespace {
+
+// The order probe's grid: every size, position and side.
+std::vector<OrderObservation> grid() {
+  std::vector<OrderObservation> v;
+  for (int g : {1, 2, 4, 8, 15, 16, 17, 24, 28, 31})
+    for (GroupPosition p : all_group_positions())
+      for (const char* side : {"fallthrough", "taken"})
+        v.push_back({group_mask(g, p), 0xffffffffu, side, "",
+                     "g=" + std::to_string(g) + " " + group_position_name(p) + " " + side});
+  return v;
+}
+
+std::vector<OrderObservation> made_by(const OrderRule& rule) {
+  auto v = grid();
+  for (auto& o : v) o.first = rule.predict(o);
+  return v;
+}
+
+}  // namespace
+
+TEST(OrderRule, EachCandidateWinsOnItsOwnPoints) {
+  for (std::size_t i = 0; i < order_rules().size(); ++i) {
+    const OrderRule& rule = order_rules()[i];
+    SCOPED_TRACE(rule.id);
+    const auto obs = made_by(rule);
+    const RuleFit fit = fit_order_rule(obs);
+    EXPECT_EQ(fit.best, i);
+    EXPECT_TRUE(fit.scores[i].exceptions.empty());
+    EXPECT_TRUE(fit.tied.empty());
+    for (std::size_t j = 0; j < fit.scores.size(); ++j)
+      if (j != i) EXPECT_FALSE(fit.scores[j].exceptions.empty()) << order_rules()[j].id;
+    const json s = rule_summary(fit, obs);
+    EXPECT_EQ(s["rule_id"], rule.id);
+    EXPECT_EQ(s["rule"], rule.sentence + ": 60 of 60 points, no exceptions");
+    EXPECT_EQ(s["rules"].size(), order_rules().size());
+    EXPECT_EQ(s["points_fitted"], 60);
+  }
+}
+
+TEST(OrderRule, TheMinorityRuleSeparatesFromTheOthersWhereTheyDiffer) {
+  // The hypothesis of issue 13: fewer active lanes first, fall-through on ties. It and "fall-through
+  // first" agree except where the minority is on the taken side.
+  const auto& rules = order_rules();
+  const OrderObservation minority_taken{0x1u, 0xffffffffu, "taken", "", "g=1 low taken"};
+  EXPECT_EQ(rules[0].predict(minority_taken), "group");
+  EXPECT_EQ(rules[3].predict(minority_taken), "rest");
+  const OrderObservation tie_taken{0xffffu, 0xffffffffu, "taken", "", "g=16 low taken"};
+  EXPECT_EQ(rules[0].predict(tie_taken), "rest");
+  EXPECT_EQ(rules[1].predict(tie_taken), "group");
+  const OrderObservation lane31{0x80000000u, 0xffffffffu, "fallthrough", "", "g=1 high"};
+  EXPECT_EQ(rules[5].predict(lane31), "rest");
+  EXPECT_EQ(rules[6].predict(lane31), "group");
+}
+
+TEST(OrderRule, ExceptionsAreNamedInTheSentence) {
+  auto obs = made_by(order_rules()[0]);
+  obs[0].first = obs[0].first == "group" ? "rest" : "group";  // g=1 low fallthrough flips
+  obs[5].first = obs[5].first == "group" ? "rest" : "group";  // g=1 scattered taken flips
+  const RuleFit fit = fit_order_rule(obs);
+  EXPECT_EQ(fit.best, 0u);
+  const json s = rule_summary(fit, obs);
+  EXPECT_EQ(s["rule_exceptions"], json({"g=1 low fallthrough", "g=1 scattered taken"}));
+  EXPECT_EQ(s["rule"], order_rules()[0].sentence +
+                           ": 58 of 60 points; exceptions: g=1 low fallthrough (rest first), g=1 scattered taken "
+                           "(rest first)");
+}
+
+TEST(OrderRule, TiesAndEmptyInput) {
+  // One point where two rules agree: both fit, the first listed wins, the other is named.
+  const std::vector<OrderObservation> one{{0x1u, 0xffffffffu, "fallthrough", "group", "g=1 low fallthrough"}};
+  const RuleFit fit = fit_order_rule(one);
+  EXPECT_EQ(fit.best, 0u);
+  EXPECT_FALSE(fit.tied.empty());
+  EXPECT_NE(rule_sentence(fit, one).find("; equally consistent: "), std::string::npos);
+  const RuleFit none = fit_order_rule({});
+  EXPECT_EQ(rule_sentence(none, {}), "no points with a known first side and fall-through side: no rule fitted");
+  EXPECT_TRUE(rule_summary(none, {})["rule_id"].is_null());
+}
+
+TEST(OrderRule, BadObservationsAreRefused) {
+  EXPECT_THROW(fit_order_rule({{0x1u, 0xffffffffu, "sideways", "group", "x"}}), std::invalid_argument);
+  EXPECT_THROW(fit_order_rule({{0x1u, 0xffffffffu, "taken", "both", "x"}}), std::invalid_argument);
+  EXPECT_THROW(fit_order_rule({{0xffffffffu, 0xffffffffu, "taken", "group", "x"}}), std::invalid_argument);
+}

@@ -1,0 +1,67 @@
+// sass::arm_side on hand-made "divbench.kernels/1" facts (no nvdisasm needed): the fall-through arm
+// from the calls on each side of the branch, the BSSY guard, and the errors when the function or
+// the branch cannot be told apart (none or two functions match, arms merged onto one side, another
+// architecture).
+#include <gtest/gtest.h>
+
+#include "divbench/sass/arm_side.hpp"
+
+using namespace divbench;
+using namespace divbench::sass;
+
+namespace {
+
+const ArmBranch kQuery{{"order_kernelILb0E"}, "order_armILi0E", "order_armILi1E"};
+const std::string kThen = "$_ZN8divbench8progress12order_kernelILb0EE$_ZN8divbench8progress9order_armILi0ELb0EEEv";
+const std::string kElse = "$_ZN8divbench8progress12order_kernelILb0EE$_ZN8divbench8progress9order_armILi1ELb0EEEv";
+
+json branch(std::uint64_t offset, json ft_calls, json taken_calls, json bssy) {
+  return json{{"offset", offset},
+              {"bssy", bssy},
+              {"sides", {{"fallthrough", {{"calls", ft_calls}}}, {"taken", {{"calls", taken_calls}}}}}};
+}
+
+json facts(int sm, json branches, const std::string& name = "_ZN8divbench8progress12order_kernelILb0EEEvPKj") {
+  return json{{"schema", "divbench.kernels/1"},
+              {"cubins", json::array({json{{"sm", sm},
+                                           {"functions", json::array({json{{"name", name},
+                                                                           {"divergent_branches", branches}}})}}})}};
+}
+
+}  // namespace
+
+TEST(ArmSide, ThenArmOnTheFallThroughWithBssy) {
+  // A lane-0 store branch with no calls is ignored; the arm branch is found.
+  const json f = facts(90, json::array({branch(0x40, json::array(), json::array(), json::array({nullptr})),
+                                        branch(0xf0, json::array({kThen}), json::array({kElse}), json::array({0xc0}))}));
+  const ArmSideResult r = arm_side(f, 90, kQuery);
+  ASSERT_TRUE(r.side) << r.error;
+  EXPECT_EQ(r.side->fallthrough_arm, "then");
+  EXPECT_TRUE(r.side->bssy_guarded);
+  EXPECT_EQ(r.side->branch, 0xf0u);
+}
+
+TEST(ArmSide, ElseArmOnTheFallThroughWithoutBssy) {
+  const json f = facts(100, json::array({branch(0xe0, json::array({kElse}), json::array({kThen}), json::array({nullptr}))}));
+  const ArmSideResult r = arm_side(f, 100, kQuery);
+  ASSERT_TRUE(r.side) << r.error;
+  EXPECT_EQ(r.side->fallthrough_arm, "else");
+  EXPECT_FALSE(r.side->bssy_guarded);
+}
+
+TEST(ArmSide, ErrorsInsteadOfGuesses) {
+  const json ok = facts(90, json::array({branch(0xf0, json::array({kThen}), json::array({kElse}), json::array())}));
+  EXPECT_FALSE(arm_side(ok, 80, kQuery).side);  // no sm_80 cubin
+  EXPECT_NE(arm_side(ok, 80, kQuery).error.find("0 functions match"), std::string::npos);
+  EXPECT_FALSE(arm_side(ok, 90, {{"order_kernelILb1E"}, "order_armILi0E", "order_armILi1E"}).side);
+  // Both calls on the fall-through side (merged or nested arms): no answer.
+  const json merged = facts(90, json::array({branch(0xf0, json::array({kThen, kElse}), json::array(), json::array())}));
+  const ArmSideResult m = arm_side(merged, 90, kQuery);
+  EXPECT_FALSE(m.side);
+  EXPECT_NE(m.error.find("0 divergent branches"), std::string::npos);
+  // Two functions match the needles.
+  json two = ok;
+  two["cubins"][0]["functions"].push_back(two["cubins"][0]["functions"][0]);
+  EXPECT_NE(arm_side(two, 90, kQuery).error.find("2 functions match"), std::string::npos);
+  EXPECT_FALSE(arm_side(json::object(), 90, kQuery).side);
+}

@@ -1,0 +1,67 @@
+// The probes' two-arm branches in the built divbench, from the kernel facts the build writes next
+// to it (kernel_facts.json, "divbench.kernels/1", `divbench kernels facts`): on every architecture
+// it carries, each probe's arms are two call sites on the two sides of one divergent branch (so the
+// run can say which side a lane group is on), and the order probe's two kernels have the intended
+// reconvergence: the bssy kernel's branch is BSSY-guarded everywhere; the warpsync kernel's is not
+// from sm_90 on, while on sm_75..sm_89 nvcc 13.0 keeps the BSSY (its __syncwarp there is a call
+// after the BSYNC), which the order results then report as a form mismatch.
+//
+// Skips when the facts are absent (no nvdisasm/cuobjdump, or a divbench without the `kernels`
+// command); fails then only when DIVBENCH_REQUIRE_NVDISASM=1 and divbench has that command.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include "divbench/core/json_io.hpp"
+#include "divbench/sass/arm_side.hpp"
+#include "kernel_checks.hpp"
+
+using namespace divbench;
+using namespace divbench::sass;
+
+namespace {
+
+// divbench --help lists its subcommands, one per line ("  kernels   Facts about ...").
+bool has_kernels_command() {
+  const std::string cmd = std::string("\"") + DIVBENCH_EXECUTABLE + "\" --help 2>/dev/null";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return false;
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+  pclose(pipe);
+  return out.find("\n  kernels ") != std::string::npos;
+}
+
+}  // namespace
+
+TEST(ProbeLayout, ArmsAreSeparableAndFormsAsIntended) {
+  const auto path = std::filesystem::path(DIVBENCH_EXECUTABLE).parent_path() / "kernel_facts.json";
+  if (!std::filesystem::exists(path)) {
+    const char* req = std::getenv("DIVBENCH_REQUIRE_NVDISASM");
+    if (req && std::string(req) == "1" && has_kernels_command()) FAIL() << path << " missing";
+    GTEST_SKIP() << path << " not built (needs nvdisasm/cuobjdump and `divbench kernels facts`)";
+  }
+  const json facts = read_json_file(path.string());
+  ASSERT_EQ(facts.value("schema", ""), "divbench.kernels/1");
+  std::set<int> sms;
+  for (const auto& c : facts["cubins"]) sms.insert(c["sm"].get<int>());
+  ASSERT_FALSE(sms.empty());
+  for (int sm : sms)
+    for (const auto& p : test::probe_branches()) {
+      SCOPED_TRACE(std::string(p.name) + " sm_" + std::to_string(sm));
+      const ArmSideResult r = arm_side(facts, sm, p.branch);
+      ASSERT_TRUE(r.side) << r.error;
+      std::printf("sm_%d %-18s fall-through arm %s, %s\n", sm, p.name, r.side->fallthrough_arm.c_str(),
+                  r.side->bssy_guarded ? "BSSY-guarded" : "no BSSY");
+      if (std::string(p.name) == "order (bssy)") {
+        EXPECT_TRUE(r.side->bssy_guarded);
+      }
+      if (std::string(p.name) == "order (warpsync)") {
+        EXPECT_EQ(r.side->bssy_guarded, sm < 90);
+      }
+    }
+}
