@@ -13,7 +13,7 @@ source scripts/gpu/lib.sh
 t0=$(date +%s.%N)
 step cost "$DIVBENCH" --sweep cost --no-samples --quiet --out "$G/cost.json"
 t1=$(date +%s.%N)
-step sampling "$DIVBENCH" --sweep sampling --quiet --out "$G/sampling.json"
+step sampling "$DIVBENCH" --sweep sampling --no-samples --quiet --out "$G/sampling.json"
 t2=$(date +%s.%N)
 python3 -m divbench.stage_summary accuracy "$G" "$t0" "$t1" "$t2" >>"$RESULTS/summary.txt"
 exit $fail

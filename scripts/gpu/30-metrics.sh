@@ -69,9 +69,9 @@ python3 -m divbench.merge_kway_metrics "${merge_args[@]}" \
 # 4. What counters cost: the whole reproduction without and with --metrics (process wall time).
 mkdir -p "$out/.all_plain" "$out/all_metrics"
 a0=$(date +%s.%N)
-timeout 300 "$DIVBENCH" --all --quiet --out "$out/.all_plain/"
+timeout 300 "$DIVBENCH" --all --no-samples --quiet --out "$out/.all_plain/"
 a1=$(date +%s.%N)
-timeout 300 "$DIVBENCH" --all --metrics --quiet --out "$out/all_metrics/"
+timeout 300 "$DIVBENCH" --all --no-samples --metrics --quiet --out "$out/all_metrics/"
 a2=$(date +%s.%N)
 rm -rf "$out/.all_plain"
 python3 - "$(secs "$a0" "$a1")" "$(secs "$a1" "$a2")" "$out/all_metrics" "$out/metrics_cost.json" <<'EOF' |
