@@ -151,7 +151,7 @@ std::vector<PointSpec> plan(const OccupancyConfig& c, const DeviceRecord& dev) {
       pts.push_back(PointSpec{label,
                               [kernel, run, r, dev, k] {
                                 const Summary overhead =
-                                    summarize(empty_kernel_launch_ms(r.shape, run.timing.warmup, run.timing.reps));
+                                    summarize(empty_kernel_launch_ms(r.shape, warmup_launches(run.timing, true), run.timing.reps));
                                 PointResult pr = run_timed_point(kernel, run, dev, k);
                                 pr.point.extra["residency"] = residency_json(r, dev, pr.point.extra["sm_warps"]);
                                 pr.point.extra["launch_overhead_ms"] =

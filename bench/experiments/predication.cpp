@@ -111,7 +111,8 @@ std::vector<PointSpec> plan(const PredicationConfig& c, const DeviceRecord& dev)
                                   r.point.extra["loop"] = loop;
                                   return r;
                                 },
-                                nullptr, nullptr});
+                                // --metrics: the same kernel once, and its zero-work twin (n = 0)
+                                launch_once(kernel), launch_once(predication_timed_kernel(v, arms, 0, placement))});
       }
   return pts;
 }

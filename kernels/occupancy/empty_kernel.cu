@@ -2,6 +2,8 @@
 // (the occupancy sweep subtracts this launch overhead from its whole-kernel times).
 #include <cuda_runtime_api.h>
 
+#include <stdexcept>
+
 #include "divbench/cuda/check.hpp"
 #include "divbench/cuda/launch_events.hpp"
 #include "divbench/kernels/empty_kernel.hpp"
@@ -14,6 +16,8 @@ __global__ void empty_kernel() {}
 }  // namespace
 
 std::vector<double> empty_kernel_launch_ms(const LaunchShape& shape, int warmup, int launches) {
+  if (warmup < 0 || launches < 1)  // a -1 warm-up ("the mode's default") once emptied the sample here
+    throw std::invalid_argument("empty_kernel_launch_ms: warmup must be >= 0 and launches >= 1");
   if (shape.dynamic_smem > 48 * 1024)
     DIVBENCH_CUDA_CHECK(cudaFuncSetAttribute(empty_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              static_cast<int>(shape.dynamic_smem)));

@@ -106,7 +106,11 @@ def region_branch_uniform_pct(full, twin):
 
 def per_launch(doc, p):
     """Host wall time of one launch of a timed point (warm-up launches are inside wall_ms)."""
-    n = (p.get("launches") or 0) + ((doc.get("config") or {}).get("warmup") or 0)
+    warmup = p.get("warmup")  # per point since issue 12; older results: config.warmup (a number)
+    if not isinstance(warmup, int):
+        warmup = (doc.get("config") or {}).get("warmup")
+        warmup = warmup if isinstance(warmup, int) else 0
+    n = (p.get("launches") or 0) + warmup
     return p["wall_ms"] / n if p.get("wall_ms") and n else None
 
 

@@ -2,7 +2,12 @@
 // the predication kernels in tests/sass/test_predication_shapes.cpp): the reader, the cubin a device
 // runs, and the equal-shape rule, which must pass on equal shapes and fail on each kind of difference.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "divbench/sass/kernel_facts.hpp"
 #include "divbench/summary/loop_shape.hpp"
 
 using namespace divbench;
@@ -106,9 +111,20 @@ TEST(LoopShape, PredicationRuleFailsOnEachDifference) {
   EXPECT_FALSE(predication_shape_problems(shape(4), {{2, shape(8, 0, false)}}).empty());
 }
 
-TEST(LoopShape, RunningFactsAbsentSaysWhy) {
-  // The test binary's directory holds no kernel_facts.json.
+TEST(LoopShape, FactsAbsentSaysWhy) {
+  // A directory without kernel_facts.json (the test binary's own may hold one: the GPU bundle puts
+  // the tests next to divbench and its facts), then one whose file is not a kernels document.
+  const auto dir = std::filesystem::temp_directory_path() / ("divbench-facts-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
   std::string why;
-  EXPECT_FALSE(running_kernel_facts(why));
-  EXPECT_NE(why.find("kernel_facts.json"), std::string::npos);
+  EXPECT_FALSE(sass::load_kernel_facts(dir.string(), why));
+  EXPECT_NE(why.find("kernel_facts.json not found"), std::string::npos) << why;
+  std::ofstream(dir / "kernel_facts.json") << R"({"schema": "divbench.sass/1"})";
+  why.clear();
+  EXPECT_FALSE(sass::load_kernel_facts(dir.string(), why));
+  EXPECT_NE(why.find("is not a divbench.kernels/1 document"), std::string::npos) << why;
+  std::filesystem::remove_all(dir);
+  // The running executable's facts: found, or absent with the reason.
+  why.clear();
+  if (!running_kernel_facts(why)) EXPECT_FALSE(why.empty());
 }
