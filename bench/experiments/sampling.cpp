@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "divbench/core/errors.hpp"
+#include "divbench/core/fit.hpp"
 #include "divbench/kernels/kway.hpp"
 #include "divbench/summary/quality.hpp"
 #include "harness/config.hpp"
@@ -111,7 +112,43 @@ void finalize(const SamplingConfig& c, ResultRecord& r) {
     verdict[it.key()] = json{{"max_abs_rel_diff", it.value()},
                              {"modes_equal", it.value().get<double>() <= c.tolerance},
                              {"default_sampling", sampling_name(default_sampling(parse_body(it.key())))}};
+  // What a mode difference does to the fit T(k) = s*k + c (what users compare across GPUs): per body
+  // and map, s and c fitted on each mode's medians. A constant offset moves c, not s.
+  json fits = json::array();
+  double max_s_compute = 0;
+  for (const auto& [body, unused] : by_body.items()) {
+    (void)unused;
+    for (const auto& map : c.maps) {
+      std::vector<double> ks, single, parallel;
+      for (const auto& q : pairs)
+        if (q["body"] == body && q["map"] == lane_map_name(map)) {
+          ks.push_back(q["k"].get<double>());
+          single.push_back(q["median_single"].get<double>());
+          parallel.push_back(q["median_parallel"].get<double>());
+        }
+      if (ks.size() < 2) continue;
+      const LinearFit fs = fit_linear(ks, single), fp = fit_linear(ks, parallel);
+      const double s_rel = fp.s / fs.s - 1.0;
+      if (!body_touches_memory(parse_body(body))) max_s_compute = std::max(max_s_compute, std::fabs(s_rel));
+      fits.push_back(json{{"body", body}, {"map", lane_map_name(map)}, {"s_single", fs.s}, {"s_parallel", fp.s}, {"s_rel_diff", s_rel},
+                          {"c_single", fs.c}, {"c_parallel", fp.c}, {"c_offset_cycles", fp.c - fs.c}});
+    }
+  }
+  for (auto it = verdict.begin(); it != verdict.end(); ++it) {
+    double worst_s = 0;
+    json offsets = json::array();
+    for (const auto& f : fits)
+      if (f["body"] == it.key()) {
+        worst_s = std::max(worst_s, std::fabs(f["s_rel_diff"].get<double>()));
+        offsets.push_back(f["c_offset_cycles"]);
+      }
+    it.value()["max_abs_s_rel_diff"] = worst_s;
+    it.value()["slopes_equal"] = worst_s <= c.tolerance;
+    it.value()["c_offset_cycles"] = offsets;
+  }
+  r.summary["max_s_rel_diff_compute"] = max_s_compute;
   r.summary["by_body"] = verdict;
+  r.summary["fits"] = fits;
   r.summary["pairs"] = pairs;
   add_quality_summary(r);
 }

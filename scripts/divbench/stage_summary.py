@@ -56,9 +56,12 @@ def accuracy(folder: str, t0: float, t1: float, t2: float) -> list[str]:
     if sampling:
         s = sampling.summary
         out.append(f"sampling: max |rel diff| compute={s.get('max_rel_diff_compute')} memory={s.get('max_rel_diff_memory')} "
-                   f"process wall={t2 - t1:.1f}s")
+                   f"max |s rel diff| compute={s.get('max_s_rel_diff_compute')} process wall={t2 - t1:.1f}s")
         for body, v in s.get("by_body", {}).items():
+            offsets = v.get("c_offset_cycles") or []
             out.append(f"  sampling {body:13s} max |rel diff|={v['max_abs_rel_diff']:.2e} equal={v['modes_equal']} "
+                       f"max |s rel diff|={v.get('max_abs_s_rel_diff', float('nan')):.2e} slopes equal={v.get('slopes_equal')} "
+                       f"c offset {min(offsets, default=0):.0f}..{max(offsets, default=0):.0f} cycles "
                        f"default={v['default_sampling']}")
     return out
 
@@ -79,7 +82,7 @@ def _all_wall(folder: str, t0: float, t1: float) -> list[str]:
         return []
     wall, region = float(m.group(1)), float(m.group(2))
     return [f"dynamic --all: process wall {t1 - t0:.1f}s, benchmark wall {wall:.1f}s, region {region:.1f}s, "
-            f"wall/region {wall / region if region else 0:.2f} (goal <= 60 s, <= 2x)"]
+            f"wall/region {wall / region if region else 0:.2f} (goal: --all <= 10 s)"]
 
 
 def _range(s: dict, key: str) -> str:

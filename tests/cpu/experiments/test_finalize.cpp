@@ -98,3 +98,27 @@ TEST(Finalize, SamplingPairsModesAndSplitsComputeFromMemory) {
       annotated = p.extra.contains("rel_diff") && p.extra["median_single"].get<double>() == 290333;
   EXPECT_TRUE(annotated);
 }
+
+TEST(Finalize, SamplingFitsSeparateAConstantOffsetFromTheSlope) {
+  // warp-per-sm 35 cycles above single at every k (the H200's shape): medians differ by 1.2e-4 at
+  // k = 1, the slope not at all, the intercept by 35. A mode whose cost grows with k moves s.
+  auto pt = [](const char* body, int k, const char* mode, double cycles) {
+    return point(k, cycles, 0, {{"body", body}, {"map", "modulo"}, {"sampling", mode}});
+  };
+  std::vector<TimedPoint> pts;
+  for (int k : {1, 2, 8, 32}) {
+    pts.push_back(pt("fma_chain", k, "single", 280000.0 * k + 713));
+    pts.push_back(pt("fma_chain", k, "warp-per-sm", 280000.0 * k + 748));
+    pts.push_back(pt("mem_divergent", k, "single", 300000.0 * k + 90000));
+    pts.push_back(pt("mem_divergent", k, "warp-per-sm", 309000.0 * k + 90000));
+  }
+  const ResultRecord r = finalize("sweep", "sampling", RunOptions{}, pts);
+  const json& chain = r.summary["by_body"]["fma_chain"];
+  EXPECT_FALSE(chain["modes_equal"].get<bool>());  // 35 / 280713 > 1e-4
+  EXPECT_TRUE(chain["slopes_equal"].get<bool>());
+  EXPECT_NEAR(chain["max_abs_s_rel_diff"].get<double>(), 0.0, 1e-9);
+  EXPECT_NEAR(chain["c_offset_cycles"][0].get<double>(), 35.0, 1e-6);
+  EXPECT_FALSE(r.summary["by_body"]["mem_divergent"]["slopes_equal"].get<bool>());
+  EXPECT_NEAR(r.summary["max_s_rel_diff_compute"].get<double>(), 0.0, 1e-9);
+  ASSERT_EQ(r.summary["fits"].size(), 2u);
+}
