@@ -169,8 +169,16 @@ def load_document(path: Path, fmt: str | None = None):
         raise InputError(f"{path}: cannot read ({e})") from None
 
 
+def format_by_path(cat: Catalog, where: str) -> str | None:
+    """The format of a non-object document whose path one schema's globs name (the gate's benchmark
+    JSON is a list), else None (the document's own "schema" key, or the path, decides later)."""
+    hits = sorted({f for g, f in cat.by_path if fnmatch.fnmatch(where, g)})
+    return hits[0] if len(hits) == 1 and cat.formats[hits[0]].get("type") not in (None, "object") else None
+
+
 def validate_file(cat: Catalog, path: Path, fmt: str | None = None) -> list[str]:
     """errors_of() the file's document; InputError when it cannot be read or has no schema."""
+    fmt = fmt or format_by_path(cat, rel_path(path))
     return errors_of(cat, load_document(path, fmt), rel_path(path), fmt)
 
 
@@ -193,9 +201,10 @@ def main(argv=None) -> int:
         files = args.files or committed_results()
         problems = []
         for f in files:
-            doc = load_document(f, args.format)  # unreadable: exit 2
+            fmt = args.format or format_by_path(cat, rel_path(f))
+            doc = load_document(f, fmt)  # unreadable: exit 2
             try:
-                problems += errors_of(cat, doc, rel_path(f), args.format)
+                problems += errors_of(cat, doc, rel_path(f), fmt)
             except InputError as e:  # no schema for it: a finding like an invalid file
                 problems.append(str(e))
     except InputError as e:

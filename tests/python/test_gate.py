@@ -117,12 +117,18 @@ def test_without_samples_compares_medians_and_says_so(tmp_path, capsys):
     assert rc == 0 and "note: A has no raw samples" in out and "note: B" not in out
 
 
-def test_committed_result_against_itself():
+def test_committed_runs_of_one_build_pass():
+    """The committed `--sweep k` and its rerun (raw samples: Mann-Whitney), and the 8-placement sweep
+    against itself (medians only, --no-samples)."""
+    h200 = ROOT / "results" / "h200"
     p = subprocess.run([sys.executable, str(ROOT / "scripts" / "compare.py"), "--gate",
-                        str(ROOT / "results" / "h200" / "kway.json"), str(ROOT / "results" / "h200" / "kway.json")],
-                       capture_output=True, text=True)
+                        str(h200 / "kway_default.json"), str(h200 / "kway_rerun.json")], capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
-    assert "no raw samples" in p.stdout and "gate: no significant change at 32 points" in p.stdout
+    assert "no raw samples" not in p.stdout and "gate: no significant change at 32 points" in p.stdout
+    p = subprocess.run([sys.executable, str(ROOT / "scripts" / "compare.py"), "--gate",
+                        str(h200 / "kway.json"), str(h200 / "kway.json")], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "no raw samples" in p.stdout and "gate: no significant change at 256 points" in p.stdout
 
 
 def test_report_and_benchmark_json(tmp_path, capsys):
