@@ -111,8 +111,13 @@ std::vector<PointSpec> plan(const PredicationConfig& c, const DeviceRecord& dev)
                                   r.point.extra["loop"] = loop;
                                   return r;
                                 },
-                                // --metrics: the same kernel once, and its zero-work twin (n = 0)
-                                launch_once(kernel), launch_once(predication_timed_kernel(v, arms, 0, placement))});
+                                // --metrics at the first placement only: a placement shifts the code, not
+                                // what the warp executes (the counters); the same kernel once and its
+                                // zero-work twin (n = 0)
+                                placement == c.placements.front() ? launch_once(kernel) : nullptr,
+                                placement == c.placements.front()
+                                    ? launch_once(predication_timed_kernel(v, arms, 0, placement))
+                                    : nullptr});
       }
   return pts;
 }

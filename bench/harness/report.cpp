@@ -68,7 +68,8 @@ void report_result(std::ostream& os, const RunOptions& opts, const ResultRecord&
   if (!rec.points.empty()) {
     if (placed) os << std::right << std::setw(4) << "pl";
     os << std::right << std::setw(6) << "k" << std::setw(16) << "median cyc" << std::setw(16) << "min cyc"
-       << std::setw(16) << "max cyc" << std::setw(11) << "cv" << std::setw(8) << "n" << std::setw(9) << "MHz";
+       << std::setw(16) << "max cyc" << std::setw(11) << "cv" << std::setw(8) << "n" << std::setw(9) << "launches"
+       << std::setw(9) << "MHz";
     if (rec.has_fit) os << std::setw(12) << "resid %";
     os << "\n";
     for (std::size_t i = 0; i < rec.points.size(); ++i) {
@@ -76,7 +77,8 @@ void report_result(std::ostream& os, const RunOptions& opts, const ResultRecord&
       if (placed) os << std::setw(4) << p.extra.value("placement", 0);
       os << std::defaultfloat << std::setw(6) << p.k << std::fixed << std::setprecision(0) << std::setw(16) << p.cycles.median
          << std::setw(16) << p.cycles.min << std::setw(16) << p.cycles.max << std::scientific << std::setprecision(2)
-         << std::setw(11) << p.cycles.cv << std::setw(8) << p.launches << std::fixed << std::setprecision(0)
+         << std::setw(11) << p.cycles.cv << std::setw(8) << p.cycles.n << std::setw(9) << p.launches << std::fixed
+         << std::setprecision(0)
          << std::setw(9) << p.clock_mhz;
       if (rec.has_fit && i < rec.fit.residuals.size())
         os << std::setw(12) << std::setprecision(4) << 100.0 * rec.fit.residuals[i] / p.cycles.median;

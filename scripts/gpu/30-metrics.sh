@@ -86,7 +86,9 @@ cond = {"points": points,
         "points_with_throttle_reasons": sum(d["summary"].get("points_with_throttle_reasons", 0) for d in docs),
         "points_with_metrics": sum(1 for d in docs for p in (d.get("points") or []) + (d.get("points_extra") or [])
                                    if (p.get("metrics") or {}).get("available"))}
-doc = {"schema": "divbench.metrics_cost/1", "all_s": plain, "all_metrics_s": metrics,
+first = docs[0] if docs else {}
+doc = {"schema": "divbench.metrics_cost/1", "git": first.get("git"), "created": first.get("created"),
+       "device": (first.get("device") or {}).get("name"), "all_s": plain, "all_metrics_s": metrics,
        "ratio": metrics / plain, "goal_ratio": 1.3, "within_goal": metrics / plain <= 1.3,
        "metrics_session": session, "conditions": cond,
        "method": "wall time of `divbench --all` and `divbench --all --metrics` "
