@@ -1,5 +1,7 @@
 #include "gbench.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <sstream>
 
@@ -57,6 +59,9 @@ void check_benchmark_flags(const std::vector<std::string>& gb_args) {
     if (rule->refusal) throw UsageError(name + " is not supported: " + rule->refusal);
   }
 }
+
+GpuConsoleReporter::GpuConsoleReporter()
+    : benchmark::ConsoleReporter(::isatty(STDOUT_FILENO) ? OO_ColorTabular : OO_Tabular) {}
 
 bool GpuConsoleReporter::ReportContext(const Context& context) {
   read_library_build(context);

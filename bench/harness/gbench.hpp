@@ -19,8 +19,10 @@ void check_benchmark_flags(const std::vector<std::string>& gb_args);
 
 // The console reporter divbench shows: Google Benchmark's per-point lines, no CPU context banner.
 // It reads the library's context once, to record whether the library was built in debug mode.
+// Colour only on a terminal (Google Benchmark decides that for its own reporter, not for one passed in).
 class GpuConsoleReporter : public benchmark::ConsoleReporter {
  public:
+  GpuConsoleReporter();
   bool ReportContext(const Context& context) override;
 };
 
