@@ -325,6 +325,28 @@ struct Child {
     }
   }
 };
+
+// Fork a child that runs body(write end of a pipe) and exits without atexit handlers; the parent keeps
+// the read end (Child::fd). The one fork of this file: the trial processes and the device check.
+template <class Body>
+Child spawn_child(double exit_limit_s, Body&& body) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw std::runtime_error("fork failed");
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    body(fds[1]);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  return Child{pid, fds[0], exit_limit_s};
+}
 }  // namespace
 
 std::vector<TrialResult> run_trials_isolated(const std::vector<std::vector<std::uint8_t>>& cubins, const RunConfig& cfg,
@@ -341,21 +363,11 @@ std::vector<TrialResult> run_trials_isolated(const std::vector<std::vector<std::
     results[next++] = std::move(r);
   };
   while (next < cubins.size()) {
-    int fds[2];
-    if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
-    std::fflush(nullptr);
-    const pid_t pid = ::fork();
-    if (pid < 0) throw std::runtime_error("fork failed");
-    if (pid == 0) {
-      ::close(fds[0]);
-      child_main(fds[1], cubins, next, cfg, api);
-    }
-    ::close(fds[1]);
-    Child child{pid, fds[0], cfg.startup_s};
+    Child child = spawn_child(cfg.startup_s, [&](int fd) { child_main(fd, cubins, next, cfg, api); });
     std::string buf, line;
     auto deadline = after(trial_budget_s);
     for (;;) {
-      const Read got = read_line(fds[0], buf, deadline, line);
+      const Read got = read_line(child.fd, buf, deadline, line);
       if (got == Read::line) {  // one trial's result
         TrialResult r;
         try {
@@ -372,7 +384,7 @@ std::vector<TrialResult> run_trials_isolated(const std::vector<std::vector<std::
       }
       TrialResult r;
       if (got == Read::timeout) {  // no answer in time: kill the child, the trial counts as hung
-        ::kill(pid, SIGKILL);
+        ::kill(child.pid, SIGKILL);
         child.wait();
         r.status = "timeout";
         r.error = "trial process killed after " + std::to_string(trial_budget_s) + " s without a result";
@@ -396,13 +408,7 @@ TrialResult run_trial_isolated(const std::vector<std::uint8_t>& cubin, const Run
 
 DeviceRecord probe_device_isolated(const RunConfig& cfg, const DriverApi* api) {
   check_run_config(cfg);
-  int fds[2];
-  if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    ::close(fds[0]);
+  Child child = spawn_child(cfg.startup_s, [&](int fd) {
     json j;
     try {
       const DriverApi& cu = api ? *api : DriverApi::get();
@@ -415,14 +421,11 @@ DeviceRecord probe_device_isolated(const RunConfig& cfg, const DriverApi* api) {
     } catch (const std::exception& e) {
       j = {{"status", "error"}, {"error", e.what()}};
     }
-    write_all(fds[1], j.dump() + "\n");
-    ::close(fds[1]);
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  Child child{pid, fds[0], cfg.startup_s};
+    write_all(fd, j.dump() + "\n");
+    ::close(fd);
+  });
   std::string buf, line;
-  const Read got = read_line(fds[0], buf, after(cfg.startup_s), line);
+  const Read got = read_line(child.fd, buf, after(cfg.startup_s), line);
   if (got == Read::timeout)
     throw std::runtime_error("the device check did not answer within " + std::to_string(cfg.startup_s) + " s");
   if (got == Read::eof) throw std::runtime_error("the device check process died without an answer");
