@@ -173,21 +173,21 @@ cli::Command flip_command() {
     patch->add_option("--bits", o->bits, "Bit field FIRST:WIDTH of the 128-bit instruction, e.g. 72:2");
     patch->add_option("--value", o->value, "Value written into the field (decimal or 0x hex)");
     patch->add_option("--out", o->out, "The patched cubin");
-    patch->add_option("--report", o->report, "Write the divbench.flip/1 report here instead of stdout");
+    patch->add_option("--report", o->report, "Write the divbench.flip/2 report here instead of stdout");
     patch->add_flag("--no-verify", o->no_verify, "Skip the verification by disassembly");
     patch->add_flag("--run", o->run, "Also run original and patched cubin on the GPU (flip-test kernel signature)");
     add_run_options(*patch, *o);
 
     auto* discover = sub.add_subcommand("discover", "Find the bits that carry opcode modifiers in cubins/binaries");
     discover->add_option("files", o->files, "Cubins, objects or executables with embedded cubins")->required();
-    discover->add_option("--report", o->report, "Write the divbench.flip-discover/1 report here instead of stdout");
+    discover->add_option("--report", o->report, "Write the divbench.flip-discover/2 report here instead of stdout");
     discover->add_flag("--quiet", o->quiet, "No progress on stderr");
 
     auto* experiment = sub.add_subcommand("experiment", "Positive control + every value of --bits on every --match instruction");
     experiment->add_option("--match", o->match, "Instructions whose field is flipped (default 'BSSY*,BSYNC*')");
     experiment->add_option("--bits", o->bits, "Field swept through every value, at most 8 bits (default 72:2)");
     experiment->add_option("--control", o->control, "Stores the positive control disables (default 'STG*')");
-    experiment->add_option("--out", o->out, "The divbench.bitflip/1 result");
+    experiment->add_option("--out", o->out, "The divbench.bitflip/2 result");
     experiment->add_flag("--dry-run", o->dry_run, "Patch and verify every variant, run nothing (no GPU needed)");
     experiment->add_option("--keep", o->keep, "Write every patched cubin into this directory");
     experiment->add_flag("--quiet", o->quiet, "No progress on stderr");

@@ -64,7 +64,7 @@ divbench::cli::Command sass_command() {
     auto o = std::make_shared<SassOptions>();
     sub.add_option("files", o->files, "Cubins, objects or executables with embedded cubins")->required();
     sub.add_option("--nvdisasm", o->nvdisasm, "Path of nvdisasm (default: PATH, $CUDA_HOME/bin, pip's nvidia/cu13/bin)");
-    sub.add_option("--out", o->out, "Write the divbench.sass/1 JSON to FILE (atomically)")
+    sub.add_option("--out", o->out, "Write the divbench.sass/2 JSON to FILE (atomically)")
         ->each([o](const std::string&) { o->out_given = true; });
     sub.add_option("--format", o->format, "Console output: console|json")->check(CLI::IsMember({"console", "json"}));
     sub.add_flag("--quiet", o->quiet, "No console summary or progress");

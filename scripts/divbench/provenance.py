@@ -1,7 +1,7 @@
 """The one reader of a file's provenance: which build, commit, host and command made it, and when.
 
 divbench writes provenance in two places: at the top level of a divbench.result/1 file (toolkit, git,
-created, host, command) and in a "provenance" object (divbench.sass/1, divbench.bitflip/1, the merged
+created, host, command) and in a "provenance" object (divbench.sass/2, divbench.bitflip/2, the merged
 counters divbench.kway_metrics/1; the SASS one adds the nvdisasm it ran and names the build's toolkit
 "divbench_built_with"). Both read the same here; the device comes from the "device" block."""
 from __future__ import annotations
@@ -19,7 +19,7 @@ class Provenance:
     host: str | None = None
     command: str | None = None
     device: str | None = None             # device.name, where the file has a device
-    nvdisasm: str | None = None           # divbench.sass/1: the nvdisasm it ran ...
+    nvdisasm: str | None = None           # divbench.sass/2: the nvdisasm it ran ...
     nvdisasm_version: str | None = None   # ... and its version line ("release 13.5, V13.5.37")
 
     def as_dict(self) -> dict:

@@ -286,7 +286,7 @@ json kernel_facts_document(const std::vector<CubinAnalysis>& cubins, const std::
                            const std::string& command) {
   json doc = json::object();
   doc["schema"] = kKernelFactsSchema;
-  doc["provenance"] = to_document({}, nvdisasm, command).at("provenance");  // the sass/1 provenance block
+  doc["provenance"] = to_document({}, nvdisasm, command).at("provenance");  // the sass/2 provenance block
   json cj = json::array();
   for (const auto& c : cubins) {
     json fns = json::array();

@@ -272,7 +272,7 @@ TEST(CubinRunner, WholeExperimentWithTheFakeDriver) {
   cfg.quiet = true;
   const json doc = run_flip_experiment(cfg, "test");
   if (const char* dump = std::getenv("DIVBENCH_TEST_DUMP")) write_json_atomic(dump, doc);  // for checking scripts
-  EXPECT_EQ(doc["schema"], "divbench.bitflip/1");
+  EXPECT_EQ(doc["schema"], "divbench.bitflip/2");
   EXPECT_EQ(doc["device"]["name"].get<std::string>().rfind("Fake GPU", 0), 0u);
   const json& s = doc["summary"];
   EXPECT_EQ(s["flipped_instructions"], 3);

@@ -39,7 +39,7 @@ def test_every_schema_file_is_catalogued():
     """Each file says what it applies to, and each format and experiment has exactly one."""
     files = sorted((ROOT / "schemas").rglob("*.schema.json"))
     assert len(files) == len(CAT.files)
-    assert {"divbench.result/1", "divbench.sass/1", "divbench.bitflip/1", "divbench.flip/1", "divbench.flip-discover/1",
+    assert {"divbench.result/1", "divbench.sass/2", "divbench.bitflip/2", "divbench.flip/2", "divbench.flip-discover/2",
             "divbench.kway_metrics/1", "divbench.study/1", "divbench.study.figure4/1", "divbench.study.table2/1",
             "divbench.reference/1", "divbench.predicted/1", "github-action-benchmark"} <= set(CAT.formats)
     assert {"kway", "cost", "occupancy", "predication", "sampling", "lock", "peer_wait", "producer_consumer",
@@ -213,8 +213,8 @@ def test_sass_and_flip_documents_written_by_divbench(tmp_path):
             pytest.skip(f"no nvdisasm here: {p.stderr.strip()}")
         assert p.returncode == 0, f"{' '.join(cmd)}: {p.stderr}"
         assert schemas.validate_file(CAT, tmp_path / name) == [], name
-    expected = {"sass.json": "divbench.sass/1", "discover.json": "divbench.flip-discover/1",
-                "flip.json": "divbench.flip/1", "bitflip.json": "divbench.bitflip/1"}
+    expected = {"sass.json": "divbench.sass/2", "discover.json": "divbench.flip-discover/2",
+                "flip.json": "divbench.flip/2", "bitflip.json": "divbench.bitflip/2"}
     for name, fmt in expected.items():
         assert json.loads((tmp_path / name).read_text())["schema"] == fmt
     broken = copy.deepcopy(json.loads((tmp_path / "sass.json").read_text()))

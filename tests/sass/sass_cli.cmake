@@ -1,4 +1,4 @@
-# `divbench sass` and `divbench kernels` from the command line: a real cubin gives a divbench.sass/1
+# `divbench sass` and `divbench kernels` from the command line: a real cubin gives a divbench.sass/2
 # and a divbench.kernels/1 document. Every refusal (one line, exit 2) is a row of the bad-input suite
 # (tests/badinput/cases.tsv). Invoked by CTest with -DDIVBENCH=<path> -DCUBIN=<a cubin> -DWORK=<scratch dir>.
 foreach(v DIVBENCH CUBIN WORK)
@@ -26,7 +26,7 @@ real_run("divbench sass ${CUBIN}" ${WORK}/out.json ${DIVBENCH} sass --quiet --ou
 if(doc)
   string(JSON schema GET "${doc}" schema)
   string(JSON nblocks LENGTH "${doc}" cubins 0 functions 0 blocks)
-  if(NOT schema STREQUAL "divbench.sass/1" OR nblocks LESS 1)
+  if(NOT schema STREQUAL "divbench.sass/2" OR nblocks LESS 1)
     divbench_cli_fail("bad document: schema '${schema}', ${nblocks} blocks")
   endif()
 endif()

@@ -225,7 +225,7 @@ TEST(SassFixtures, JsonDocumentHasSchemaAndBlocks) {
   c.functions.push_back(l->f);
   auto ca = analyze(c);
   auto doc = to_document({ca}, "", "test");
-  EXPECT_EQ(doc["schema"], "divbench.sass/1");
+  EXPECT_EQ(doc["schema"], "divbench.sass/2");
   const auto& f = doc["cubins"][0]["functions"][0];
   EXPECT_EQ(f["blocks"].size(), 4u);
   EXPECT_EQ(f["blocks"][0]["start"], 0);

@@ -72,7 +72,7 @@ def placement(at=0, after=0, before=0, unguarded=0, unclosed=0):
 
 
 def fake_sass(functions, doc_placement=None):
-    """A divbench.sass/1 document as `divbench sass` writes it: per-function and document-wide census and
+    """A divbench.sass/2 document as `divbench sass` writes it: per-function and document-wide census and
     placement (the document's totals are the sum over its functions unless given)."""
     total = {k: 0 for k in ("at", "after", "before", "unguarded", "unclosed")}
     census = {"opcodes": {}}
@@ -91,7 +91,7 @@ def fake_sass(functions, doc_placement=None):
                 census[k] = max(census.get(k, 0), v)
             else:
                 census[k] = census.get(k, 0) + v
-    return {"schema": "divbench.sass/1", "provenance": {"nvdisasm_version": "release 13.5"},
+    return {"schema": "divbench.sass/2", "provenance": {"nvdisasm_version": "release 13.5"},
             "census": census, "placement": doc_placement or placement(**total),
             "cubins": [{"source": "/c/a.sm_90.0123.cubin", "functions": functions}]}
 

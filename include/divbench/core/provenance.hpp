@@ -1,7 +1,7 @@
 // Provenance: what built divbench and when, where and how a document was made. One struct and one
 // JSON form for every output: the dynamic results (divbench.result/1 keeps these keys at its top
-// level), the SASS analysis (divbench.sass/1), flip reports (divbench.flip/1, flip-discover/1) and
-// the bit-flip experiment (divbench.bitflip/1), which nest them under "provenance".
+// level), the SASS analysis (divbench.sass/2), flip reports (divbench.flip/2, flip-discover/2) and
+// the bit-flip experiment (divbench.bitflip/2), which nest them under "provenance".
 #pragma once
 #include <map>
 #include <string>

@@ -37,11 +37,11 @@ json to_json(const ModifierField& f);
 
 namespace divbench::cubin {
 
-inline constexpr const char* kFlipDiscoverSchema = "divbench.flip-discover/1";
+inline constexpr const char* kFlipDiscoverSchema = "divbench.flip-discover/2";
 
 // `divbench flip discover` as a library call: every cubin of `files` (cubins, or executables and
 // objects with embedded cubins, extracted into a temporary directory that is removed again),
-// disassembled with `nvdisasm`, and the "divbench.flip-discover/1" document of the fields found.
+// disassembled with `nvdisasm`, and the "divbench.flip-discover/2" document of the fields found.
 // `progress` (may be null) gets one line per field.
 json discover_report(const std::vector<std::string>& files, const std::string& nvdisasm,
                      const std::string& command_line, std::ostream* progress);

@@ -3,7 +3,7 @@
 // instruction matching a pattern (default BSSY/BSYNC), every value of a bit field (default 72:2, the
 // Blackwell barrier-class field). Each variant is patched, verified by disassembly, run through the
 // driver API in its own process and compared with the unpatched baseline.
-// Output: one JSON document, schema "divbench.bitflip/1" (docs/bitflip.md).
+// Output: one JSON document, schema "divbench.bitflip/2" (docs/bitflip.md).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -15,7 +15,7 @@
 
 namespace divbench::cubin {
 
-inline constexpr const char* kBitflipSchema = "divbench.bitflip/1";
+inline constexpr const char* kBitflipSchema = "divbench.bitflip/2";
 
 struct ExperimentConfig {
   std::string cubin;                     // path

@@ -1,6 +1,6 @@
 // `divbench flip patch` as a library call: select instructions of a cubin's function (by offset, or by
 // opcode pattern through nvdisasm), set a bit field in each, verify the edit by disassembly, optionally
-// run original and patched cubin through the driver API, and build the "divbench.flip/1" report.
+// run original and patched cubin through the driver API, and build the "divbench.flip/2" report.
 // Nothing is written here: the caller writes the patched bytes and the report once this returned, so
 // a refusal or a failed run leaves no output behind.
 #pragma once
@@ -15,7 +15,7 @@
 
 namespace divbench::cubin {
 
-inline constexpr const char* kFlipSchema = "divbench.flip/1";
+inline constexpr const char* kFlipSchema = "divbench.flip/2";
 
 struct PatchConfig {
   std::string cubin;                     // input path (never modified)
@@ -35,7 +35,7 @@ struct PatchConfig {
 };
 
 struct PatchOutcome {
-  json report;                           // divbench.flip/1
+  json report;                           // divbench.flip/2
   std::vector<std::uint8_t> patched;     // the patched cubin's bytes
   std::string failure;                   // non-empty: verification failed (report and cubin still written)
 };

@@ -1,5 +1,5 @@
 // One function's full analysis (CFG, post-dominators, barrier regions, placement, census,
-// control words) and its "divbench.sass/1" JSON; plus the self-check predicates that test
+// control words) and its "divbench.sass/2" JSON; plus the self-check predicates that test
 // divbench's own kernels.
 #pragma once
 #include <string>
@@ -11,7 +11,7 @@
 
 namespace divbench::sass {
 
-inline constexpr const char* kSassSchema = "divbench.sass/1";
+inline constexpr const char* kSassSchema = "divbench.sass/2";
 
 struct FunctionAnalysis {
   const Function* function = nullptr;
@@ -36,7 +36,7 @@ CubinAnalysis analyze(const Cubin& c);
 json to_json(const FunctionAnalysis& a);
 json to_json(const CubinAnalysis& a);
 json to_json(const PlacementCounts& c);
-// The whole "divbench.sass/1" document: schema, provenance (divbench git/version, nvdisasm path and
+// The whole "divbench.sass/2" document: schema, provenance (divbench git/version, nvdisasm path and
 // version, date, command), per-cubin analyses and totals over all cubins.
 json to_document(const std::vector<CubinAnalysis>& cubins, const std::string& nvdisasm, const std::string& command);
 // Console lines: one per cubin and one per function.

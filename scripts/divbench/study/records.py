@@ -1,4 +1,4 @@
-"""`divbench sass` JSON (divbench.sass/1) -> the study's records: per kernel, per architecture, Figure 4
+"""`divbench sass` JSON (divbench.sass/2) -> the study's records: per kernel, per architecture, Figure 4
 and Table II rows, and writing them (divbench.study/1, divbench.study.figure4/1, divbench.study.table2/1).
 
 The placement counts and the census are the ones `divbench sass` emits for each function; a kernel's
@@ -27,7 +27,7 @@ def ptxas_versions(sass_doc):
 
 
 def iter_functions(sass_doc):
-    """(corpus file stem, function json) for every function of every cubin in a divbench.sass/1
+    """(corpus file stem, function json) for every function of every cubin in a divbench.sass/2
     document; the stem comes from the cubin's name (<stem>.<arch>.<hash>.cubin)."""
     for c in sass_doc.get("cubins", []):
         stem = os.path.basename(c.get("source") or c.get("cubin") or "?").split(".")[0]
