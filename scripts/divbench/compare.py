@@ -306,6 +306,21 @@ def predicted_folders(args, root: Path) -> list[Path]:
     return out
 
 
+def order_notes(gpus) -> list[str]:
+    """Per GPU with the probes' results: the path-order rule (--probe order) and the producer/consumer
+    conclusion it explains (issue 13: the conclusion stated from the order probe, not from roles)."""
+    notes = []
+    for g in gpus:
+        order, pc = g.find("order"), g.find("producer_consumer")
+        rule = (order.summary.get("rule") if order else None)
+        sentence = ((pc.summary.get("conclusion") or {}).get("sentence") if pc else None)
+        if rule:
+            notes.append(f"path order on {g.name} ({g.key}, --probe order): {rule}")
+        if sentence:
+            notes.append(f"producer/consumer on {g.name} ({g.key}): {sentence}")
+    return notes
+
+
 def table(args, root: Path) -> tuple[str, list]:
     """The rendered table and the prediction checks (predicted row, measured row, relative error)."""
     gpus = dr.load_gpus(args.inputs or [root / "results"])
@@ -337,6 +352,7 @@ def table(args, root: Path) -> tuple[str, list]:
         how = f" (model constants: {p['constants']})" if p["constants"] else ""
         notes.append(f"prediction check {p['arch']}: predicted s {fmt(p['s'], 'cycles')} vs measured "
                      f"{fmt(m['s'], 'cycles')} on {m['gpu']}: {100 * e:+.2f}%{how}")
+    notes += order_notes([g for g, _ in runs])
     style = "csv" if args.csv else "markdown" if args.markdown else "console"
     text = render(rows, style)
     if args.normalize_iters:

@@ -283,3 +283,16 @@ def test_occupancy_penalty_of_the_issue_13_sweep(results, fixture_factory, capsy
     rc, out, _ = run([results, "--csv"], capsys)
     a = next(r for r in rows_of(out) if r["gpu"].startswith("SYNTHETIC GPU A"))
     assert a["occ_penalty"] == "31.1–31.5 (kernel time, launch overhead subtracted)"
+
+
+def test_order_notes_state_the_rule_and_the_producer_consumer_conclusion(tmp_path):
+    """compare.md restates the path-order rule and the producer/consumer conclusion of each GPU that has
+    them (the committed H200 run), and says nothing for a folder without those results."""
+    (h200,) = dr.load_gpus([ROOT / "results" / "h200"])
+    notes = compare.order_notes([h200])
+    assert notes[0].startswith("path order on NVIDIA H200 (h200, --probe order): the side with fewer active lanes")
+    assert notes[1].startswith("producer/consumer on NVIDIA H200 (h200): the producer side entered first in")
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "kway.json").write_text((ROOT / "results" / "h200" / "kway_default.json").read_text())
+    assert compare.order_notes(dr.load_gpus([bare])) == []
