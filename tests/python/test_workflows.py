@@ -43,7 +43,7 @@ def test_gpu_workflow_contract():
     # the gate: a fresh sweep against the committed results of this GPU, report and benchmark JSON uploaded
     # even when the gate fails (the uploads come after it and run unless cancelled)
     gate = next(st for st in job["steps"] if st.get("id") == "gate")
-    assert 'git show "HEAD:$GPU_DIR/kway.json"' in gate["run"]
+    assert 'git show "HEAD:$GPU_DIR/kway_default.json"' in gate["run"]
     assert re.search(r"compare\.py --gate \S+ \S+ \\\n\s+--report gate/report\.md --benchmark-json gate/benchmark\.json",
                      gate["run"])
     assert "GITHUB_STEP_SUMMARY" in gate["run"] and 'exit "$rc"' in gate["run"]
