@@ -15,6 +15,7 @@ One of each concept (docs/schemas.md names the formats):
   schemas     the one validator of every output format against its JSON Schema (schemas/; jsonschema)
   provenance  the one reader of a file's provenance (result, sass, bitflip and merged-metrics files)
   cli         argument parsing and the error convention: `PROG: error: ...`, one line, exit 2
+  pathargs    path arguments checked before any work: an existing folder, an executable, a creatable folder
   paths       the repository root
 The tools: compare (cross-GPU table), gate + gate_report + stats (compare --gate, numpy), figures +
 figure_kway + figure_occupancy + figure_placement + table2 with figure_draw + figure_inputs + series

@@ -11,9 +11,9 @@ Table II  control-flow ISA features per architecture (markdown)          results
 Each figure is written as PNG and SVG into --out, plus index.md naming the inputs of each and what was left
 out. The paper's numbers (results/reference/paper-2607.23402.json) appear only as series labelled "paper",
 the slopes predicted from SASS only as "predicted". A figure whose
-inputs are missing is skipped with a message (exit 0); a malformed input (wrong types, a value that is not
-a finite number, zero or negative where the axis is logarithmic) is an error: one line, exit 2, and no
-figure is drawn from it. Every file is written atomically. Output is byte-for-byte deterministic for the
+inputs are missing is skipped with a message (exit 0); a --results that is not a folder, or a malformed
+input (wrong types, a value that is not a finite number, zero or negative where the axis is logarithmic),
+is an error: one line, exit 2, and no figure is drawn from it. Every file is written atomically. Output is byte-for-byte deterministic for the
 same inputs and matplotlib version.
 """
 from __future__ import annotations
@@ -30,6 +30,7 @@ from divbench.figure_kway import fig1
 from divbench.figure_occupancy import fig3
 from divbench.figure_placement import fig4
 from divbench.jsonio import InputError, OutputError, load_json, write_atomic
+from divbench.pathargs import existing_dir
 from divbench.paths import rel, repo_root
 from divbench.predicted import load_predictions
 from divbench.provenance import read_provenance
@@ -151,11 +152,12 @@ def main(argv=None) -> int:
     ctx.notes = []    # (figure, text): what a figure left out and why, for index.md
     made, skipped, created = [], [], []
     try:
+        existing_dir(args.results, "--results")
         if args.reference is not None and str(args.reference).lower() == "none":
             ctx.reference = None
         else:
             ctx.reference = dr.load_reference(args.reference or args.results / "reference" / "paper-2607.23402.json")
-        ctx.gpus = dr.load_gpus([args.results]) if args.results.is_dir() else []
+        ctx.gpus = dr.load_gpus([args.results])
         pred_dir = args.predicted or args.results / "predicted"
         ctx.predictions = {} if str(pred_dir).lower() == "none" else load_predictions([pred_dir])
         created = prepare_out(ctx.out)

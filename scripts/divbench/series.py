@@ -18,7 +18,9 @@ def fmt_r2(r2: float) -> str:
 
 
 def kway_series(r: Result) -> tuple[list[float], list[float]]:
-    """(k, median cycles) of a k-way sweep, sorted by k; both positive."""
+    """(k, median cycles) of a k-way sweep, sorted by k; both positive. A sweep without points is an error."""
+    if not r.points:
+        raise InputError(f"{r.path}: a k-way sweep with no points ('points' is empty)")
     pts = []
     for i, p in enumerate(r.points):
         if "k" not in p or "median_cycles" not in p:

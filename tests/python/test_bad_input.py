@@ -142,3 +142,26 @@ def test_atomic_write_leaves_no_temporary_file(tmp_path):
     with pytest.raises(OutputError, match="Out of range float values are not JSON compliant"):
         write_json(tmp_path / "b.json", {"x": float("nan")})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+
+
+def test_path_arguments_accept_good_paths_and_leave_nothing(tmp_path):
+    # The bad-input rows (tests/badinput/cases.tsv: study.*, figures.results_*) show the refusals; here the
+    # other side: a good path passes, and the probe of an output folder leaves nothing behind.
+    from divbench.jsonio import InputError, OutputError
+    from divbench.pathargs import creatable_dir, executable_file, existing_dir
+    (tmp_path / "in").mkdir()
+    assert existing_dir(tmp_path / "in", "--corpus") == tmp_path / "in"
+    assert executable_file("sh", "--nvcc") == "sh"  # a bare name is looked up on PATH
+    assert executable_file(sys.executable, "--divbench") == sys.executable
+    assert creatable_dir(tmp_path / "in", "--out") == tmp_path / "in"
+    assert creatable_dir(tmp_path / "new" / "deeper", "--out") == tmp_path / "new" / "deeper"
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["in"]
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(InputError, match=r"--corpus .*f: not a folder"):
+        existing_dir(tmp_path / "f", "--corpus")
+    with pytest.raises(InputError, match="is not an executable file"):
+        executable_file(tmp_path / "f", "--divbench")
+    with pytest.raises(InputError, match="is not an executable file"):
+        executable_file("no-such-program-divbench", "--nvcc")
+    with pytest.raises(OutputError, match=r"f is not a folder"):
+        creatable_dir(tmp_path / "f" / "sub", "--out")

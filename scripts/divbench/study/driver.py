@@ -18,8 +18,9 @@ import subprocess
 import sys
 import time
 
-from divbench.cli import ArgumentParser
+from divbench.cli import ArgumentParser, fail
 from divbench.jsonio import InputError, OutputError, load_json
+from divbench.pathargs import creatable_dir, existing_dir
 from divbench.paths import repo_root
 from divbench.study import StudyError
 from divbench.study.corpus import Corpus
@@ -36,7 +37,6 @@ def log(msg):
 
 def compile_all(tc, corpus, archs, cache, jobs):
     """Returns {arch: [cubin paths in corpus file order]} and the number of cache misses."""
-    os.makedirs(cache, exist_ok=True)
     tasks, result = [], {}
     for arch in archs:
         version = tc.compiler_version(arch)
@@ -49,6 +49,7 @@ def compile_all(tc, corpus, archs, cache, jobs):
             if not os.path.exists(out):
                 tasks.append((arch, f, out))
     done = 0
+    os.makedirs(cache, exist_ok=True)  # after the compilers answered --version
     if tasks:
         log(f"compiling {len(tasks)} (file, arch) pairs with {jobs} jobs "
             f"({sum(len(v) for v in result.values()) - len(tasks)} cached)")
@@ -81,6 +82,16 @@ def git_commit():
         return "unknown"
 
 
+def check_paths(a, tc, archs):
+    """Every path argument, before anything is compiled, cached or written (bad input: exit 2)."""
+    tc.check(archs)
+    existing_dir(a.corpus, "--corpus")
+    if a.compare:
+        existing_dir(a.compare, "--compare")
+    creatable_dir(a.out, "--out")
+    creatable_dir(a.cache, "--cache")
+
+
 def main(argv=None):
     ap = ArgumentParser(prog="study", description=__doc__.splitlines()[0])
     ap.add_argument("--divbench", required=True, help="the divbench executable (its `sass` command analyses)")
@@ -96,11 +107,14 @@ def main(argv=None):
     a = ap.parse_args(argv)
     if a.jobs < 1:
         ap.error("--jobs must be >= 1")
+    archs = a.arch or ALL_ARCHS
+    tc = Toolchains(a)
     try:
-        archs = a.arch or ALL_ARCHS
+        check_paths(a, tc, archs)
+    except (InputError, OutputError) as e:
+        return fail("study", e)
+    try:
         corpus = Corpus.load(a.corpus)
-        tc = Toolchains(a)
-        tc.check(archs)
         log(f"corpus: {len(corpus.kernels)} kernels in {len(corpus.files)} files; architectures: {' '.join(archs)}")
 
         t0 = time.monotonic()

@@ -10,6 +10,8 @@ import os
 import subprocess
 import sys
 
+from divbench.jsonio import InputError
+from divbench.pathargs import executable_file
 from divbench.paths import repo_root
 from divbench.provenance import read_provenance
 from divbench.study import StudyError
@@ -64,15 +66,16 @@ class Toolchains:
         return arch in CU12_ARCHS
 
     def check(self, archs):
-        if not os.access(self.divbench, os.X_OK):
-            raise StudyError(f"divbench not executable: {self.divbench}")
+        """The programs and the CUDA 12 prefix the architectures need exist (before anything is compiled):
+        InputError otherwise (bad input). Whether they run is seen when their versions are read."""
+        executable_file(self.divbench, "--divbench")
         if any(not self.is_cu12(x) for x in archs):
-            run([self.nvcc, "--version"])
+            executable_file(self.nvcc, "--nvcc")
         if any(self.is_cu12(x) for x in archs):
-            if not (self.cu12 and os.path.exists(os.path.join(self.cu12, "py", "nvidia", "cuda_nvrtc"))
-                    and os.access(self.nvdisasm12, os.X_OK)):
-                raise StudyError(
-                    f"CUDA 12 toolchain for {'/'.join(CU12_ARCHS)} missing under {self.cu12!r}: "
+            if not (self.cu12 and os.path.isdir(os.path.join(self.cu12, "py", "nvidia", "cuda_nvrtc"))
+                    and os.path.isfile(self.nvdisasm12) and os.access(self.nvdisasm12, os.X_OK)):
+                raise InputError(
+                    f"--cu12-prefix {self.cu12}: no CUDA 12 toolchain for {'/'.join(CU12_ARCHS)} there: "
                     "run scripts/study/setup-cu12.sh (or pass --arch to leave those out)")
 
     def compiler_version(self, arch):
