@@ -88,7 +88,7 @@ json loop_json(const std::optional<json>& facts, const std::string& why_none, co
 
 std::vector<PointSpec> plan(const PredicationConfig& c, const DeviceRecord& dev) {
   std::string why_none;
-  const std::optional<json> facts = running_kernel_facts(why_none);
+  const std::optional<json>& facts = running_kernel_facts(why_none);
   std::vector<std::pair<PredVariant, int>> variants{{PredVariant::single, 1}, {PredVariant::branchy, 2}};
   for (int a : c.predicated_arms) variants.push_back({PredVariant::predicated, a});
   std::vector<PointSpec> pts;

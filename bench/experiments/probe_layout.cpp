@@ -1,14 +1,13 @@
 // A probe branch's layout from this binary's SASS (probe_layout.hpp).
 #include "probe_layout.hpp"
 
-#include "divbench/sass/kernel_facts.hpp"
 #include "divbench/summary/loop_shape.hpp"
 
 namespace divbench {
 
 ProbeLayout probe_layout(const DeviceRecord& dev, const sass::ArmBranch& branch) {
-  static std::string why;
-  static const std::optional<json> facts = sass::load_kernel_facts(sass::executable_dir(), why);  // once per run
+  std::string why;
+  const std::optional<json>& facts = running_kernel_facts(why);
   ProbeLayout l;
   if (!facts) {
     l.arms.error = why;

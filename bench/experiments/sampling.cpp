@@ -116,8 +116,10 @@ void finalize(const SamplingConfig& c, ResultRecord& r) {
   // and map, s and c fitted on each mode's medians. A constant offset moves c, not s.
   json fits = json::array();
   double max_s_compute = 0;
-  for (const auto& [body, unused] : by_body.items()) {
-    (void)unused;
+  for (auto it = verdict.begin(); it != verdict.end(); ++it) {
+    const std::string& body = it.key();
+    double worst_s = 0;
+    json offsets = json::array();
     for (const auto& map : c.maps) {
       std::vector<double> ks, single, parallel;
       for (const auto& q : pairs)
@@ -129,19 +131,12 @@ void finalize(const SamplingConfig& c, ResultRecord& r) {
       if (ks.size() < 2) continue;
       const LinearFit fs = fit_linear(ks, single), fp = fit_linear(ks, parallel);
       const double s_rel = fp.s / fs.s - 1.0;
-      if (!body_touches_memory(parse_body(body))) max_s_compute = std::max(max_s_compute, std::fabs(s_rel));
-      fits.push_back(json{{"body", body}, {"map", lane_map_name(map)}, {"s_single", fs.s}, {"s_parallel", fp.s}, {"s_rel_diff", s_rel},
-                          {"c_single", fs.c}, {"c_parallel", fp.c}, {"c_offset_cycles", fp.c - fs.c}});
+      worst_s = std::max(worst_s, std::fabs(s_rel));
+      offsets.push_back(fp.c - fs.c);
+      fits.push_back(json{{"body", body}, {"map", lane_map_name(map)}, {"s_single", fs.s}, {"s_parallel", fp.s},
+                          {"s_rel_diff", s_rel}, {"c_single", fs.c}, {"c_parallel", fp.c}, {"c_offset_cycles", fp.c - fs.c}});
     }
-  }
-  for (auto it = verdict.begin(); it != verdict.end(); ++it) {
-    double worst_s = 0;
-    json offsets = json::array();
-    for (const auto& f : fits)
-      if (f["body"] == it.key()) {
-        worst_s = std::max(worst_s, std::fabs(f["s_rel_diff"].get<double>()));
-        offsets.push_back(f["c_offset_cycles"]);
-      }
+    if (!body_touches_memory(parse_body(body))) max_s_compute = std::max(max_s_compute, worst_s);
     it.value()["max_abs_s_rel_diff"] = worst_s;
     it.value()["slopes_equal"] = worst_s <= c.tolerance;
     it.value()["c_offset_cycles"] = offsets;

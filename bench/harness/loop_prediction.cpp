@@ -12,7 +12,7 @@ namespace divbench {
 LoopPrediction predict_loop_cost(const DeviceRecord& dev, Body body) {
   LoopPrediction p;
   std::string why;
-  const auto facts = running_kernel_facts(why);
+  const auto& facts = running_kernel_facts(why);
   if (!facts) {
     p.detail = json{{"available", false}, {"why", why}};
     return p;

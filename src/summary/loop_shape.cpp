@@ -112,8 +112,12 @@ std::vector<std::string> predication_shape_problems(const LoopShape& single, con
   return out;
 }
 
-std::optional<json> running_kernel_facts(std::string& why) {
-  return sass::load_kernel_facts(sass::executable_dir(), why);
+const std::optional<json>& running_kernel_facts(std::string& why) {
+  // Read once per process: experiments, predictions and probe layouts all ask for it (a few MB of JSON).
+  static std::string why_none;
+  static const std::optional<json> facts = sass::load_kernel_facts(sass::executable_dir(), why_none);
+  if (!facts) why = why_none;
+  return facts;
 }
 
 }  // namespace divbench

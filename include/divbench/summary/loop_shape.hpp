@@ -50,6 +50,7 @@ std::vector<std::string> predication_shape_problems(const LoopShape& single, con
 
 // The kernel facts of the running executable: kernel_facts.json in its directory. nullopt with
 // `why` set when there is none or it is not a "divbench.kernels/1" document (sass::load_kernel_facts).
-std::optional<json> running_kernel_facts(std::string& why);
+// Read on the first call; later calls return the same document.
+const std::optional<json>& running_kernel_facts(std::string& why);
 
 }  // namespace divbench
