@@ -16,16 +16,14 @@
 #include "divbench/kernels/predication.hpp"
 #include "divbench/kernels/progress.hpp"
 #include "divbench/cuda/device_info.hpp"
+#include "gpu_fixture.hpp"
 #include "divbench/cuda/occupancy.hpp"
 #include "harness/timed_point.hpp"
 
 namespace divbench {
 namespace {
 
-const DeviceRecord& device() {
-  static const DeviceRecord d = query_device(0);
-  return d;
-}
+using test::device;
 
 TimedKernel small_kernel(Body body, int k, LaneMap map) {
   const LaneAssignment lanes = assign_lanes(map, k, body == Body::mem_divergent ? 20u : 50u, 7);

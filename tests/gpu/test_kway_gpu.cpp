@@ -6,16 +6,14 @@
 
 #include "divbench/core/fit.hpp"
 #include "divbench/cuda/device_info.hpp"
+#include "gpu_fixture.hpp"
 #include "divbench/kernels/kway.hpp"
 #include "harness/timed_point.hpp"
 
 using namespace divbench;
 
 namespace {
-const DeviceRecord& device() {
-  static const DeviceRecord d = query_device(0);
-  return d;
-}
+using test::device;
 
 PointResult run_k(int k, LaneMap map = LaneMap::modulo, std::uint32_t iters = 500,
                   Sampling sampling = Sampling::single, int placement = 0, int reps = 21) {

@@ -11,6 +11,7 @@
 #include "divbench/core/side_order.hpp"
 #include "divbench/cuda/check.hpp"
 #include "divbench/cuda/device_info.hpp"
+#include "gpu_fixture.hpp"
 #include "divbench/kernels/order.hpp"
 #include "divbench/kernels/progress.hpp"
 #include "harness/experiment.hpp"
@@ -18,20 +19,9 @@
 namespace divbench {
 namespace {
 
-const DeviceRecord& device() {
-  static const DeviceRecord d = query_device(0);
-  return d;
-}
+using test::device;
 
-// One experiment through the harness's steps: prepare, plan, run every point, finalize.
-ResultRecord run_probe(const std::string& name, RunOptions o) {
-  o.probe = name;
-  const PreparedExperiment p = find_experiment(name, "probe")->prepare(o);
-  ResultRecord r;
-  for (const auto& spec : p.plan(device())) r.points_extra.push_back(spec.run().raw);
-  p.finalize(r);
-  return r;
-}
+ResultRecord run_probe(const std::string& name, RunOptions o) { return test::run_experiment("probe", name, std::move(o)); }
 
 void expect_side_fields(const json& p) {
   for (const auto& k : side_order_keys()) EXPECT_TRUE(p.contains(k)) << k << " in " << p.dump().substr(0, 200);

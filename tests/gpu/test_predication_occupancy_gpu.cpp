@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "divbench/cuda/device_info.hpp"
+#include "gpu_fixture.hpp"
 #include "divbench/kernels/empty_kernel.hpp"
 #include "divbench/kernels/predication.hpp"
 #include "harness/experiment.hpp"
@@ -16,23 +17,9 @@ using namespace divbench;
 
 namespace {
 
-const DeviceRecord& device() {
-  static const DeviceRecord d = query_device(0);
-  return d;
-}
+using test::device;
 
-// Runs every point an experiment plans for `o` on this device and finalizes them.
-ResultRecord run_sweep(const std::string& name, RunOptions o) {
-  o.sweep = name;
-  const PreparedExperiment p = find_experiment(name, "sweep")->prepare(o);
-  ResultRecord r;
-  r.experiment = name;
-  r.device = device();
-  r.config = p.config;
-  for (const PointSpec& spec : p.plan(device())) r.points.push_back(spec.run().point);
-  p.finalize(r);
-  return r;
-}
+ResultRecord run_sweep(const std::string& name, RunOptions o) { return test::run_experiment("sweep", name, std::move(o)); }
 
 RunOptions small(std::initializer_list<std::string> given) {
   RunOptions o;
