@@ -65,7 +65,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("divbench ") + "0.1.0");
   app.footer(
       "Google Benchmark flags (--benchmark_filter=REGEX, --benchmark_list_tests, --benchmark_out=FILE, ...)\n"
-      "are passed to the harness. Exit codes: 0 ok, 1 run failed, 2 bad input, 3 no CUDA GPU.");
+      "are passed to the harness. Exit codes: 0 ok, 1 run failed, 2 bad input, 3 no CUDA GPU, 4 measured but not\n"
+      "trustworthy (a disturbed point or an unphysical fit; the result is written, marked), 130/143 interrupted.");
   std::string k_spec, n_spec;
   auto* sweep = app.add_option("--sweep", opts.sweep, "Run a sweep experiment (see --list), e.g. k");
   auto* probe = app.add_option("--probe", opts.probe, "Run a probe experiment (see --list), e.g. lock");
@@ -98,6 +99,14 @@ int main(int argc, char** argv) {
   app.add_flag("--metrics", opts.metrics, "Also read the efficiency counters through CUPTI (one extra launch per point)");
   std::string seed_spec;
   app.add_option("--seed", seed_spec, "Seed of the random lane permutation map (0..2^64-1)");
+  app.add_option("--max-attempts", opts.max_attempts,
+                 "Measurements of a point judged disturbed (co-tenant, noise, throttling) before it is kept as "
+                 "disturbed (default 3)")
+      ->check(CLI::Range(1, 100));
+  app.add_option("--noise-factor", opts.noise_factor,
+                 "Allowed max-min of a point's samples, as a multiple of the quiet level of its class "
+                 "(data/noise_criterion.json; default its factor)")
+      ->check(CLI::Range(1.0, 1e6));
 
   std::vector<std::pair<CLI::App*, std::function<std::function<int()>(CLI::App&)>>> subs;
   for (auto& c : cli::command_registry()) subs.emplace_back(app.add_subcommand(c.name, c.help), c.setup);

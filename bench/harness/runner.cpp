@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -16,15 +17,13 @@
 #include "divbench/cuda/nvml.hpp"
 #include "divbench/cupti/metrics.hpp"
 #include "gbench.hpp"
+#include "interrupt.hpp"
+#include "measure.hpp"
 #include "output.hpp"
 #include "report.hpp"
 
 namespace divbench {
 namespace {
-
-// The calibration launch right before and after each point (a clock64 spin this long): long enough
-// that %globaltimer's granularity moves the clock by well under the 2% throttling threshold.
-constexpr int kClockBracketSpinUs = 250;
 
 std::string names_of(const std::string& kind) {
   std::string s;
@@ -40,7 +39,32 @@ struct Job {
   ResultRecord record;
   std::vector<PointSpec> points;
   std::vector<bool> ran;
+  std::vector<std::string> timed_names, raw_names;  // benchmark names of record.points / points_extra
 };
+
+void say(const std::string& line) { std::fprintf(stderr, "[divbench] %s\n", line.c_str()); }
+
+// One stderr line per disturbed point and the verdict line (also under --quiet: a result that is not
+// to be trusted is never silent). Returns 1 when the result is not trustworthy.
+int report_verdict(const json& q, const std::vector<std::string>& names, const std::string& experiment,
+                   const std::string& path) {
+  for (const auto& d : q["disturbed"]) {
+    const std::size_t i = d["index"].get<std::size_t>();
+    std::string why;
+    for (const auto& r : d["reasons"]) why += (why.empty() ? "" : "; ") + r.get<std::string>();
+    say("DISTURBED " + (i < names.size() ? names[i] : "point " + std::to_string(i)) + ": " + why);
+  }
+  if (q["trustworthy"].get<bool>()) {
+    say("verdict " + experiment + ": trustworthy (" + std::to_string(q["points_remeasured"].get<int>()) +
+        " point(s) re-measured)");
+    return 0;
+  }
+  std::string why;
+  for (const auto& r : q["reasons"]) why += (why.empty() ? "" : "; ") + r.get<std::string>();
+  std::fprintf(stderr, "divbench: verdict %s: NOT TRUSTWORTHY: %s%s (exit 4)\n", experiment.c_str(), why.c_str(),
+               path.empty() ? "" : ("; written marked untrustworthy to " + path).c_str());
+  return 1;
+}
 
 }  // namespace
 
@@ -122,7 +146,11 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
   }
 
   // Register every point of every job, then run them all in one Google Benchmark pass; with --metrics
-  // the points' counter launches are queued and profiled together after the timed runs.
+  // the points' counter launches are queued and profiled together after the timed runs. A disturbed
+  // point is measured again (measure.hpp); SIGINT/SIGTERM stop the run between points.
+  const RetryPolicy policy{opts.max_attempts,
+                           opts.noise_factor > 0 ? opts.noise_factor : noise_criterion().factor, &noise_criterion()};
+  const InterruptGuard interrupts;
   DeferredMetrics deferred;
   std::size_t total = 0, done = 0;
   for (auto& j : jobs) total += j->points.size();
@@ -131,18 +159,15 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
     for (std::size_t i = 0; i < j->points.size(); ++i) {
       const std::string name =
           j->exp->name + (many_devices ? "/dev:" + std::to_string(j->device) : "") + "/" + j->points[i].label;
-      benchmark::RegisterBenchmark(name.c_str(), [j, i, &opts, &progress, &done, total, name, &deferred](benchmark::State& st) {
+      benchmark::RegisterBenchmark(name.c_str(), [j, i, &opts, &progress, &done, total, name, &deferred, &policy](benchmark::State& st) {
         DIVBENCH_CUDA_CHECK(cudaSetDevice(j->device));
+        if (interrupted_signal()) {
+          st.SkipWithError("interrupted");
+          return;
+        }
         PointResult r;
         for (auto _ : st) {
-          const double before = measure_sm_clock_mhz(kClockBracketSpinUs);
-          const RunConditions cond_before = read_run_conditions(j->record.device.pci_bus_id);
-          r = j->points[i].run();
-          const RunConditions cond_after = read_run_conditions(j->record.device.pci_bus_id);
-          const double after = measure_sm_clock_mhz(kClockBracketSpinUs);
-          if (r.timed) apply_clock_bracket(r.point, before, after);
-          if (record_conditions(r.timed ? r.point.extra : r.raw, cond_before, cond_after) && r.timed)
-            r.point.throttled = true;
+          r = measure_point(j->points[i], j->record, policy, name, say, [] { return interrupted_signal() != 0; });
           st.SetIterationTime(r.seconds);
         }
         if (opts.metrics && j->points[i].launch_once) {
@@ -158,8 +183,10 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
           st.counters["cv"] = r.point.cycles.cv;
           st.counters["clock_MHz"] = r.point.clock_mhz;
           j->record.points.push_back(r.point);
+          j->timed_names.push_back(name);
         } else {
           j->record.points_extra.push_back(r.raw);
+          j->raw_names.push_back(name);
         }
         j->ran[i] = true;
         progress.point(++done, total, name, r);
@@ -176,9 +203,20 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
   benchmark::RunSpecifiedBenchmarks(display.get());
   benchmark::ClearRegisteredBenchmarks();
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  if (const int sig = interrupted_signal()) {
+    // The launches in flight end; nothing is written (the reserved outputs are removed by `output`).
+    for (int dev : devices) {
+      cudaSetDevice(dev);
+      cudaDeviceSynchronize();
+    }
+    std::fprintf(stderr, "divbench: interrupted by %s after %zu of %zu points: no result written\n",
+                 sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal", done, total);
+    return kExitSignalBase + sig;
+  }
   const json metrics_timing = deferred.run([&progress](const std::string& line) { progress.note(line); });
 
   double region_s = 0;
+  int untrustworthy = 0;
   for (auto& j : jobs) {
     bool any = false;
     for (bool b : j->ran) any = any || b;
@@ -203,14 +241,18 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
     if (!metrics_timing.is_null()) j->record.timing["metrics"] = metrics_timing;
     j->record.harness = benchmark_build_info();
     region_s += job_region_ms / 1000.0;
-    const json doc = to_json(j->record);
+    json doc = to_json(j->record);
+    doc["quality"] = add_verdict(j->record, doc, policy);
     report_result(std::cout, opts, j->record, doc);
     const std::string path = output.commit(j->stem, doc);
     if (!path.empty()) progress.note("wrote " + path);
+    std::vector<std::string> names = j->timed_names;
+    names.insert(names.end(), j->raw_names.begin(), j->raw_names.end());
+    untrustworthy += report_verdict(j->record.quality, names, j->exp->name, path);
   }
   progress.note("total wall " + std::to_string(wall_s) + " s, summed in-kernel region time " +
                 std::to_string(region_s) + " s");
-  return kExitOk;
+  return untrustworthy > 0 ? kExitUntrustworthy : kExitOk;
 }
 
 }  // namespace divbench

@@ -106,6 +106,7 @@ json to_json(const ResultRecord& r) {
   j["summary"] = r.summary;
   j["timing"] = r.timing;
   if (!r.harness.empty()) j["harness"] = r.harness;
+  if (!r.quality.is_null()) j["quality"] = r.quality;
   return j;
 }
 

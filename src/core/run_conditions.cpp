@@ -1,5 +1,6 @@
 #include "divbench/core/run_conditions.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -67,6 +68,35 @@ std::uint64_t throttle_bits(std::uint64_t mask) {
   return mask & t;
 }
 
+OtherProcesses other_processes(const GpuProcesses& p) {
+  OtherProcesses o;
+  auto has = [](const std::vector<unsigned>& v, unsigned pid) { return std::find(v.begin(), v.end(), pid) != v.end(); };
+  o.mps_client = p.self_pid != 0 && has(p.mps, p.self_pid);
+  const std::vector<unsigned>& peers = o.mps_client ? p.mps : p.compute;
+  std::vector<unsigned> all = peers;
+  if (!o.mps_client)
+    for (unsigned pid : p.mps)
+      if (!has(all, pid)) all.push_back(pid);
+  o.self_seen = p.self_pid != 0 && has(all, p.self_pid);
+  if (o.self_seen) {
+    for (unsigned pid : all)
+      if (pid != p.self_pid) o.pids.push_back(pid);
+    o.count = static_cast<int>(o.pids.size());
+  } else {
+    o.count = std::max(0, static_cast<int>(all.size()) - 1);  // one of them is divbench
+  }
+  return o;
+}
+
+json to_json(const GpuProcesses& p) {
+  if (!p.read) return json{{"read", false}, {"reason", p.why_not}};
+  const OtherProcesses o = other_processes(p);
+  json j{{"read", true},       {"self_seen", o.self_seen}, {"others", o.pids},   {"others_count", o.count},
+         {"mps_client", o.mps_client}, {"compute", p.compute}, {"graphics", p.graphics}};
+  j["mig_mode"] = p.mig_mode ? json(*p.mig_mode) : json(nullptr);
+  return j;
+}
+
 json to_json(const RunConditions& c) {
   return json{{"sm_clock_mhz", or_null(c.sm_clock_mhz)},
               {"mem_clock_mhz", or_null(c.mem_clock_mhz)},
@@ -86,6 +116,7 @@ bool record_conditions(json& point, const RunConditions& before, const RunCondit
   c["reasons"] = reason_names(any);
   c["throttle_reasons"] = reason_names(throttle);
   if (!before.reasons || !after.reasons) c["reasons_read"] = false;  // NVML gave no reasons
+  c["processes"] = json{{"before", to_json(before.processes)}, {"after", to_json(after.processes)}};
   point["conditions"] = c;
   return throttle != 0;
 }

@@ -3,6 +3,11 @@
 #include "divbench/cuda/nvml.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include "nvml_api.hpp"
 
@@ -34,6 +39,13 @@ std::unique_ptr<Api> open_nvml(const std::string& path) {
   if (!a->reasons) resolve(a->lib, a->reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");  // before 535
   resolve(a->lib, a->power_mw, "nvmlDeviceGetPowerUsage");
   resolve(a->lib, a->temperature, "nvmlDeviceGetTemperature");
+  resolve(a->lib, a->compute_procs, "nvmlDeviceGetComputeRunningProcesses_v3");
+  if (!a->compute_procs) resolve(a->lib, a->compute_procs, "nvmlDeviceGetComputeRunningProcesses_v2");
+  resolve(a->lib, a->mps_procs, "nvmlDeviceGetMPSComputeRunningProcesses_v3");
+  if (!a->mps_procs) resolve(a->lib, a->mps_procs, "nvmlDeviceGetMPSComputeRunningProcesses_v2");
+  resolve(a->lib, a->graphics_procs, "nvmlDeviceGetGraphicsRunningProcesses_v3");
+  if (!a->graphics_procs) resolve(a->lib, a->graphics_procs, "nvmlDeviceGetGraphicsRunningProcesses_v2");
+  resolve(a->lib, a->mig_mode, "nvmlDeviceGetMigMode");
   if (!a->init || !a->driver_version || !a->by_pci || !a->clock || !a->max_clock) {
     a->error = path + " lacks an entry point divbench uses";
     return a;
@@ -60,7 +72,51 @@ Device Api::device(const std::string& pci_bus_id, std::string* why) const {
   return dev;
 }
 
-RunConditions read_conditions(const Api& api, const std::string& pci_bus_id) {
+namespace {
+
+// The PIDs one process query returns (nullopt when it fails or the entry point is missing).
+std::optional<std::vector<unsigned>> query_pids(ProcessQuery q, Device dev) {
+  if (!q) return std::nullopt;
+  std::vector<ProcessInfo> infos(64);
+  for (int tries = 0; tries < 4; ++tries) {
+    unsigned n = static_cast<unsigned>(infos.size());
+    const Return rc = q(dev, &n, infos.data());
+    if (rc == kSuccess) {
+      std::vector<unsigned> pids;
+      for (unsigned i = 0; i < n && i < infos.size(); ++i)
+        if (std::find(pids.begin(), pids.end(), infos[i].pid) == pids.end()) pids.push_back(infos[i].pid);
+      return pids;
+    }
+    if (rc != kInsufficientSize) return std::nullopt;
+    infos.resize(std::max<std::size_t>(n + 16, infos.size() * 2));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+GpuProcesses read_processes(const Api& api, Device dev, unsigned self_pid) {
+  GpuProcesses p;
+  p.self_pid = self_pid;
+  if (const char* off = std::getenv("DIVBENCH_NVML_PROCESSES"); off && std::strcmp(off, "off") == 0) {
+    p.why_not = "DIVBENCH_NVML_PROCESSES=off";
+    return p;
+  }
+  const auto compute = query_pids(api.compute_procs, dev);
+  if (!compute) {
+    p.why_not = api.compute_procs ? "NVML could not list the compute processes" : "this NVML cannot list processes";
+    return p;
+  }
+  p.read = true;
+  p.compute = *compute;
+  if (const auto mps = query_pids(api.mps_procs, dev)) p.mps = *mps;
+  if (const auto g = query_pids(api.graphics_procs, dev)) p.graphics = *g;
+  unsigned current = 0, pending = 0;
+  if (api.mig_mode && api.mig_mode(dev, &current, &pending) == kSuccess) p.mig_mode = static_cast<int>(current);
+  return p;
+}
+
+RunConditions read_conditions(const Api& api, const std::string& pci_bus_id, unsigned self_pid) {
   RunConditions c;
   if (!api.ok()) {
     c.why_not = api.error;
@@ -75,6 +131,7 @@ RunConditions read_conditions(const Api& api, const std::string& pci_bus_id) {
   if (api.temperature && api.temperature(dev, kTemperatureGpu, &v) == kSuccess) c.temperature_c = static_cast<int>(v);
   unsigned long long reasons = 0;
   if (api.reasons && api.reasons(dev, &reasons) == kSuccess) c.reasons = reasons;
+  c.processes = read_processes(api, dev, self_pid);
   c.available = true;
   return c;
 }
@@ -102,7 +159,7 @@ NvmlReading read_nvml(const std::string& pci_bus_id) {
 }
 
 RunConditions read_run_conditions(const std::string& pci_bus_id) {
-  return nvml::read_conditions(nvml::process_nvml(), pci_bus_id);
+  return nvml::read_conditions(nvml::process_nvml(), pci_bus_id, static_cast<unsigned>(getpid()));
 }
 
 }  // namespace divbench

@@ -17,6 +17,16 @@ inline constexpr Return kSuccess = 0;
 inline constexpr int kClockSm = 1;   // NVML_CLOCK_SM
 inline constexpr int kClockMem = 2;  // NVML_CLOCK_MEM
 inline constexpr int kTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU
+inline constexpr Return kInsufficientSize = 7;  // NVML_ERROR_INSUFFICIENT_SIZE
+
+// nvmlProcessInfo_t of the _v2/_v3 process queries (the same layout in both).
+struct ProcessInfo {
+  unsigned pid;
+  unsigned long long used_gpu_memory;
+  unsigned gpu_instance_id;
+  unsigned compute_instance_id;
+};
+using ProcessQuery = Return (*)(Device, unsigned*, ProcessInfo*);
 
 struct Api {
   void* lib = nullptr;
@@ -32,6 +42,11 @@ struct Api {
   Return (*reasons)(Device, unsigned long long*) = nullptr;  // ...ClocksEventReasons, else ...ThrottleReasons
   Return (*power_mw)(Device, unsigned*) = nullptr;
   Return (*temperature)(Device, int, unsigned*) = nullptr;
+  // Processes with a context on the device (co-tenants): _v3, else _v2; MIG mode.
+  ProcessQuery compute_procs = nullptr;
+  ProcessQuery mps_procs = nullptr;
+  ProcessQuery graphics_procs = nullptr;
+  Return (*mig_mode)(Device, unsigned*, unsigned*) = nullptr;
 
   bool ok() const { return error.empty(); }
   // The handle of the PCI device, looked up once per bus id (null and *why when NVML does not know it).
@@ -48,7 +63,11 @@ std::unique_ptr<Api> open_nvml(const std::string& path);
 // libnvidia-ml.so.1, once per process.
 const Api& process_nvml();
 
-// Clocks, power, temperature and clock-event reasons of the device now.
-RunConditions read_conditions(const Api& api, const std::string& pci_bus_id);
+// Clocks, power, temperature, clock-event reasons and the processes on the device now. `self_pid` is
+// divbench's own process (getpid()), told apart from the others.
+RunConditions read_conditions(const Api& api, const std::string& pci_bus_id, unsigned self_pid = 0);
+
+// The processes on the device (compute, MPS clients, graphics) and its MIG mode.
+GpuProcesses read_processes(const Api& api, Device dev, unsigned self_pid);
 
 }  // namespace divbench::nvml

@@ -111,5 +111,56 @@ TEST(ConditionsSummary, NoConditionsCountsZero) {
   EXPECT_TRUE(r.summary["throttle_reasons"].empty());
 }
 
+GpuProcesses listed(unsigned self, std::vector<unsigned> compute, std::vector<unsigned> mps = {}) {
+  GpuProcesses p;
+  p.read = true;
+  p.self_pid = self;
+  p.compute = std::move(compute);
+  p.mps = std::move(mps);
+  return p;
+}
+
+TEST(OtherProcesses, SelfToldApartByPid) {
+  const OtherProcesses o = other_processes(listed(100, {100, 200, 300}));
+  EXPECT_TRUE(o.self_seen);
+  EXPECT_EQ(o.pids, (std::vector<unsigned>{200, 300}));
+  EXPECT_EQ(o.count, 2);
+  EXPECT_EQ(other_processes(listed(100, {100})).count, 0);
+}
+
+TEST(OtherProcesses, ForeignPidNamespaceCountsAllButOne) {
+  // In a container NVML gives host PIDs: divbench's own is not among them, so one listed process is it.
+  const OtherProcesses o = other_processes(listed(7, {4001, 4002}));
+  EXPECT_FALSE(o.self_seen);
+  EXPECT_TRUE(o.pids.empty());
+  EXPECT_EQ(o.count, 1);
+  EXPECT_EQ(other_processes(listed(7, {4001})).count, 0);
+  EXPECT_EQ(other_processes(listed(7, {})).count, 0);
+}
+
+TEST(OtherProcesses, MpsClientsAreTheCoTenantsOfAnMpsClient) {
+  // As an MPS client divbench sees the MPS server in the compute list and its peers in the MPS list.
+  const OtherProcesses o = other_processes(listed(10, {999}, {10, 11}));
+  EXPECT_TRUE(o.mps_client);
+  EXPECT_EQ(o.pids, (std::vector<unsigned>{11}));
+  const OtherProcesses alone = other_processes(listed(10, {999}, {10}));
+  EXPECT_EQ(alone.count, 0);
+}
+
+TEST(OtherProcesses, WrittenBesideTheReadingsAndUnreadSaysWhy) {
+  RunConditions before = reading(0), after = reading(0);
+  before.processes = listed(100, {100, 200});
+  after.processes = listed(100, {100});
+  json point = json::object();
+  record_conditions(point, before, after);
+  const json& p = point["conditions"]["processes"];
+  EXPECT_EQ(p["before"]["others"], json({200}));
+  EXPECT_EQ(p["before"]["others_count"], 1);
+  EXPECT_EQ(p["after"]["others_count"], 0);
+  GpuProcesses off;
+  off.why_not = "DIVBENCH_NVML_PROCESSES=off";
+  EXPECT_EQ(to_json(off), json({{"read", false}, {"reason", "DIVBENCH_NVML_PROCESSES=off"}}));
+}
+
 }  // namespace
 }  // namespace divbench

@@ -55,6 +55,32 @@ int nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_st*, unsigned long long* r
 int nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_st*, unsigned long long* r) { return reasons(r); }
 #endif
 
+#ifdef FAKE_NVML_EVENT_API
+// The processes on the device: the PIDs in $FAKE_NVML_PIDS ("12,34"); a count above *n asks for more room.
+struct FakeProcessInfo {
+  unsigned pid;
+  unsigned long long mem;
+  unsigned gi, ci;
+};
+int nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_st*, unsigned* n, FakeProcessInfo* out) {
+  const char* s = std::getenv("FAKE_NVML_PIDS");
+  unsigned count = 0;
+  FakeProcessInfo got[16];
+  while (s && *s && count < 16) {
+    char* end = nullptr;
+    got[count++] = FakeProcessInfo{static_cast<unsigned>(std::strtoul(s, &end, 10)), 0, 0, 0};
+    s = *end ? end + 1 : end;
+  }
+  if (count > *n) {
+    *n = count;
+    return 7;  // NVML_ERROR_INSUFFICIENT_SIZE
+  }
+  for (unsigned i = 0; i < count; ++i) out[i] = got[i];
+  *n = count;
+  return kSuccess;
+}
+#endif
+
 #ifdef FAKE_NVML_POWER_TEMPERATURE
 int nvmlDeviceGetPowerUsage(nvmlDevice_st*, unsigned* mw) {
   *mw = 123456;

@@ -100,5 +100,33 @@ TEST(NvmlReader, ProcessReaderNeverThrowsWithoutADriver) {
   if (!c.available) EXPECT_FALSE(c.why_not.empty());
 }
 
+TEST(NvmlReader, ListsTheProcessesAndTellsDivbenchApart) {
+  const auto api = nvml::open_nvml(FAKE_NVML_EVENT);
+  ASSERT_TRUE(api->ok()) << api->error;
+  setenv("FAKE_NVML_PIDS", "300,4242,77", 1);
+  const RunConditions c = nvml::read_conditions(*api, kBus, 4242);
+  unsetenv("FAKE_NVML_PIDS");
+  ASSERT_TRUE(c.processes.read) << c.processes.why_not;
+  EXPECT_EQ(c.processes.compute, (std::vector<unsigned>{300, 4242, 77}));
+  const OtherProcesses o = other_processes(c.processes);
+  EXPECT_TRUE(o.self_seen);
+  EXPECT_EQ(o.pids, (std::vector<unsigned>{300, 77}));
+}
+
+TEST(NvmlReader, ProcessesNotListedSayWhy) {
+  const auto older = nvml::open_nvml(FAKE_NVML_THROTTLE);  // exports no process query
+  ASSERT_TRUE(older->ok()) << older->error;
+  const RunConditions c = nvml::read_conditions(*older, kBus, 1);
+  EXPECT_TRUE(c.available);
+  EXPECT_FALSE(c.processes.read);
+  EXPECT_EQ(c.processes.why_not, "this NVML cannot list processes");
+  const auto api = nvml::open_nvml(FAKE_NVML_EVENT);
+  setenv("DIVBENCH_NVML_PROCESSES", "off", 1);
+  const RunConditions off = nvml::read_conditions(*api, kBus, 1);
+  unsetenv("DIVBENCH_NVML_PROCESSES");
+  EXPECT_FALSE(off.processes.read);
+  EXPECT_EQ(off.processes.why_not, "DIVBENCH_NVML_PROCESSES=off");
+}
+
 }  // namespace
 }  // namespace divbench

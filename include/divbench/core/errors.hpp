@@ -10,7 +10,11 @@ enum ExitCode : int {
   kExitFailure = 1,   // a run failed: CUDA error, output verification, I/O
   kExitUsage = 2,     // bad command line or bad input file
   kExitNoDevice = 3,  // the command needs a CUDA GPU and none was found
+  kExitUntrustworthy = 4,  // measured and written, but a point was disturbed or the fit is not physical
 };
+
+// A run stopped by SIGINT/SIGTERM exits 128 + the signal (130, 143), writing no result.
+inline constexpr int kExitSignalBase = 128;
 
 // Bad user input (arguments, files): one line, exit 2.
 struct UsageError : std::runtime_error {

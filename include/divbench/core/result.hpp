@@ -69,6 +69,7 @@ struct ResultRecord {
   json summary = json::object();
   json timing = json::object();       // wall vs region accounting for the whole run
   json harness = json::object();      // the Google Benchmark build that drove the run
+  json quality = json();              // the verdict (core/disturbance.hpp); written when set
 };
 
 json to_json(const DeviceRecord& d);

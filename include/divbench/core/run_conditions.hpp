@@ -19,6 +19,28 @@
 
 namespace divbench {
 
+// The processes holding a context on the device at a reading, as NVML lists them. divbench's own
+// process is among them; others() tells it apart: by PID where NVML's PIDs are divbench's own
+// namespace's, else (a container, whose PIDs NVML gives in the host's namespace) by assuming one of
+// the listed processes is divbench, so only the count of the others is known. As an MPS client
+// divbench's co-tenants are the other MPS clients (the compute list then holds the MPS server).
+// Graphics processes are recorded, not counted: a desktop's display server is not a compute co-tenant.
+struct GpuProcesses {
+  bool read = false;
+  std::string why_not;  // when !read
+  unsigned self_pid = 0;
+  std::vector<unsigned> compute, mps, graphics;
+  std::optional<int> mig_mode;  // 1 = MIG enabled
+};
+
+struct OtherProcesses {
+  bool self_seen = false;      // divbench's PID was among those listed
+  std::vector<unsigned> pids;  // the others' PIDs (known only when self_seen)
+  int count = 0;               // how many others
+  bool mps_client = false;     // divbench runs as an MPS client
+};
+OtherProcesses other_processes(const GpuProcesses& p);
+
 struct RunConditions {
   bool available = false;
   std::string why_not;                   // when !available
@@ -27,7 +49,12 @@ struct RunConditions {
   std::optional<double> power_w;
   std::optional<int> temperature_c;
   std::optional<std::uint64_t> reasons;  // nvmlClocksEventReason bitmask
+  GpuProcesses processes;
 };
+
+// {"read": true, "self_seen", "others": [PIDs], "others_count", "mps_client", "compute": [PIDs],
+//  "graphics": [PIDs], "mig_mode"} or {"read": false, "reason": "..."}.
+json to_json(const GpuProcesses& p);
 
 // One clock-event reason bit of NVML (nvml.h's nvmlClocksEventReason* / nvmlClocksThrottleReason*).
 struct ClockEventReason {
@@ -48,7 +75,8 @@ std::uint64_t throttle_bits(std::uint64_t mask);
 json to_json(const RunConditions& c);
 
 // Writes point["conditions"]: {"available": true, "before": {...}, "after": {...}, "reasons": [the
-// reasons active in either reading], "throttle_reasons": [those of them that count as throttling]};
+// reasons active in either reading], "throttle_reasons": [those of them that count as throttling],
+// "processes": {"before": to_json(GpuProcesses), "after": ...}};
 // or {"available": false, "reason": "..."} when NVML could not be read. Returns whether a throttling
 // reason was active (the caller sets the point's `throttled`).
 bool record_conditions(json& point, const RunConditions& before, const RunConditions& after);

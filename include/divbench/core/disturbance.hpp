@@ -1,0 +1,69 @@
+// Was a point disturbed, and is a result trustworthy? The rules the harness applies while it measures
+// (and re-measures a disturbed point), and that the Python tools apply again to any result file
+// (scripts/divbench/quality.py). Both read one criterion, data/noise_criterion.json (built into the
+// executable; made from quiet-H200 results by `python3 -m divbench.noise_levels`), and both pass the
+// shared cases of tests/data/quality_cases.json.
+//
+// A point's reasons, each "code: detail" (docs/timing.md "Disturbed measurements"):
+//   throttled  the point's own flag (SM clock moved; NVML named a throttling reason)
+//   co_tenant  another compute process or MPS client held a context on the GPU before or after it
+//   noise      max - min of its samples > factor * max(abs_cycles, rel * median, floor_cycles) of its
+//              class (sampling mode x body kind); warp-per-SM samples name the SMs that disagree
+//   shared_sm  a warp-per-SM launch whose warps shared an SM
+// A result: every disturbed point, and a k-way fit with c < c_min or R^2 below the floor of its body kind.
+// Host-only; works on the JSON form of points, which is what the Python side reads.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "divbench/core/json_io.hpp"
+
+namespace divbench {
+
+struct NoiseLevel {
+  double abs_cycles = 0;  // quiet max - min of regions shorter than large_median_cycles
+  double rel = 0;         // quiet (max - min) / median of longer regions
+};
+
+struct NoiseCriterion {
+  double factor = 4;
+  double floor_cycles = 64;
+  std::map<std::string, NoiseLevel> classes;  // "warp-per-sm/compute", "single/memory", "grid/compute", ...
+  std::vector<std::string> memory_bodies;
+  double c_min = 0;
+  std::map<std::string, double> r2_min;       // "compute", "memory"
+};
+
+// The criterion built into this executable (data/noise_criterion.json at build time).
+const NoiseCriterion& noise_criterion();
+// Parses a divbench.noise_criterion/1 document; std::runtime_error naming what is wrong.
+NoiseCriterion parse_noise_criterion(const json& doc);
+
+// "<sampling>/<compute|memory>" of a point (its own "sampling", else config's; its "body", else config's).
+std::string noise_class(const json& point, const json& config, const NoiseCriterion& c);
+// Largest quiet max - min for a region of `median` cycles; < 0 when the class has no quiet level.
+double allowed_spread(const NoiseCriterion& c, const std::string& cls, double median, double factor);
+
+struct PointVerdict {
+  std::vector<std::string> reasons;       // empty: not disturbed
+  std::vector<unsigned> disagreeing_sms;  // warp-per-SM: SMs whose median differs by more than allowed
+  bool disturbed() const { return !reasons.empty(); }
+};
+
+// A timed point (the JSON to_json(TimedPoint) writes, with "conditions" where NVML was read). `factor`
+// scales the criterion's levels (the criterion's own factor unless --noise-factor says otherwise).
+PointVerdict judge_timed_point(const json& point, const json& config, const NoiseCriterion& c, double factor);
+// A probe's raw point: conditions and its throttled flag only.
+PointVerdict judge_raw_point(const json& point);
+
+// Other processes seen on the GPU in a point's conditions ("?" for those whose PID could not be told
+// from divbench's own), before or after.
+std::vector<std::string> co_tenants(const json& point);
+
+// The result's verdict from its finished document (points already judged, fit present):
+// {"trustworthy", "reasons": [...], "disturbed_points": N, "disturbed": [{"index", "label", "reasons"}],
+//  "criterion": {...}, "notes": [...]}.
+json judge_result(const json& doc, const NoiseCriterion& c);
+
+}  // namespace divbench

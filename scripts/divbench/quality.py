@@ -1,0 +1,256 @@
+"""Is a dynamic result trustworthy? The verdict recomputed from the data (samples, conditions, fit), never
+read from the file's own `quality` flag, so a result from an older divbench or a hand-edited one is judged
+the same way as a fresh one. The C++ harness applies the same rules while it measures
+(src/core/disturbance.cpp); both read the one criterion, data/noise_criterion.json, and both pass the
+shared cases in tests/data/quality_cases.json.
+
+Per timed point (one with median_cycles), the reasons it is disturbed, each "code: detail":
+  throttled    the point's own `throttled` flag (SM clock moved, or NVML named a throttling reason)
+  co_tenant    another compute process (or MPS client) held a context on the GPU before or after the point
+               (conditions.processes.others; a result without that reading is not judged on it)
+  noise        max - min of the point's samples (or its min/max where it kept none) exceeds
+               factor * max(abs_cycles, rel * median, floor_cycles) of its class (sampling mode x body kind)
+               in the criterion; with warp-per-SM samples, the SMs whose samples disagree with the rest
+               are named
+  shared_sm    a warp-per-SM launch whose warps shared an SM
+Per result: a k-way fit with c below fit.c_min, or R^2 below fit.r2_min of its body kind, is a reason.
+A result is trustworthy when no point is disturbed and no result-level reason holds.
+
+  python3 -m divbench.quality RESULT.json...     prints the verdict of each; exit 0 all trustworthy,
+                                                 4 some are not, 2 bad input
+"""
+from __future__ import annotations
+
+import statistics
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from divbench import results as dr
+from divbench.cli import ArgumentParser, fail
+from divbench.jsonio import InputError, load_json
+from divbench.paths import repo_root
+
+CRITERION_SCHEMA = "divbench.noise_criterion/1"
+EXIT_UNTRUSTWORTHY = 4
+# The exit code of the tools that refuse an untrustworthy input (gate, compare, figures).
+EXIT_NOT_COMPARABLE = 3
+
+
+def criterion_path() -> Path:
+    return repo_root() / "data" / "noise_criterion.json"
+
+
+@dataclass
+class Criterion:
+    factor: float
+    floor_cycles: float
+    classes: dict            # "warp-per-sm/compute" -> {"abs_cycles": x, "rel": y}
+    memory_bodies: frozenset
+    c_min: float
+    r2_min: dict             # "compute"/"memory" -> R^2 floor
+
+    def allowed_spread(self, cls: str, median: float, factor: float | None = None) -> float | None:
+        level = self.classes.get(cls)
+        if level is None:
+            return None
+        f = self.factor if factor is None else factor
+        return f * max(level["abs_cycles"], level["rel"] * median, self.floor_cycles)
+
+
+def load_criterion(path: Path | str | None = None) -> Criterion:
+    p = Path(path) if path is not None else criterion_path()
+    d = load_json(p)
+    if d.get("schema") != CRITERION_SCHEMA:
+        raise InputError(f"{p}: schema is {d.get('schema')!r}, expected {CRITERION_SCHEMA!r}")
+    try:
+        classes = {}
+        for name, lv in d["classes"].items():
+            classes[name] = {"abs_cycles": dr.number(lv["abs_cycles"], f"classes.{name}.abs_cycles", p, nonnegative=True),
+                             "rel": dr.number(lv["rel"], f"classes.{name}.rel", p, nonnegative=True)}
+        return Criterion(factor=dr.number(d["factor"], "factor", p, positive=True),
+                         floor_cycles=dr.number(d["floor_cycles"], "floor_cycles", p, nonnegative=True),
+                         classes=classes, memory_bodies=frozenset(d["memory_bodies"]),
+                         c_min=dr.number(d["fit"]["c_min"], "fit.c_min", p),
+                         r2_min={k: dr.number(v, f"fit.r2_min.{k}", p) for k, v in d["fit"]["r2_min"].items()})
+    except (KeyError, TypeError, AttributeError) as e:
+        raise InputError(f"{p}: malformed noise criterion ({e})") from None
+
+
+def body_kind(body: str, crit: Criterion) -> str:
+    return "memory" if body in crit.memory_bodies else "compute"
+
+
+def point_class(point: dict, config: dict, crit: Criterion) -> str:
+    """"<sampling>/<compute|memory>": the point's own sampling mode (config's where the point has none) and
+    whether its body touches memory."""
+    sampling = point.get("sampling")
+    if not isinstance(sampling, str):
+        s = config.get("sampling")
+        sampling = s if isinstance(s, str) else "warp-per-sm"
+    body = point.get("body", config.get("body", dr.DEFAULT_BODY))
+    return f"{sampling}/{body_kind(body if isinstance(body, str) else dr.DEFAULT_BODY, crit)}"
+
+
+def _processes(point: dict, side: str) -> dict | None:
+    cond = point.get("conditions")
+    if not isinstance(cond, dict):
+        return None
+    proc = cond.get("processes")
+    if not isinstance(proc, dict):
+        return None
+    p = proc.get(side)
+    return p if isinstance(p, dict) else None
+
+
+def co_tenants(point: dict) -> list:
+    """PIDs (or counts, where a PID could not be told from divbench's own) of other compute processes and
+    MPS clients seen before or after the point; [] when none or not read."""
+    seen = []
+    for side in ("before", "after"):
+        p = _processes(point, side)
+        if not p:
+            continue
+        others = p.get("others")
+        if isinstance(others, list):
+            seen += [o for o in others if isinstance(o, int) and not isinstance(o, bool) and o not in seen]
+        n = p.get("others_count")
+        if isinstance(n, int) and not isinstance(n, bool) and n > len(seen):
+            seen += ["?"] * (n - len(seen))
+    return seen
+
+
+def _spread(point: dict, samples) -> tuple[float, float]:
+    if samples:
+        return float(max(samples) - min(samples)), float(statistics.median(samples))
+    return float(point["max_cycles"]) - float(point["min_cycles"]), float(point["median_cycles"])
+
+
+def disagreeing_sms(point: dict, samples, allowed: float) -> list[int]:
+    """With warp-per-SM samples: the SMs whose median differs from the median of all samples by more
+    than `allowed` cycles."""
+    smp = point.get("samples")
+    smid = smp.get("smid") if isinstance(smp, dict) else None
+    if not samples or not isinstance(smid, list) or len(smid) != len(samples):
+        return []
+    med = statistics.median(samples)
+    by_sm: dict[int, list] = {}
+    for c, s in zip(samples, smid):
+        by_sm.setdefault(s, []).append(c)
+    return sorted(s for s, cs in by_sm.items() if abs(statistics.median(cs) - med) > allowed)
+
+
+def judge_point(point: dict, config: dict, crit: Criterion, path: Path = Path("-"), where: str = "point",
+                factor: float | None = None) -> list[str]:
+    """The reasons a timed point is disturbed ([] when it is not)."""
+    reasons = []
+    if point.get("throttled") is True:
+        reasons.append("throttled: the SM clock moved or NVML named a throttling reason during the point")
+    others = co_tenants(point)
+    if others:
+        reasons.append(f"co_tenant: {len(others)} other process(es) on the GPU ({', '.join(map(str, others))})")
+    samples = dr.point_samples(point, path, where)
+    for key in ("median_cycles", "min_cycles", "max_cycles"):
+        dr.number(point.get(key), f"{where}.{key}", path)
+    spread, median = _spread(point, samples)
+    cls = point_class(point, config, crit)
+    allowed = crit.allowed_spread(cls, median, factor)
+    if allowed is not None and spread > allowed:
+        detail = f"noise: max-min {spread:.0f} cycles > {allowed:.0f} allowed ({cls})"
+        sms = disagreeing_sms(point, samples, allowed) if point.get("sampling") == "warp-per-sm" else []
+        if sms:
+            detail += f"; SMs {', '.join(map(str, sms[:8]))}{' ...' if len(sms) > 8 else ''} disagree with the rest"
+        reasons.append(detail)
+    shared = point.get("launches_with_shared_sm")
+    if isinstance(shared, int) and not isinstance(shared, bool) and shared > 0:
+        reasons.append(f"shared_sm: {shared} launch(es) whose warps shared an SM")
+    return reasons
+
+
+def fit_reasons(result: dr.Result, crit: Criterion) -> list[str]:
+    fit = result.fit
+    if "c" not in fit or "r2" not in fit:
+        return []
+    kind = body_kind(result.config.get("body", dr.DEFAULT_BODY), crit)
+    floor = crit.r2_min.get(kind)
+    out = []
+    fits = [("fit", fit)] + [(f"fit.placements[{i}]", f) for i, f in enumerate(fit.get("placements") or [])
+                             if isinstance(f, dict)]
+    for where, f in fits:
+        c = dr.number(f.get("c"), f"{where}.c", result.path)
+        r2 = dr.number(f.get("r2"), f"{where}.r2", result.path)
+        if c < crit.c_min:
+            out.append(f"fit_c: {where} c = {c:.6g} < {crit.c_min:g}: a negative fixed cost is not physical")
+        if floor is not None and r2 < floor:
+            out.append(f"fit_r2: {where} R^2 = {r2:.10g} < {floor:.10g} (the quiet floor for a {kind} body)")
+    return out
+
+
+@dataclass
+class Verdict:
+    path: Path
+    trustworthy: bool
+    reasons: list = field(default_factory=list)
+    disturbed_points: list = field(default_factory=list)   # [(index, label, [reasons])]
+
+
+def judge(result: dr.Result, crit: Criterion | None = None) -> Verdict:
+    crit = crit or load_criterion()
+    axes = dr.point_axes(result.config)
+    disturbed = []
+    for i, p in enumerate(result.points):
+        if "median_cycles" in p:
+            why = judge_point(p, result.config, crit, result.path, f"points[{i}]")
+        else:  # a probe's point: conditions only
+            why = ([f"co_tenant: {len(co_tenants(p))} other process(es) on the GPU"] if co_tenants(p) else [])
+            if p.get("throttled") is True:
+                why.append("throttled: NVML named a throttling reason during the point")
+        if why:
+            disturbed.append((i, dr.point_label(p, axes) or f"point {i}", why))
+    reasons = []
+    if disturbed:
+        codes = sorted({r.split(":", 1)[0] for _, _, why in disturbed for r in why})
+        reasons.append(f"disturbed_points: {len(disturbed)} of {len(result.points)} point(s) ({', '.join(codes)})")
+    reasons += fit_reasons(result, crit)
+    return Verdict(result.path, not reasons, reasons, disturbed)
+
+
+def describe(v: Verdict, limit: int = 4) -> str:
+    """One line: the file, the reasons and the first disturbed points."""
+    pts = "; ".join(f"{label}: {why[0]}" for _, label, why in v.disturbed_points[:limit])
+    more = f" (+{len(v.disturbed_points) - limit} more)" if len(v.disturbed_points) > limit else ""
+    return f"{v.path}: {'; '.join(v.reasons)}" + (f" [{pts}{more}]" if pts else "")
+
+
+def refuse_untrustworthy(results: list, allow: bool, crit: Criterion | None = None) -> list[Verdict]:
+    """The verdicts of `results`; raises NotComparable naming the first untrustworthy file unless `allow`."""
+    crit = crit or load_criterion()
+    verdicts = [judge(r, crit) for r in results]
+    bad = [v for v in verdicts if not v.trustworthy]
+    if bad and not allow:
+        raise NotComparable(f"not comparable: disturbed measurement: {describe(bad[0])}"
+                            + (f" (and {len(bad) - 1} more file(s))" if len(bad) > 1 else "")
+                            + "; --allow-disturbed to use it anyway")
+    return verdicts
+
+
+class NotComparable(Exception):
+    """An input judged untrustworthy: one line; the tools exit EXIT_NOT_COMPARABLE."""
+
+
+def main(argv=None) -> int:
+    ap = ArgumentParser(prog="quality", description=__doc__.splitlines()[0])
+    ap.add_argument("files", nargs="+", type=Path, metavar="RESULT.json")
+    args = ap.parse_args(argv)
+    try:
+        crit = load_criterion()
+        verdicts = [judge(dr.load_result(f), crit) for f in args.files]
+    except InputError as e:
+        return fail("quality", e)
+    for v in verdicts:
+        print(f"{v.path}: trustworthy" if v.trustworthy else f"untrustworthy: {describe(v, limit=8)}")
+    return 0 if all(v.trustworthy for v in verdicts) else EXIT_UNTRUSTWORTHY
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,210 @@
+#include "divbench/core/disturbance.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "divbench/core/stats.hpp"
+#include "divbench/noise_criterion_data.hpp"  // generated from data/noise_criterion.json
+
+namespace divbench {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+double number_at(const json& j, const char* key, const std::string& where) {
+  if (!j.contains(key) || !j[key].is_number()) throw std::runtime_error(where + "." + key + " is not a number");
+  return j[key].get<double>();
+}
+
+bool is_count(const json& j) { return j.is_number_integer() || j.is_number_unsigned(); }
+
+}  // namespace
+
+NoiseCriterion parse_noise_criterion(const json& d) {
+  if (!d.is_object() || d.value("schema", "") != "divbench.noise_criterion/1")
+    throw std::runtime_error("noise criterion: schema is not divbench.noise_criterion/1");
+  NoiseCriterion c;
+  c.factor = number_at(d, "factor", "noise criterion");
+  c.floor_cycles = number_at(d, "floor_cycles", "noise criterion");
+  if (!d.contains("classes") || !d["classes"].is_object()) throw std::runtime_error("noise criterion: no classes");
+  for (auto it = d["classes"].begin(); it != d["classes"].end(); ++it)
+    c.classes[it.key()] = NoiseLevel{number_at(it.value(), "abs_cycles", "classes." + it.key()),
+                                     number_at(it.value(), "rel", "classes." + it.key())};
+  for (const auto& b : d.at("memory_bodies")) c.memory_bodies.push_back(b.get<std::string>());
+  const json& fit = d.at("fit");
+  c.c_min = number_at(fit, "c_min", "fit");
+  for (auto it = fit.at("r2_min").begin(); it != fit.at("r2_min").end(); ++it) c.r2_min[it.key()] = it.value().get<double>();
+  return c;
+}
+
+const NoiseCriterion& noise_criterion() {
+  static const NoiseCriterion c = parse_noise_criterion(json::parse(build::noise_criterion_json));
+  return c;
+}
+
+namespace {
+
+std::string body_kind(const std::string& body, const NoiseCriterion& c) {
+  return std::find(c.memory_bodies.begin(), c.memory_bodies.end(), body) != c.memory_bodies.end() ? "memory" : "compute";
+}
+
+std::string string_or(const json& j, const char* key, const std::string& fallback) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : fallback;
+}
+
+}  // namespace
+
+std::string noise_class(const json& point, const json& config, const NoiseCriterion& c) {
+  const std::string sampling = string_or(point, "sampling", string_or(config, "sampling", "warp-per-sm"));
+  const std::string body = string_or(point, "body", string_or(config, "body", "fma_chain"));
+  return sampling + "/" + body_kind(body, c);
+}
+
+double allowed_spread(const NoiseCriterion& c, const std::string& cls, double median, double factor) {
+  const auto it = c.classes.find(cls);
+  if (it == c.classes.end()) return -1;
+  return factor * std::max({it->second.abs_cycles, it->second.rel * median, c.floor_cycles});
+}
+
+std::vector<std::string> co_tenants(const json& point) {
+  std::vector<std::string> seen;
+  if (!point.is_object() || !point.contains("conditions")) return seen;
+  const json& cond = point["conditions"];
+  if (!cond.is_object() || !cond.contains("processes") || !cond["processes"].is_object()) return seen;
+  for (const char* side : {"before", "after"}) {
+    const json& p = cond["processes"].contains(side) ? cond["processes"][side] : json();
+    if (!p.is_object()) continue;
+    if (p.contains("others") && p["others"].is_array())
+      for (const auto& o : p["others"])
+        if (is_count(o) && std::find(seen.begin(), seen.end(), std::to_string(o.get<long long>())) == seen.end())
+          seen.push_back(std::to_string(o.get<long long>()));
+    if (p.contains("others_count") && is_count(p["others_count"]))
+      while (static_cast<long long>(seen.size()) < p["others_count"].get<long long>()) seen.push_back("?");
+  }
+  return seen;
+}
+
+namespace {
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+void add_condition_reasons(const json& point, PointVerdict& v) {
+  if (point.value("throttled", false))
+    v.reasons.push_back("throttled: the SM clock moved or NVML named a throttling reason during the point");
+  const auto others = co_tenants(point);
+  if (!others.empty())
+    v.reasons.push_back("co_tenant: " + std::to_string(others.size()) + " other process(es) on the GPU (" +
+                        joined(others) + ")");
+}
+
+}  // namespace
+
+PointVerdict judge_timed_point(const json& point, const json& config, const NoiseCriterion& c, double factor) {
+  PointVerdict v;
+  add_condition_reasons(point, v);
+  std::vector<double> cycles;
+  std::vector<unsigned> smid;
+  if (point.contains("samples") && point["samples"].is_object()) {
+    const json& s = point["samples"];
+    if (s.contains("cycles"))
+      for (const auto& x : s["cycles"]) cycles.push_back(x.get<double>());
+    if (s.contains("smid") && s["smid"].size() == cycles.size())
+      for (const auto& x : s["smid"]) smid.push_back(x.get<unsigned>());
+  }
+  double spread = 0, med = 0;
+  if (!cycles.empty()) {
+    const auto [lo, hi] = std::minmax_element(cycles.begin(), cycles.end());
+    spread = *hi - *lo;
+    med = median(cycles);
+  } else {
+    spread = number_at(point, "max_cycles", "point") - number_at(point, "min_cycles", "point");
+    med = number_at(point, "median_cycles", "point");
+  }
+  const std::string cls = noise_class(point, config, c);
+  const double allowed = allowed_spread(c, cls, med, factor);
+  if (allowed >= 0 && spread > allowed) {
+    std::string detail = "noise: max-min " + fmt("%.0f", spread) + " cycles > " + fmt("%.0f", allowed) +
+                         " allowed (" + cls + ")";
+    if (string_or(point, "sampling", "") == "warp-per-sm" && !smid.empty()) {
+      std::map<unsigned, std::vector<double>> by_sm;
+      for (std::size_t i = 0; i < cycles.size(); ++i) by_sm[smid[i]].push_back(cycles[i]);
+      for (auto& [sm, cs] : by_sm)
+        if (std::fabs(median(cs) - med) > allowed) v.disagreeing_sms.push_back(sm);
+      if (!v.disagreeing_sms.empty()) {
+        detail += "; SMs ";
+        for (std::size_t i = 0; i < v.disagreeing_sms.size() && i < 8; ++i)
+          detail += (i ? ", " : "") + std::to_string(v.disagreeing_sms[i]);
+        detail += v.disagreeing_sms.size() > 8 ? " ... disagree with the rest" : " disagree with the rest";
+      }
+    }
+    v.reasons.push_back(detail);
+  }
+  if (point.contains("launches_with_shared_sm") && is_count(point["launches_with_shared_sm"]) &&
+      point["launches_with_shared_sm"].get<long long>() > 0)
+    v.reasons.push_back("shared_sm: " + std::to_string(point["launches_with_shared_sm"].get<long long>()) +
+                        " launch(es) whose warps shared an SM");
+  return v;
+}
+
+PointVerdict judge_raw_point(const json& point) {
+  PointVerdict v;
+  add_condition_reasons(point, v);
+  return v;
+}
+
+json judge_result(const json& doc, const NoiseCriterion& c) {
+  json disturbed = json::array();
+  std::set<std::string> codes;
+  const json& points = doc.at("points");
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const json& p = points[i];
+    if (!p.value("disturbed", false)) continue;
+    json why = p.contains("disturbed_reasons") ? p["disturbed_reasons"] : json::array();
+    for (const auto& r : why) codes.insert(r.get<std::string>().substr(0, r.get<std::string>().find(':')));
+    disturbed.push_back(json{{"index", i}, {"reasons", why}});
+  }
+  json reasons = json::array();
+  if (!disturbed.empty()) {
+    std::string list;
+    for (const auto& s : codes) list += (list.empty() ? "" : ", ") + s;
+    reasons.push_back("disturbed_points: " + std::to_string(disturbed.size()) + " of " +
+                      std::to_string(points.size()) + " point(s) (" + list + ")");
+  }
+  if (doc.contains("fit") && doc["fit"].is_object() && doc["fit"].contains("c")) {
+    const json& config = doc.contains("config") ? doc["config"] : json::object();
+    const std::string kind = body_kind(string_or(config, "body", "fma_chain"), c);
+    const auto floor = c.r2_min.find(kind);
+    std::vector<std::pair<std::string, json>> fits{{"fit", doc["fit"]}};
+    if (doc["fit"].contains("placements"))
+      for (std::size_t i = 0; i < doc["fit"]["placements"].size(); ++i)
+        fits.emplace_back("fit.placements[" + std::to_string(i) + "]", doc["fit"]["placements"][i]);
+    for (const auto& [where, f] : fits) {
+      const double cc = number_at(f, "c", where), r2 = number_at(f, "r2", where);
+      if (cc < c.c_min)
+        reasons.push_back("fit_c: " + where + " c = " + fmt("%.6g", cc) + " < " + fmt("%g", c.c_min) +
+                          ": a negative fixed cost is not physical");
+      if (floor != c.r2_min.end() && r2 < floor->second)
+        reasons.push_back("fit_r2: " + where + " R^2 = " + fmt("%.10g", r2) + " < " + fmt("%.10g", floor->second) +
+                          " (the quiet floor for a " + kind + " body)");
+    }
+  }
+  json q{{"trustworthy", reasons.empty()},
+         {"reasons", reasons},
+         {"disturbed_points", disturbed.size()},
+         {"disturbed", disturbed}};
+  return q;
+}
+
+}  // namespace divbench

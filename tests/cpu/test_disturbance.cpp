@@ -1,0 +1,107 @@
+// The disturbance rules (core/disturbance.hpp) on the cases shared with the Python tools
+// (tests/data/quality_cases.json; tests/python/test_quality.py runs the same cases through
+// scripts/divbench/quality.py), plus the C++-only parts: the built-in criterion is the committed file,
+// its memory bodies are the ones body_touches_memory() names, and the result verdict.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+
+#include "divbench/core/body.hpp"
+#include "divbench/core/disturbance.hpp"
+
+namespace divbench {
+namespace {
+
+json read(const std::string& rel) {
+  std::ifstream f(std::string(DIVBENCH_SOURCE_DIR) + "/" + rel);
+  return json::parse(f);
+}
+
+std::vector<std::string> codes(const std::vector<std::string>& reasons) {
+  std::vector<std::string> out;
+  for (const auto& r : reasons) out.push_back(r.substr(0, r.find(':')));
+  return out;
+}
+
+std::vector<std::string> codes(const json& reasons) {
+  std::vector<std::string> v;
+  for (const auto& r : reasons) v.push_back(r.get<std::string>());
+  return codes(v);
+}
+
+TEST(Disturbance, BuiltInCriterionIsTheCommittedFile) {
+  const NoiseCriterion file = parse_noise_criterion(read("data/noise_criterion.json"));
+  const NoiseCriterion& built = noise_criterion();
+  EXPECT_EQ(built.factor, file.factor);
+  EXPECT_EQ(built.floor_cycles, file.floor_cycles);
+  ASSERT_EQ(built.classes.size(), file.classes.size());
+  for (const auto& [name, lv] : file.classes) {
+    ASSERT_TRUE(built.classes.count(name)) << name;
+    EXPECT_EQ(built.classes.at(name).abs_cycles, lv.abs_cycles) << name;
+    EXPECT_EQ(built.classes.at(name).rel, lv.rel) << name;
+  }
+}
+
+TEST(Disturbance, MemoryBodiesAgreeWithTheBodies) {
+  const NoiseCriterion& c = noise_criterion();
+  const std::set<std::string> listed(c.memory_bodies.begin(), c.memory_bodies.end());
+  for (Body b : all_bodies()) EXPECT_EQ(listed.count(body_name(b)) == 1, body_touches_memory(b)) << body_name(b);
+}
+
+TEST(Disturbance, SharedPointCases) {
+  const json cases = read("tests/data/quality_cases.json");
+  ASSERT_GE(cases["points"].size(), 10u);
+  for (const auto& c : cases["points"]) {
+    const PointVerdict v = judge_timed_point(c["point"], c["config"], noise_criterion(), noise_criterion().factor);
+    EXPECT_EQ(codes(v.reasons), codes(c["expect"])) << c["name"];
+    if (c.contains("expect_sms")) EXPECT_EQ(json(v.disagreeing_sms), c["expect_sms"]) << c["name"];
+  }
+}
+
+TEST(Disturbance, SharedFitCases) {
+  const json cases = read("tests/data/quality_cases.json");
+  for (const auto& c : cases["fits"]) {
+    const json doc{{"config", c["config"]}, {"points", json::array()}, {"fit", c["fit"]}};
+    const json q = judge_result(doc, noise_criterion());
+    std::set<std::string> got;
+    for (const auto& code : codes(q["reasons"])) got.insert(code);
+    std::set<std::string> want;
+    for (const auto& e : c["expect"]) want.insert(e.get<std::string>());
+    EXPECT_EQ(got, want) << c["name"];
+    EXPECT_EQ(q["trustworthy"].get<bool>(), want.empty()) << c["name"];
+  }
+}
+
+TEST(Disturbance, ResultCountsDisturbedPoints) {
+  json doc{{"config", {{"body", "fma_chain"}}}, {"points", json::array()}};
+  doc["points"].push_back(json{{"disturbed", false}, {"disturbed_reasons", json::array()}});
+  doc["points"].push_back(json{{"disturbed", true}, {"disturbed_reasons", {"co_tenant: 1 other process(es) on the GPU (9)"}}});
+  doc["points"].push_back(json{{"disturbed", true}, {"disturbed_reasons", {"noise: x", "co_tenant: y"}}});
+  const json q = judge_result(doc, noise_criterion());
+  EXPECT_FALSE(q["trustworthy"].get<bool>());
+  EXPECT_EQ(q["disturbed_points"].get<int>(), 2);
+  ASSERT_EQ(q["reasons"].size(), 1u);
+  EXPECT_EQ(q["reasons"][0].get<std::string>(), "disturbed_points: 2 of 3 point(s) (co_tenant, noise)");
+  EXPECT_EQ(q["disturbed"][0]["index"].get<int>(), 1);
+}
+
+TEST(Disturbance, FactorScalesTheAllowance) {
+  const NoiseCriterion& c = noise_criterion();
+  const double a4 = allowed_spread(c, "warp-per-sm/compute", 280904, 4);
+  const double a8 = allowed_spread(c, "warp-per-sm/compute", 280904, 8);
+  EXPECT_DOUBLE_EQ(a8, 2 * a4);
+  EXPECT_LT(allowed_spread(c, "no-such/class", 1000, 4), 0);
+}
+
+TEST(Disturbance, CoTenantsFromEitherReading) {
+  json p{{"conditions", {{"processes", {{"before", {{"read", true}, {"others", {5}}, {"others_count", 1}}},
+                                         {"after", {{"read", true}, {"others", {5, 6}}, {"others_count", 2}}}}}}}};
+  EXPECT_EQ(co_tenants(p), (std::vector<std::string>{"5", "6"}));
+  json q{{"conditions", {{"processes", {{"before", {{"read", true}, {"others", json::array()}, {"others_count", 2}}}}}}}};
+  EXPECT_EQ(co_tenants(q), (std::vector<std::string>{"?", "?"}));
+  EXPECT_TRUE(co_tenants(json::object()).empty());
+}
+
+}  // namespace
+}  // namespace divbench
