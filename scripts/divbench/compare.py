@@ -29,6 +29,7 @@ import io
 import sys
 from pathlib import Path
 
+from divbench import quality
 from divbench import results as dr
 from divbench import series
 from divbench.cli import ArgumentParser, fail
@@ -286,6 +287,8 @@ def parser(root: Path) -> ArgumentParser:
                          "e.g. results/predicted; 'none' to leave them out)")
     ap.add_argument("--max-prediction-error", type=float, default=None, metavar="F",
                     help="exit 1 when a prediction is off a measured s of its architecture by more than F (0.1 = 10%%)")
+    ap.add_argument("--allow-disturbed", action="store_true",
+                    help="use results that divbench.quality judges disturbed (else exit 3 naming the file)")
     ap.add_argument("--gate", nargs=2, metavar=("A", "B"),
                     help="statistical gate of result B against result A (docs/compare.md; --gate --help)")
     return ap
@@ -324,6 +327,8 @@ def order_notes(gpus) -> list[str]:
 def table(args, root: Path) -> tuple[str, list]:
     """The rendered table and the prediction checks (predicted row, measured row, relative error)."""
     gpus = dr.load_gpus(args.inputs or [root / "results"])
+    disturbed = [v for v in quality.refuse_untrustworthy([r for g in gpus for r in g.results], args.allow_disturbed)
+                 if not v.trustworthy]
     runs = [(g, g.find("kway", args.body, args.map)) for g in gpus]
     check_configs([(g, r) for g, r in runs if r is not None], args.normalize_iters)
     rows = [measured_row(g, r, args.normalize_iters) for g, r in runs]
@@ -353,6 +358,7 @@ def table(args, root: Path) -> tuple[str, list]:
         notes.append(f"prediction check {p['arch']}: predicted s {fmt(p['s'], 'cycles')} vs measured "
                      f"{fmt(m['s'], 'cycles')} on {m['gpu']}: {100 * e:+.2f}%{how}")
     notes += order_notes([g for g, _ in runs])
+    notes += [f"--allow-disturbed: {quality.describe(v)}" for v in disturbed]
     style = "csv" if args.csv else "markdown" if args.markdown else "console"
     text = render(rows, style)
     if args.normalize_iters:
@@ -381,6 +387,9 @@ def main(argv=None) -> int:
             write_atomic(args.out, text)
         else:
             sys.stdout.write(text)
+    except quality.NotComparable as e:
+        print(f"compare: {e}", file=sys.stderr)
+        return quality.EXIT_NOT_COMPARABLE
     except (InputError, OutputError, CompareError) as e:
         return fail("compare", e)
     if args.max_prediction_error is not None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from divbench import quality
 from divbench import results as dr
 from divbench import series
 from divbench.cli import ArgumentParser, fail
@@ -101,6 +102,8 @@ def parser(root: Path) -> ArgumentParser:
     ap.add_argument("--reference", type=Path, default=None,
                     help="paper reference JSON (default: <results>/reference/paper-2607.23402.json; 'none' to leave out)")
     ap.add_argument("--out", type=Path, default=None, help="output folder (default: <results>/figures)")
+    ap.add_argument("--allow-disturbed", action="store_true",
+                    help="draw results that divbench.quality judges disturbed (else exit 3 naming the file)")
     ap.add_argument("--only", default=",".join(FIGURES), help=f"comma list of {','.join(FIGURES)}")
     ap.add_argument("--body", default=dr.DEFAULT_BODY, help="k-way work body for figures 1-2 (default fma_chain)")
     ap.add_argument("--map", default=dr.DEFAULT_MAP, help="k-way lane map for figures 1-2 (default modulo)")
@@ -158,6 +161,9 @@ def main(argv=None) -> int:
         else:
             ctx.reference = dr.load_reference(args.reference or args.results / "reference" / "paper-2607.23402.json")
         ctx.gpus = dr.load_gpus([args.results])
+        for v in quality.refuse_untrustworthy([r for g in ctx.gpus for r in g.results], args.allow_disturbed):
+            if not v.trustworthy:
+                ctx.notes.append(("all", f"drawn with --allow-disturbed: {quality.describe(v)}"))
         pred_dir = args.predicted or args.results / "predicted"
         ctx.predictions = {} if str(pred_dir).lower() == "none" else load_predictions([pred_dir])
         created = prepare_out(ctx.out)
@@ -175,6 +181,10 @@ def main(argv=None) -> int:
             write_index(ctx, made, skipped)
         for path, content in ctx.pending.items():
             write_atomic(path, content)
+    except quality.NotComparable as e:
+        remove_created(created)
+        print(f"figures: {e}", file=sys.stderr)
+        return quality.EXIT_NOT_COMPARABLE
     except (InputError, OutputError) as e:
         remove_created(created)
         return fail("figures", e)

@@ -4,19 +4,25 @@
                              [--report FILE.md] [--benchmark-json FILE.json] [--ignore-config KEY]...
 
 A and B are divbench.result/1 files of the same experiment and configuration: A the baseline (e.g. the
-committed results/<gpu>/kway.json), B the new run. Every timed point (one with median_cycles) of B is
-tested against the same point of A (docs/compare.md explains the choice):
-  exact         both sample sets constant (min = max, the usual case for the k-way sweep on an H200):
-                the two values themselves are compared
-  mann-whitney  otherwise: two-sided Mann–Whitney U, Holm-corrected over the points tested so, at --alpha;
-                a warning below the sample count its normal approximation needs
-  medians       a side has no raw samples (run with --no-samples, or older than samples): the medians
-                only, with no test of significance (a note says so)
+committed results/<gpu>/kway.json), B the new run. Both are judged first (divbench.quality, from their
+samples and conditions, not from their own flag): a disturbed input is not comparable (exit 3) unless
+--allow-disturbed. Every timed point (one with median_cycles) of B is then tested against the same point
+of A (docs/compare.md explains the choice). The independent unit is the launch: where several samples
+share a launch (warp-per-SM sampling: a launch's warps run at the same time and share whatever disturbed
+it) each launch's median is one unit, else each sample is:
+  exact         both sample sets constant (min = max): the two values themselves are compared
+  mann-whitney  at least MWU_MIN_SAMPLES units a side: two-sided Mann–Whitney U on the units,
+                Holm-corrected over the points tested so, at --alpha
+  separation    fewer units (the default warp-per-SM sweep has 2 launches a point): a change only when
+                every unit of B lies beyond every unit of A, on the same side
+  insufficient  a side has no raw samples (run with --no-samples, or older than samples): no verdict
+                on that point; with no significant change elsewhere the gate exits 3
 A change is significant when the test says so AND its size |median B / median A - 1| reaches the
-threshold: --threshold (default 1%), never below the placement spread the results carry
-(summary.s_layout_spread_rel, a point's layout_spread_rel, or the spread of a point's median over its
-code placements).
-Exit 0: no significant change; 1: significant changes (each listed with direction and size); 2: bad input.
+threshold: --threshold (default 1%), never below the placement spread of the BASELINE (A's
+summary.s_layout_spread_rel, a point's layout_spread_rel, or the spread of A's point over its code
+placements); the candidate's own spread never raises it.
+Exit 0: no significant change; 1: significant changes (each listed with direction and size); 2: bad input;
+3: not comparable (a disturbed input, or points without samples).
 --report writes the same as a markdown report, --benchmark-json the new run's medians in
 github-action-benchmark's customSmallerIsBetter format; both atomically.
 """
@@ -29,13 +35,14 @@ from pathlib import Path
 
 import numpy as np
 
+from divbench import quality
 from divbench import results as dr
 from divbench import stats
 from divbench.cli import ArgumentParser, fail
 from divbench.gate_report import benchmark_json, console, markdown
 from divbench.jsonio import InputError, OutputError, check_writable, write_atomic
 
-EXIT_NO_CHANGE, EXIT_CHANGE = 0, 1
+EXIT_NO_CHANGE, EXIT_CHANGE, EXIT_NOT_COMPARABLE = 0, 1, quality.EXIT_NOT_COMPARABLE
 SPREAD_SUMMARY_KEY = "s_layout_spread_rel"
 SPREAD_POINT_KEY = "layout_spread_rel"
 
@@ -43,7 +50,7 @@ SPREAD_POINT_KEY = "layout_spread_rel"
 @dataclass
 class Verdict:
     label: str
-    method: str                  # exact | mann-whitney | medians
+    method: str                  # exact | mann-whitney | separation | insufficient
     median_a: float
     median_b: float
     n_a: int | None
@@ -77,6 +84,8 @@ def parser() -> ArgumentParser:
                     help="write B's medians as github-action-benchmark customSmallerIsBetter JSON")
     ap.add_argument("--ignore-config", action="append", default=[], metavar="KEY",
                     help="a config key allowed to differ between A and B (repeatable)")
+    ap.add_argument("--allow-disturbed", action="store_true",
+                    help="compare even where A or B is judged disturbed (divbench.quality)")
     return ap
 
 
@@ -148,6 +157,21 @@ def _samples(r: dr.Result, i: int, p: dict):
     return None if s is None else np.asarray(s, dtype=np.int64)
 
 
+def units(p: dict, samples: np.ndarray) -> np.ndarray:
+    """The independent units of a point's samples: each launch's median where several samples share a
+    launch (samples are launch-major: `launches` launches of len/launches samples), else the samples."""
+    launches = p.get("launches")
+    if isinstance(launches, int) and not isinstance(launches, bool) and 0 < launches < samples.size \
+            and samples.size % launches == 0:
+        return np.median(samples.reshape(launches, samples.size // launches), axis=1)
+    return samples.astype(float)
+
+
+def separated(ua: np.ndarray, ub: np.ndarray) -> bool:
+    """Every unit of B beyond every unit of A, on one side."""
+    return bool(ub.min() > ua.max() or ub.max() < ua.min())
+
+
 def _median(r: dr.Result, i: int, p: dict, samples) -> float:
     if samples is not None:
         m = float(np.median(samples))
@@ -164,9 +188,9 @@ def evaluate(a: dr.Result, b: dr.Result, threshold: float, alpha: float) -> tupl
         only_b = sorted(set(pb) - set(pa))
         raise InputError(f"{b.path}: the points differ from {a.path}'s (only in A: {', '.join(only_a[:4]) or '-'}; "
                          f"only in B: {', '.join(only_b[:4]) or '-'})")
-    spread_a, spread_b = placement_spreads(a, pa), placement_spreads(b, pb)
-    summary_spread = max((dr.number(r.summary[SPREAD_SUMMARY_KEY], f"summary.{SPREAD_SUMMARY_KEY}", r.path,
-                                    nonnegative=True) for r in (a, b) if SPREAD_SUMMARY_KEY in r.summary), default=None)
+    spread_a = placement_spreads(a, pa)
+    summary_spread = (dr.number(a.summary[SPREAD_SUMMARY_KEY], f"summary.{SPREAD_SUMMARY_KEY}", a.path, nonnegative=True)
+                      if SPREAD_SUMMARY_KEY in a.summary else None)
     notes: list[str] = []
     verdicts: list[Verdict] = []
     missing = {"A": 0, "B": 0}
@@ -176,26 +200,25 @@ def evaluate(a: dr.Result, b: dr.Result, threshold: float, alpha: float) -> tupl
         missing["A"] += sa is None
         missing["B"] += sb is None
         thr, src = threshold, "--threshold"
-        for value, where in ((summary_spread, f"summary.{SPREAD_SUMMARY_KEY}"),
-                             (max(spread_a.get(label, 0.0), spread_b.get(label, 0.0)) or None, "placement spread")):
+        for value, where in ((summary_spread, f"A's summary.{SPREAD_SUMMARY_KEY}"),
+                             (spread_a.get(label) or None, "A's placement spread")):
             if value is not None and value > thr:
                 thr, src = value, where
-        v = Verdict(label=label, method="medians", median_a=_median(a, ia, point_a, sa),
+        v = Verdict(label=label, method="insufficient", median_a=_median(a, ia, point_a, sa),
                     median_b=_median(b, ib, point_b, sb), n_a=None if sa is None else sa.size,
                     n_b=None if sb is None else sb.size, threshold=thr, threshold_from=src)
         big = abs(v.change) >= thr
         if sa is not None and sb is not None:
+            ua, ub = units(point_a, sa), units(point_b, sb)
             if sa.min() == sa.max() and sb.min() == sb.max():
                 v.method = "exact"
                 v.significant = bool(sa[0] != sb[0]) and big
-            else:
+            elif min(ua.size, ub.size) >= stats.MWU_MIN_SAMPLES:
                 v.method = "mann-whitney"
-                v.p = stats.mann_whitney_u(sa, sb).p
-                if min(sa.size, sb.size) < stats.MWU_MIN_SAMPLES:
-                    v.notes.append(f"only {min(sa.size, sb.size)} samples on a side: the Mann-Whitney normal "
-                                   f"approximation wants at least {stats.MWU_MIN_SAMPLES}")
-        else:
-            v.significant = big
+                v.p = stats.mann_whitney_u(ua, ub).p
+            else:
+                v.method = "separation"
+                v.significant = separated(ua, ub) and big
         for side, point in (("A", point_a), ("B", point_b)):
             if point.get("throttled") is True:
                 v.notes.append(f"{side} was throttled at this point")
@@ -204,11 +227,14 @@ def evaluate(a: dr.Result, b: dr.Result, threshold: float, alpha: float) -> tupl
     for v, adj in zip(tested, stats.holm([v.p for v in tested])):
         v.p_holm = adj
         v.significant = adj < alpha and abs(v.change) >= v.threshold
+    few = [v for v in verdicts if v.method == "separation"]
+    if few:
+        notes.append(f"{len(few)} point(s) have fewer than {stats.MWU_MIN_SAMPLES} independent units (launches) a "
+                     "side: no rank test there; a change only where every unit of B lies beyond every unit of A")
     for side, n in missing.items():
         if n:
             notes.append(f"{side} has no raw samples at {n} of {len(verdicts)} points (run without samples or "
-                         "before samples existed): those points compare the medians only, with no test of "
-                         "significance")
+                         "before samples existed): insufficient, no verdict at those points")
     return verdicts, notes
 
 
@@ -222,6 +248,9 @@ def run(args) -> int:
             check_writable(out)
     a, b = dr.load_result(args.a), dr.load_result(args.b)
     notes = check_comparable(a, b, args.ignore_config)
+    for v in quality.refuse_untrustworthy([a, b], args.allow_disturbed):
+        if not v.trustworthy:
+            notes.append(f"--allow-disturbed: {quality.describe(v)}")
     verdicts, more = evaluate(a, b, args.threshold, args.alpha)
     notes += more
     if args.report:
@@ -229,13 +258,21 @@ def run(args) -> int:
     if args.benchmark_json:
         write_atomic(args.benchmark_json, benchmark_json(b, verdicts))
     sys.stdout.write(console(a, b, verdicts, notes, args))
-    return EXIT_CHANGE if any(v.significant for v in verdicts) else EXIT_NO_CHANGE
+    if any(v.significant for v in verdicts):
+        return EXIT_CHANGE
+    if any(v.method == "insufficient" for v in verdicts):
+        print("compare --gate: not comparable: insufficient data (points without raw samples)", file=sys.stderr)
+        return EXIT_NOT_COMPARABLE
+    return EXIT_NO_CHANGE
 
 
 def main(argv=None) -> int:
     args = parser().parse_args(None if argv is None else [str(x) for x in argv])
     try:
         return run(args)
+    except quality.NotComparable as e:
+        print(f"compare --gate: {e}", file=sys.stderr)
+        return EXIT_NOT_COMPARABLE
     except (InputError, OutputError) as e:
         return fail("compare", e)
 

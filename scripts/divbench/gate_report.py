@@ -27,7 +27,7 @@ def _result_line(v: Verdict) -> str:
 
 def change_line(v: Verdict) -> str:
     how = {"exact": "both constant", "mann-whitney": f"Mann-Whitney p={_p(v)} (Holm)",
-           "medians": "medians only, no samples"}[v.method]
+           "separation": "B's launches all beyond A's", "insufficient": "no samples, no verdict"}[v.method]
     return (f"{v.label}: {v.direction} by {abs(100 * v.change):.2f}% (median {v.median_a:,.1f} -> "
             f"{v.median_b:,.1f} cycles; {how}; threshold {100 * v.threshold:.2f}% from {v.threshold_from})")
 
@@ -50,6 +50,10 @@ def console(a, b, verdicts, notes, args) -> str:
 
 def verdict_line(verdicts, args) -> str:
     sig = [v for v in verdicts if v.significant]
+    short = [v for v in verdicts if v.method == "insufficient"]
+    if not sig and short:
+        return (f"gate: not comparable: {len(short)} of {len(verdicts)} points lack raw samples (insufficient); "
+                "no significant change at the others")
     if not sig:
         return (f"gate: no significant change at {len(verdicts)} points (threshold {100 * args.threshold:g}%, "
                 f"alpha {args.alpha:g})")
@@ -67,10 +71,10 @@ def markdown(a, b, verdicts, notes, args) -> str:
     title = f"{len(sig)} significant change(s)" if sig else "no significant change"
     out = [f"# divbench gate: {a.experiment}: {title}", "",
            f"- A (baseline): {_source(a)}", f"- B (new): {_source(b)}",
-           f"- threshold: {100 * args.threshold:g}% of the median (raised to the placement spread where the "
-           f"results carry one); alpha {args.alpha:g}, Holm-corrected over the Mann-Whitney tests",
-           "- tests: exact when both sample sets are constant, Mann-Whitney U otherwise, medians only without "
-           "raw samples (docs/compare.md)", ""]
+           f"- threshold: {100 * args.threshold:g}% of the median (raised to the baseline's placement spread where "
+           f"it carries one); alpha {args.alpha:g}, Holm-corrected over the Mann-Whitney tests",
+           "- tests (launches as the independent unit): exact when both sample sets are constant, Mann-Whitney U "
+           "from 8 units a side, separation below that, insufficient without raw samples (docs/compare.md)", ""]
     out += [f"> note: {n}" for n in notes] + ([""] if notes else [])
     if sig:
         out += ["## Significant changes", ""] + [f"- {change_line(v)}" for v in sig] + [""]

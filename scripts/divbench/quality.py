@@ -150,17 +150,19 @@ def judge_point(point: dict, config: dict, crit: Criterion, path: Path = Path("-
     if others:
         reasons.append(f"co_tenant: {len(others)} other process(es) on the GPU ({', '.join(map(str, others))})")
     samples = dr.point_samples(point, path, where)
-    for key in ("median_cycles", "min_cycles", "max_cycles"):
-        dr.number(point.get(key), f"{where}.{key}", path)
-    spread, median = _spread(point, samples)
-    cls = point_class(point, config, crit)
-    allowed = crit.allowed_spread(cls, median, factor)
-    if allowed is not None and spread > allowed:
-        detail = f"noise: max-min {spread:.0f} cycles > {allowed:.0f} allowed ({cls})"
-        sms = disagreeing_sms(point, samples, allowed) if point.get("sampling") == "warp-per-sm" else []
-        if sms:
-            detail += f"; SMs {', '.join(map(str, sms[:8]))}{' ...' if len(sms) > 8 else ''} disagree with the rest"
-        reasons.append(detail)
+    if samples or all(key in point for key in ("median_cycles", "min_cycles", "max_cycles")):
+        if not samples:
+            for key in ("median_cycles", "min_cycles", "max_cycles"):
+                dr.number(point[key], f"{where}.{key}", path)
+        spread, median = _spread(point, samples)
+        cls = point_class(point, config, crit)
+        allowed = crit.allowed_spread(cls, median, factor)
+        if allowed is not None and spread > allowed:
+            detail = f"noise: max-min {spread:.0f} cycles > {allowed:.0f} allowed ({cls})"
+            sms = disagreeing_sms(point, samples, allowed) if point.get("sampling") == "warp-per-sm" else []
+            if sms:
+                detail += f"; SMs {', '.join(map(str, sms[:8]))}{' ...' if len(sms) > 8 else ''} disagree with the rest"
+            reasons.append(detail)
     shared = point.get("launches_with_shared_sm")
     if isinstance(shared, int) and not isinstance(shared, bool) and shared > 0:
         reasons.append(f"shared_sm: {shared} launch(es) whose warps shared an SM")

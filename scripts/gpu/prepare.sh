@@ -17,6 +17,8 @@ b=.gpubundle
 rm -rf "$b"
 mkdir -p "$b/bin" "$b/lib" "$b/share"
 cp "$build"/divbench "$b/bin/"
+# The co-tenant of the disturbed-measurement stage and GPU test.
+cp "$build"/divbench_cotenant "$b/bin/" 2>/dev/null || echo "prepare: no $build/divbench_cotenant"
 # Its SASS facts (divbench kernels facts, written by the build), read at run time next to the binary.
 cp "$build"/kernel_facts.json "$b/bin/" 2>/dev/null || echo "prepare: no $build/kernel_facts.json (nvdisasm missing)"
 # Test executables that need or use a GPU (the static-pipeline tests read build-tree files and run in CI).

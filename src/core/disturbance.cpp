@@ -128,13 +128,15 @@ PointVerdict judge_timed_point(const json& point, const json& config, const Nois
     const auto [lo, hi] = std::minmax_element(cycles.begin(), cycles.end());
     spread = *hi - *lo;
     med = median(cycles);
-  } else {
+  } else if (point.contains("max_cycles") && point.contains("min_cycles") && point.contains("median_cycles")) {
     spread = number_at(point, "max_cycles", "point") - number_at(point, "min_cycles", "point");
     med = number_at(point, "median_cycles", "point");
+  } else {
+    spread = -1;  // nothing to judge the noise by
   }
   const std::string cls = noise_class(point, config, c);
   const double allowed = allowed_spread(c, cls, med, factor);
-  if (allowed >= 0 && spread > allowed) {
+  if (spread >= 0 && allowed >= 0 && spread > allowed) {
     std::string detail = "noise: max-min " + fmt("%.0f", spread) + " cycles > " + fmt("%.0f", allowed) +
                          " allowed (" + cls + ")";
     if (string_or(point, "sampling", "") == "warp-per-sm" && !smid.empty()) {

@@ -13,10 +13,12 @@ from divbench import compare
 DEV = device("SYNTHETIC GPU A", "9.0")
 
 
-def gate(tmp_path, a, b, *extra, capsys=None):
+def gate(tmp_path, a, b, *extra, capsys=None, judged=False):
+    """The gate on two fixtures. Their synthetic noise (up to +-110000 cycles) is far above what the H200's
+    quiet level allows, so the statistics tests pass --allow-disturbed; judged=True leaves the verdict on."""
     fa = write(tmp_path, "a.json", a)
     fb = write(tmp_path, "b.json", b)
-    rc = compare.main(["--gate", fa, fb, *extra])
+    rc = compare.main(["--gate", fa, fb, *extra, *([] if judged else ["--allow-disturbed"])])
     out, err = capsys.readouterr() if capsys else ("", "")
     return rc, out, err
 
@@ -72,11 +74,35 @@ def test_a_large_shift_in_noise_is_not_significant(tmp_path, capsys):
     assert rc == 0, out
 
 
-def test_few_samples_warn(tmp_path, capsys):
+def test_few_units_use_separation(tmp_path, capsys):
+    """Below 8 independent units a side there is no rank test: a change is claimed only where every unit of
+    B lies beyond every unit of A (and the size reaches the threshold)."""
     a = with_samples(base(ks=(1, 2)), n=5, noise=100, seed=6)
     rc, out, _ = gate(tmp_path, a, with_samples(base(ks=(1, 2)), n=5, noise=100, seed=7), capsys=capsys)
-    assert rc == 0
-    assert "warning: k=1: only 5 samples on a side: the Mann-Whitney normal approximation wants at least 8" in out
+    assert rc == 0 and out.count(" separation ") == 2, out
+    assert "2 point(s) have fewer than 8 independent units" in out
+    rc, out, _ = gate(tmp_path, a, scaled(a, 1.03), capsys=capsys)
+    assert rc == 1 and "B's launches all beyond A's" in out, out
+
+
+def test_launches_are_the_unit(tmp_path, capsys):
+    """Warp-per-SM: 264 samples from 2 launches are 2 units, not 264: a shift of one launch's warps is not
+    264 independent observations."""
+    a = with_samples(base(ks=(1,)), n=264, noise=50, seed=8)
+    b = with_samples(base(ks=(1,)), n=264, noise=50, seed=9)
+    for r in (a, b):
+        r["points"][0]["launches"] = 2
+    b["points"][0]["samples"]["cycles"] = [c + (4000 if i >= 132 else 0) for i, c in enumerate(b["points"][0]["samples"]["cycles"])]
+    rc, out, _ = gate(tmp_path, a, b, capsys=capsys)
+    assert rc == 0 and " separation " in out, out   # one launch 1.4% slower: its launches do not all lie beyond A's
+
+
+def test_candidate_spread_never_raises_the_threshold(tmp_path, capsys):
+    a = with_samples(base())
+    b = scaled(a, 1.05)
+    b["summary"]["s_layout_spread_rel"] = 0.10   # the candidate's own spread: ignored
+    rc, out, _ = gate(tmp_path, a, b, capsys=capsys)
+    assert rc == 1 and "threshold 1.00% from --threshold" in out, out
 
 
 def test_placement_spread_raises_the_threshold(tmp_path, capsys):
@@ -86,7 +112,7 @@ def test_placement_spread_raises_the_threshold(tmp_path, capsys):
     assert rc == 0, out
     assert "6.00%" in out
     rc, out, _ = gate(tmp_path, a, scaled(a, 1.07), capsys=capsys)
-    assert rc == 1 and "threshold 6.00% from summary.s_layout_spread_rel" in out
+    assert rc == 1 and "threshold 6.00% from A's summary.s_layout_spread_rel" in out
 
 
 def test_per_point_placement_spread(tmp_path, capsys):
@@ -106,20 +132,22 @@ def test_per_point_placement_spread(tmp_path, capsys):
     assert "k=1 placement=0" in out and "4.00%" in out
 
 
-def test_without_samples_compares_medians_and_says_so(tmp_path, capsys):
+def test_without_samples_is_insufficient(tmp_path, capsys):
+    """No raw samples: no verdict on the point (a 5% change in the medians alone is not called a change),
+    and the gate exits 3, not comparable."""
     a = base()
-    rc, out, _ = gate(tmp_path, a, base(), capsys=capsys)
-    assert rc == 0 and out.count("  medians  ") == 6
-    assert "note: A has no raw samples at 6 of 6 points" in out and "no test of significance" in out
+    rc, out, err = gate(tmp_path, a, base(), capsys=capsys)
+    assert rc == 3 and out.count("  insufficient  ") == 6, out
+    assert "note: A has no raw samples at 6 of 6 points" in out and "insufficient" in err
     rc, out, _ = gate(tmp_path, a, scaled(a, 1.05), capsys=capsys)
-    assert rc == 1 and "medians only, no samples" in out
-    rc, out, _ = gate(tmp_path, a, with_samples(a), capsys=capsys)   # one side with samples: still medians
-    assert rc == 0 and "note: A has no raw samples" in out and "note: B" not in out
+    assert rc == 3 and "gate: not comparable: 6 of 6 points lack raw samples" in out
+    rc, out, _ = gate(tmp_path, a, with_samples(a), capsys=capsys)   # one side with samples: still insufficient
+    assert rc == 3 and "note: A has no raw samples" in out and "note: B" not in out
 
 
 def test_committed_runs_of_one_build_pass():
-    """The committed `--sweep k` and its rerun (raw samples: Mann-Whitney), and the 8-placement sweep
-    against itself (medians only, --no-samples)."""
+    """The committed `--sweep k` and its rerun (raw samples, two launches a point: separation), and the
+    8-placement sweep against itself (--no-samples: insufficient, exit 3)."""
     h200 = ROOT / "results" / "h200"
     p = subprocess.run([sys.executable, str(ROOT / "scripts" / "compare.py"), "--gate",
                         str(h200 / "kway_default.json"), str(h200 / "kway_rerun.json")], capture_output=True, text=True)
@@ -127,8 +155,8 @@ def test_committed_runs_of_one_build_pass():
     assert "no raw samples" not in p.stdout and "gate: no significant change at 32 points" in p.stdout
     p = subprocess.run([sys.executable, str(ROOT / "scripts" / "compare.py"), "--gate",
                         str(h200 / "kway.json"), str(h200 / "kway.json")], capture_output=True, text=True)
-    assert p.returncode == 0, p.stdout + p.stderr
-    assert "no raw samples" in p.stdout and "gate: no significant change at 256 points" in p.stdout
+    assert p.returncode == 3, p.stdout + p.stderr
+    assert "no raw samples" in p.stdout and "256 of 256 points lack raw samples" in p.stdout
 
 
 def test_report_and_benchmark_json(tmp_path, capsys):
@@ -170,7 +198,7 @@ def test_different_config_refused(tmp_path, capsys):
     b["config"]["iters"] = 5000
     err = bad(tmp_path, capsys, a, b)
     assert "config.iters is 5000" in err and "10000" in err
-    rc, _, _ = gate(tmp_path, a, b, "--ignore-config", "iters", capsys=capsys)
+    rc, _, _ = gate(tmp_path, with_samples(a), with_samples(b), "--ignore-config", "iters", capsys=capsys)
     assert rc == 0
 
 
@@ -239,7 +267,7 @@ def test_a_run_of_the_current_harness_gates_against_a_result_from_before_it(fixt
     new = ff["with_samples"](old, n=201)
     for p in new["points"]:
         p["n"] = 201
-    a = ff["write"](tmp_path, "a.json", old)
+    a = ff["write"](tmp_path, "a.json", ff["with_samples"](old, n=201))
     b = ff["write"](tmp_path, "b.json", new)
     assert compare.main(["--gate", str(a), str(b)]) == 0, capsys.readouterr().err
     assert "k=4 n=" not in capsys.readouterr().out
@@ -247,7 +275,7 @@ def test_a_run_of_the_current_harness_gates_against_a_result_from_before_it(fixt
     cost = ff["record"]("cost", ff["device"]("SYNTHETIC", "9.0"), {"axis": "k x n", "ns": [0, 100]},
                         [{"k": 2, "n": n, "body": "fma_chain", "median_cycles": 100.0 + n} for n in (0, 100)])
     c = ff["write"](tmp_path, "c.json", cost)
-    assert compare.main(["--gate", str(c), str(c)]) == 0
+    assert compare.main(["--gate", str(c), str(c)]) == 3   # no raw samples: insufficient
     assert "k=2 n=0" in capsys.readouterr().out
 
 
@@ -258,3 +286,87 @@ def test_points_are_named_by_what_the_config_sweeps():
     assert dr.point_label(p, dr.point_axes({"axis": "k x n", "bodies": ["sfu"]})) == "body=sfu k=4 n=201 placement=2"
     assert dr.point_label(p, dr.point_axes({"axis": "body x map x k x sampling", "bodies": [], "maps": []})) == \
         "body=sfu map=modulo k=4 sampling=single placement=2"
+
+
+# ---- the gate's statistics on realistic synthetic runs: power and false alarms ----
+
+def _run(rng, s_per_path, ks=(1, 2, 4, 8, 16, 32), launches=2, warps=132, c=768.0, jitter=25.0):
+    """A k-way result shaped like the default warp-per-SM sweep: each point `launches` launches of `warps`
+    samples, a per-launch offset and a per-warp jitter at the quiet H200's size (max-min ~ 100 cycles)."""
+    import numpy as np
+    r = kway(DEV, s_per_path, c, iters=10000, metrics=False, ks=ks)
+    for p in r["points"]:
+        t = s_per_path * p["k"] + c
+        cyc = np.concatenate([t + rng.normal(0, jitter / 2) + rng.normal(0, jitter / 2, warps) for _ in range(launches)])
+        cyc = np.round(cyc).astype(int)
+        p["samples"] = {"cycles": cyc.tolist(), "smid": [i % warps for i in range(cyc.size)]}
+        p.update(launches=launches, sampling="warp-per-sm", median_cycles=float(np.median(cyc)),
+                 min_cycles=float(cyc.min()), max_cycles=float(cyc.max()))
+    return r
+
+
+@pytest.mark.parametrize("launches", [2, 16])
+def test_a_two_percent_per_path_slowdown_is_caught(tmp_path, capsys, launches):
+    """s grows by 2% (a real per-path slowdown): caught in at least 95% of 40 independent pairs, with the
+    launch as the unit (2 launches: separation; 16: Mann-Whitney), judged quiet (no --allow-disturbed)."""
+    import numpy as np
+    rng = np.random.default_rng(2026)
+    caught = 0
+    for _ in range(40):
+        rc, out, err = gate(tmp_path, _run(rng, 280179.0, launches=launches), _run(rng, 280179.0 * 1.02, launches=launches),
+                            capsys=capsys, judged=True)
+        assert rc in (0, 1), out + err
+        caught += rc == 1
+    assert caught >= 38, f"caught {caught} of 40"
+
+
+@pytest.mark.parametrize("launches", [2, 16])
+def test_fifty_pairs_of_one_distribution_give_at_most_one_alarm(tmp_path, capsys, launches):
+    import numpy as np
+    rng = np.random.default_rng(7)
+    alarms = 0
+    for _ in range(50):
+        rc, out, err = gate(tmp_path, _run(rng, 280179.0, launches=launches), _run(rng, 280179.0, launches=launches),
+                            capsys=capsys, judged=True)
+        assert rc in (0, 1), out + err
+        alarms += rc == 1
+    assert alarms <= 1, f"{alarms} false alarms in 50 pairs"
+
+
+# ---- disturbed inputs: not comparable (exit 3) unless --allow-disturbed ----
+
+def test_a_disturbed_candidate_is_not_comparable(tmp_path, capsys):
+    import numpy as np
+    rng = np.random.default_rng(3)
+    a, b = _run(rng, 280179.0), _run(rng, 280179.0)
+    p = b["points"][3]
+    p["samples"]["cycles"][200] += 198000   # one launch's warp held up 0.1 ms by another context
+    p["max_cycles"] = float(max(p["samples"]["cycles"]))
+    rc, out, err = gate(tmp_path, a, b, capsys=capsys, judged=True)
+    assert rc == 3 and out == "", out
+    assert err.count("\n") == 1 and "not comparable: disturbed measurement" in err and "b.json" in err, err
+    assert "k=8" in err and "noise" in err, err
+    rc, out, _ = gate(tmp_path, a, b, capsys=capsys)   # --allow-disturbed: compared, and said
+    assert rc in (0, 1) and "--allow-disturbed" in out
+
+
+def test_a_co_tenant_in_the_conditions_is_not_comparable(tmp_path, capsys):
+    """The verdict comes from the data: a result whose conditions list another process is refused even
+    though nothing in it says "disturbed"."""
+    import numpy as np
+    rng = np.random.default_rng(4)
+    a, b = _run(rng, 280179.0), _run(rng, 280179.0)
+    for p in a["points"]:
+        p["conditions"] = {"available": True, "processes": {"before": {"read": True, "others": [31337], "others_count": 1},
+                                                            "after": {"read": True, "others": [], "others_count": 0}}}
+    rc, out, err = gate(tmp_path, a, b, capsys=capsys, judged=True)
+    assert rc == 3 and "co_tenant" in err and "a.json" in err, err
+
+
+def test_an_unphysical_fit_is_not_comparable(tmp_path, capsys):
+    import numpy as np
+    rng = np.random.default_rng(5)
+    a, b = _run(rng, 280179.0), _run(rng, 280179.0)
+    b["fit"]["c"] = -278489.0
+    rc, _, err = gate(tmp_path, a, b, capsys=capsys, judged=True)
+    assert rc == 3 and "fit_c" in err, err
