@@ -55,7 +55,7 @@ def case_summary(folder: Path, name: str, mode: str, s_quiet: float | None) -> d
     stem = folder / f"{name}.{mode}"
     out = {"case": name, "mode": mode, "load": (folder / f"{name}.args").read_text().strip()
            if (folder / f"{name}.args").is_file() else None,
-           "divbench_rc": _rc(stem.with_suffix(".rc")), "gate_rc": _rc(Path(f"{stem}.gate.txt"))}
+           "divbench_rc": _rc(Path(f"{stem}.rc")), "gate_rc": _rc(Path(f"{stem}.gate.txt"))}
     res = Path(f"{stem}.json")
     if res.is_file():
         r = dr.load_result(res)
@@ -84,7 +84,7 @@ def run(args) -> int:
     crit = quality.load_criterion()
     base = Path(__file__).resolve().parents[2] / "results" / "h200" / "kway_default.json"
     s_quiet = dr.load_result(base).fit.get("s") if base.is_file() else None
-    cases = sorted({p.name.split(".")[0] for p in (folder / "cases").glob("*.args")}) if (folder / "cases").is_dir() else []
+    cases = sorted(p.name[: -len(".args")] for p in (folder / "cases").glob("*.args")) if (folder / "cases").is_dir() else []
     doc = {"schema": "divbench.disturbed/1", "folder": str(folder), "s_quiet_committed": s_quiet,
            "quiet": quiet_summary(folder / "quiet", crit) if (folder / "quiet").is_dir() else None,
            "cases": [case_summary(folder / "cases", c, m, s_quiet) for c in cases for m in ("nvml", "noproc")]}

@@ -176,8 +176,8 @@ def fit_reasons(result: dr.Result, crit: Criterion) -> list[str]:
     kind = body_kind(result.config.get("body", dr.DEFAULT_BODY), crit)
     floor = crit.r2_min.get(kind)
     out = []
-    fits = [("fit", fit)] + [(f"fit.placements[{i}]", f) for i, f in enumerate(fit.get("placements") or [])
-                             if isinstance(f, dict)]
+    placements = [f for f in (fit.get("placements") or []) if isinstance(f, dict)]
+    fits = [("fit", fit)] + ([(f"fit.placements[{i}]", f) for i, f in enumerate(placements)] if len(placements) > 1 else [])
     for where, f in fits:
         c = dr.number(f.get("c"), f"{where}.c", result.path)
         r2 = dr.number(f.get("r2"), f"{where}.r2", result.path)

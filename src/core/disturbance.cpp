@@ -189,7 +189,7 @@ json judge_result(const json& doc, const NoiseCriterion& c) {
     const std::string kind = body_kind(string_or(config, "body", "fma_chain"), c);
     const auto floor = c.r2_min.find(kind);
     std::vector<std::pair<std::string, json>> fits{{"fit", doc["fit"]}};
-    if (doc["fit"].contains("placements"))
+    if (doc["fit"].contains("placements") && doc["fit"]["placements"].size() > 1)  // one placement: the fit itself
       for (std::size_t i = 0; i < doc["fit"]["placements"].size(); ++i)
         fits.emplace_back("fit.placements[" + std::to_string(i) + "]", doc["fit"]["placements"][i]);
     for (const auto& [where, f] : fits) {

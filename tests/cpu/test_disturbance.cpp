@@ -69,6 +69,7 @@ TEST(Disturbance, SharedFitCases) {
     std::set<std::string> want;
     for (const auto& e : c["expect"]) want.insert(e.get<std::string>());
     EXPECT_EQ(got, want) << c["name"];
+    if (c.contains("expect_count")) EXPECT_EQ(q["reasons"].size(), c["expect_count"].get<std::size_t>()) << c["name"];
     EXPECT_EQ(q["trustworthy"].get<bool>(), want.empty()) << c["name"];
   }
 }
