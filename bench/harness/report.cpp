@@ -83,6 +83,7 @@ void report_result(std::ostream& os, const RunOptions& opts, const ResultRecord&
       if (rec.has_fit && i < rec.fit.residuals.size())
         os << std::setw(12) << std::setprecision(4) << 100.0 * rec.fit.residuals[i] / p.cycles.median;
       if (p.throttled) os << "  THROTTLED";
+      if (p.extra.value("disturbed", false)) os << "  DISTURBED";
       os << "\n";
     }
     os << std::defaultfloat;
@@ -106,6 +107,14 @@ void report_result(std::ostream& os, const RunOptions& opts, const ResultRecord&
   }
   if (!rec.summary.empty()) os << "summary: " << rec.summary.dump() << "\n";
   for (const auto& raw : rec.points_extra) os << "point: " << raw.dump() << "\n";
+  if (rec.quality.is_object()) {
+    const json& q = rec.quality;
+    if (q.value("trustworthy", false))
+      os << "verdict: trustworthy (" << q.value("points_remeasured", 0) << " point(s) re-measured)\n";
+    else
+      os << "verdict: NOT TRUSTWORTHY: " << q.value("disturbed_points", 0) << " disturbed point(s), "
+         << q["reasons"].size() << " reason(s) (stderr names them; exit 4)\n";
+  }
 }
 
 }  // namespace divbench

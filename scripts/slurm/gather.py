@@ -9,11 +9,13 @@ or one that left no status (never ran, cancelled, killed), is named with the las
   study tasks: the per-architecture shards STAGE/study/<arch>/ merged into RESULTS/static/, the files
                a local scripts/study/run.sh writes (only when every architecture succeeded)
 Without a task list (a stage filled by hand) every subfolder of STAGE is a GPU's results.
-Never writes over a RESULTS/<name>/ that holds files unless FORCE=1. Exit 0 when every task succeeded
+A GPU's results are judged first (python3 -m divbench.quality: the verdict recomputed from the samples,
+the processes on the GPU and the fit); a GPU with an untrustworthy result is not gathered, named with
+its reasons, unless ALLOW_DISTURBED=1. Never writes over a RESULTS/<name>/ that holds files unless FORCE=1. Exit 0 when every task succeeded
 and everything was gathered, 1 otherwise, 2 on bad input.
 
 usage: gather.py [STAGE]       (default: results-slurm/ in the checkout)
-  env: DIVBENCH_RESULTS (default: results/ in the checkout), FORCE=1
+  env: DIVBENCH_RESULTS (default: results/ in the checkout), FORCE=1, ALLOW_DISTURBED=1
 """
 import csv
 import glob
@@ -93,6 +95,9 @@ def copy_gpu(stage, name, results, force):
     dest = os.path.join(results, name)
     if holds_files(dest) and not force:
         return f"{dest} already holds results; FORCE=1 to replace"
+    why = untrustworthy(files)
+    if why:
+        return f"{name} not gathered: {why}; ALLOW_DISTURBED=1 to gather it anyway"
     os.makedirs(dest, exist_ok=True)
     for f in files:
         tmp = os.path.join(dest, "." + os.path.basename(f) + ".tmp")
@@ -100,6 +105,28 @@ def copy_gpu(stage, name, results, force):
         os.replace(tmp, os.path.join(dest, os.path.basename(f)))
     say(f"{name} -> {dest}/ ({len(files)} files)")
     return None
+
+
+def untrustworthy(files):
+    """None, or divbench.quality's lines on the divbench results among `files` that it judges untrustworthy."""
+    if os.environ.get("ALLOW_DISTURBED", "0") == "1":
+        return None
+    ours = []
+    for f in files:
+        try:
+            with open(f, encoding="utf-8", errors="replace") as fh:
+                if '"divbench.result/1"' in fh.read(4096):
+                    ours.append(f)
+        except OSError:
+            continue
+    if not ours:
+        return None
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "scripts"))
+    p = subprocess.run([sys.executable, "-m", "divbench.quality", *ours], capture_output=True, text=True, env=env)
+    if p.returncode == 0:
+        return None
+    lines = [ln for ln in (p.stdout + p.stderr).splitlines() if ln.startswith(("untrustworthy", "quality: error"))]
+    return "; ".join(lines) or f"divbench.quality exited {p.returncode}"
 
 
 def merge_study(stage, tasks, results, force):
@@ -123,10 +150,12 @@ def merge_study(stage, tasks, results, force):
 
 def redraw(results):
     """Figures and the comparison table over every GPU in RESULTS (as after a local run)."""
-    figs = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "figures.py"), "--results", results])
+    allow = ["--allow-disturbed"] if os.environ.get("ALLOW_DISTURBED", "0") == "1" else []
+    figs = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "figures.py"), "--results", results, *allow])
     md = os.path.join(results, "figures", "compare.md")
     cmp_ = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "compare.py"), results, "--reference",
-                           os.path.join(results, "reference", "paper-2607.23402.json"), "--markdown", "--out", md])
+                           os.path.join(results, "reference", "paper-2607.23402.json"), "--markdown", "--out", md,
+                           *allow])
     if cmp_.returncode == 0 and os.path.exists(md):
         with open(md) as f:
             print(f.read(), end="")

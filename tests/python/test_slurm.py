@@ -76,3 +76,24 @@ def test_gather(tmp_path):
     # a second gather does not overwrite without FORCE=1
     p = subprocess.run(["bash", str(SLURM / "gather.sh"), str(stage)], capture_output=True, text=True, env=env)
     assert p.returncode == 1 and "already holds results" in p.stderr
+
+
+def test_gather_refuses_a_disturbed_gpu(tmp_path):
+    """The verdict is recomputed from the data: a GPU whose result lists another process on the GPU is not
+    gathered (named, with the reason) unless ALLOW_DISTURBED=1."""
+    stage = tmp_path / "stage"
+    results = tmp_path / "results"
+    r = kway(device("SYNTHETIC GPU X", "8.0"), 500.0, 5.0)
+    r["points"][0]["conditions"] = {"available": True, "processes": {
+        "before": {"read": True, "others": [4242], "others_count": 1},
+        "after": {"read": True, "others": [4242], "others_count": 1}}}
+    write(stage / "gpu_x", "kway.json", r)
+    write(results / "reference", "paper-2607.23402.json", json.loads((ROOT / "results/reference/paper-2607.23402.json").read_text()))
+    env = dict(os.environ, DIVBENCH_RESULTS=str(results), MPLBACKEND="Agg")
+    p = subprocess.run(["bash", str(SLURM / "gather.sh"), str(stage)], capture_output=True, text=True, env=env)
+    assert p.returncode == 1 and not (results / "gpu_x").exists(), p.stderr
+    assert "gpu_x not gathered" in p.stderr and "co_tenant" in p.stderr and "ALLOW_DISTURBED=1" in p.stderr
+    env["ALLOW_DISTURBED"] = "1"
+    p = subprocess.run(["bash", str(SLURM / "gather.sh"), str(stage)], capture_output=True, text=True, env=env)
+    assert p.returncode == 0 and (results / "gpu_x" / "kway.json").exists(), p.stderr
+    assert "--allow-disturbed" in (results / "figures" / "compare.md").read_text()
