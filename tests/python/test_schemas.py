@@ -153,7 +153,8 @@ def test_occupancy_of_issue_13_shape(fixture_factory):
 
 def test_gate_benchmark_json(results, fixture_factory, tmp_path):
     from divbench import gate
-    a = results / "gpu_a" / "kway.json"
+    a = fixture_factory["write"](tmp_path, "a.json",
+                                 fixture_factory["with_samples"](json.loads((results / "gpu_a" / "kway.json").read_text())))
     b = fixture_factory["write"](tmp_path, "b.json", fixture_factory["scaled"](json.loads(a.read_text()), 1.05))
     out = tmp_path / "bench.json"
     assert gate.main([a, b, "--benchmark-json", out]) == 1
