@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -136,6 +137,8 @@ int main(int argc, char** argv) {
     if (opts.has("--k")) opts.ks = parse_k_list(k_spec);
     if (opts.has("--n")) opts.ns = parse_n_list(n_spec);
     if (opts.has("--seed")) opts.seed = parse_seed(seed_spec);
+    if (opts.has("--noise-factor") && !(std::isfinite(opts.noise_factor) && opts.noise_factor >= 1))
+      throw UsageError("--noise-factor: expected a finite number >= 1 (a multiple of the quiet noise level)");
     if (!opts.list && opts.sweep.empty() && opts.probe.empty() && !opts.all)
       return fail(kExitUsage, "nothing to do: give --sweep NAME, --probe NAME, --all, --list or a command (--help)");
     return run_dynamic(opts, gb_args);
