@@ -42,12 +42,14 @@ void print_experiment_list(std::ostream& os) {
 std::string points_csv(const ResultRecord& rec) {
   std::ostringstream os;
   os << std::setprecision(10);
-  os << "experiment,device,k,median_cycles,min_cycles,max_cycles,cv,launches,throttled,clock_mhz,placement,samples\n";
+  os << "experiment,device,k,median_cycles,min_cycles,max_cycles,cv,launches,throttled,clock_mhz,placement,samples,"
+        "disturbed,attempts\n";
   for (const auto& p : rec.points)
     os << rec.experiment << ',' << '"' << rec.device.name << '"' << ',' << p.k << ',' << p.cycles.median << ','
        << p.cycles.min << ',' << p.cycles.max << ',' << p.cycles.cv << ',' << p.launches << ','
        << (p.throttled ? "true" : "false") << ',' << p.clock_mhz << ',' << p.extra.value("placement", 0) << ','
-       << p.cycles.n << '\n';
+       << p.cycles.n << ',' << (p.extra.value("disturbed", false) ? "true" : "false") << ','
+       << p.extra.value("attempts", 1) << '\n';
   return os.str();
 }
 

@@ -1,0 +1,70 @@
+// The runner's verdict and how the console and CSV show it, on synthetic points (no GPU): a disturbed
+// point makes the result untrustworthy, the verdict records the policy and what could not be checked,
+// and the console table marks the point and ends with the verdict line.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "harness/measure.hpp"
+#include "harness/report.hpp"
+
+namespace divbench {
+namespace {
+
+TimedPoint point(double k, bool disturbed) {
+  TimedPoint p;
+  p.k = k;
+  p.cycles.median = p.cycles.min = p.cycles.max = 1000 * k;
+  p.cycles.n = 264;
+  p.launches = 2;
+  p.extra["disturbed"] = disturbed;
+  p.extra["disturbed_reasons"] = disturbed ? json::array({"co_tenant: 1 other process(es) on the GPU (9)"}) : json::array();
+  p.extra["attempts"] = disturbed ? 3 : 1;
+  p.extra["conditions"] = {{"available", true},
+                           {"processes", {{"before", {{"read", false}, {"reason", "DIVBENCH_NVML_PROCESSES=off"}}},
+                                          {"after", {{"read", false}, {"reason", "DIVBENCH_NVML_PROCESSES=off"}}}}}};
+  return p;
+}
+
+ResultRecord record(bool with_disturbed) {
+  ResultRecord r;
+  r.experiment = "kway";
+  r.device.name = "SYNTHETIC";
+  r.config = {{"body", "fma_chain"}};
+  r.points = {point(1, false), point(2, with_disturbed)};
+  return r;
+}
+
+TEST(Verdict, DisturbedPointMakesTheResultUntrustworthy) {
+  ResultRecord r = record(true);
+  const RetryPolicy policy{3, 4, &noise_criterion()};
+  const json q = add_verdict(r, to_json(r), policy);
+  EXPECT_FALSE(q["trustworthy"].get<bool>());
+  EXPECT_EQ(q["disturbed_points"].get<int>(), 1);
+  EXPECT_EQ(q["points_remeasured"].get<int>(), 1);
+  EXPECT_EQ(q["criterion"]["max_attempts"].get<int>(), 3);
+  ASSERT_EQ(q["notes"].size(), 1u);
+  EXPECT_NE(q["notes"][0].get<std::string>().find("DIVBENCH_NVML_PROCESSES=off"), std::string::npos);
+  EXPECT_EQ(r.quality, q);
+}
+
+TEST(Verdict, ConsoleMarksThePointAndEndsWithTheVerdict) {
+  ResultRecord r = record(true);
+  add_verdict(r, to_json(r), RetryPolicy{3, 4, &noise_criterion()});
+  RunOptions o;
+  std::ostringstream os;
+  report_result(os, o, r, to_json(r));
+  const std::string out = os.str();
+  EXPECT_NE(out.find("DISTURBED"), std::string::npos) << out;
+  EXPECT_NE(out.find("verdict: NOT TRUSTWORTHY: 1 disturbed point(s)"), std::string::npos) << out;
+  EXPECT_NE(points_csv(r).find(",true,3\n"), std::string::npos) << points_csv(r);
+
+  ResultRecord quiet = record(false);
+  add_verdict(quiet, to_json(quiet), RetryPolicy{3, 4, &noise_criterion()});
+  std::ostringstream os2;
+  report_result(os2, o, quiet, to_json(quiet));
+  EXPECT_NE(os2.str().find("verdict: trustworthy (0 point(s) re-measured)"), std::string::npos) << os2.str();
+}
+
+}  // namespace
+}  // namespace divbench
