@@ -3,6 +3,7 @@ stderr and exit 2; nothing is written unless the whole output can be (jsonio.wri
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 
 from divbench.jsonio import InputError, OutputError
@@ -33,3 +34,26 @@ def guarded(prog: str, body, *args) -> int:
         return body(*args)
     except (InputError, OutputError) as e:
         return fail(prog, e)
+
+
+def tool_main(prog: str):
+    """The one `main` guard of a tool: decorates its main(); whatever escapes it on bad data (InputError,
+    OutputError, or any other exception: OverflowError on a huge integer, TypeError on a list where an
+    object belongs, RecursionError, ...) becomes one line `PROG: error: ...` and exit 2, never a
+    traceback. SystemExit (argparse, an explicit exit) passes; Ctrl-C exits 130 without a traceback."""
+    def wrap(main):
+        @functools.wraps(main)
+        def guarded_main(*args, **kwargs):
+            try:
+                return main(*args, **kwargs)
+            except KeyboardInterrupt:
+                print(f"{prog}: interrupted", file=sys.stderr)
+                return 130
+            except (InputError, OutputError) as e:
+                return fail(prog, e)
+            except RecursionError:
+                return fail(prog, "input nested too deeply")
+            except Exception as e:  # noqa: BLE001 - the guard: bad data must not give a traceback
+                return fail(prog, f"cannot process this input ({type(e).__name__}: {e})")
+        return guarded_main
+    return wrap
