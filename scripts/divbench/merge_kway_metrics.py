@@ -16,7 +16,7 @@ import csv
 import io
 import sys
 
-from divbench.cli import ArgumentParser, fail
+from divbench.cli import ArgumentParser, fail, tool_main
 from divbench.jsonio import InputError, OutputError, check_writable, write_json
 from divbench.results import load_result, point_label
 from divbench.provenance import read_provenance
@@ -220,6 +220,7 @@ def fmt(v, spec):
     return "na" if v is None else format(v, spec)
 
 
+@tool_main("merge_kway_metrics")
 def main(argv=None):
     ap = ArgumentParser(prog="merge_kway_metrics", description=__doc__.splitlines()[0])
     ap.add_argument("--divbench", action="append", required=True)

@@ -24,7 +24,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from divbench.cli import ArgumentParser, fail
+from divbench.cli import ArgumentParser, fail, tool_main
 from divbench.jsonio import InputError, load_json
 from divbench.paths import repo_root
 
@@ -188,6 +188,7 @@ def committed_results(root: Path | None = None) -> list[Path]:
     return sorted(p for p in (root / "results").rglob("*.json") if p.is_file())
 
 
+@tool_main("schemas")
 def main(argv=None) -> int:
     ap = ArgumentParser(prog="schemas", description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="*", type=Path, help="JSON files (default: every results/**/*.json)")

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 
-from divbench.cli import ArgumentParser, fail
+from divbench.cli import ArgumentParser, fail, tool_main
 from divbench.jsonio import InputError, OutputError, load_json
 from divbench.pathargs import creatable_dir, existing_dir
 from divbench.paths import repo_root
@@ -92,6 +92,7 @@ def check_paths(a, tc, archs):
     creatable_dir(a.cache, "--cache")
 
 
+@tool_main("study")
 def main(argv=None):
     ap = ArgumentParser(prog="study", description=__doc__.splitlines()[0])
     ap.add_argument("--divbench", required=True, help="the divbench executable (its `sass` command analyses)")
