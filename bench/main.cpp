@@ -18,6 +18,7 @@
 
 #include "cli/command.hpp"
 #include "divbench/core/errors.hpp"
+#include "divbench/core/files.hpp"
 #include "harness/options.hpp"
 #include "harness/runner.hpp"
 
@@ -43,7 +44,7 @@ std::uint64_t parse_seed(const std::string& s) {
 }
 
 int fail(int code, const std::string& msg) {
-  std::fprintf(stderr, "divbench: error: %s\n", msg.c_str());
+  std::fprintf(stderr, "divbench: error: %s\n", divbench::one_line(msg).c_str());  // a name with a newline: still one line
   return code;
 }
 

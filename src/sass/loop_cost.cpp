@@ -295,6 +295,10 @@ CostConstants constants_from_json(const json& j, const std::string& what) {
     if (!j.at("taken_branch_cycles").is_null()) c.taken_branch = j.at("taken_branch_cycles").get<double>();
     if (!j.at("variable_latency_cycles").is_null()) c.variable_latency = j.at("variable_latency_cycles").get<double>();
     c.source = j.at("source");
+    // Cycles per taken branch or per variable-latency wait: a small non-negative number (a cost model
+    // with -1e300 would predict nonsense slopes without a word).
+    for (const auto& [key, v] : {std::pair{"taken_branch_cycles", c.taken_branch}, {"variable_latency_cycles", c.variable_latency}})
+      if (v && !(*v >= 0 && *v <= 1e6)) throw UsageError(what + ": " + key + " is " + std::to_string(*v) + ", outside 0..1e6 cycles");
     return c;
   } catch (const json::exception& e) {
     throw UsageError(what + ": malformed " + kLoopCostSchema + " (" + e.what() + ")");
