@@ -87,9 +87,10 @@ void check_output(const std::string& opt, const std::string& out, const std::vec
     if (!in.empty() && same_file(out, in))
       throw UsageError(opt + " " + out + " is an input of this command (" + in + "): inputs are never overwritten");
   struct stat st {};
+  if (::stat(out.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw UsageError(opt + ": cannot write " + out + ": is a directory; give a file name");
   if (::stat(out.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-    throw UsageError(opt + " " + out + ": exists and is not a regular file (" +
-                     (S_ISDIR(st.st_mode) ? "a directory" : "a FIFO, device or socket") + "); give a file name");
+    throw UsageError(opt + " " + out + ": exists and is not a regular file (a FIFO, device or socket); give a file name");
   struct stat lst {};
   if (::lstat(out.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode) && ::stat(out.c_str(), &st) != 0)
     throw UsageError(opt + " " + out + ": a symlink to nothing; give a file name");
