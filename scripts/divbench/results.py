@@ -9,6 +9,7 @@ that it is a finite number. Every problem raises InputError with one line that n
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -125,6 +126,8 @@ def check_result(path: Path, data: dict) -> Result:
             raise InputError(f"{path}: 'device' needs 'name' and 'cc'")
         if not isinstance(dev[key], str) or not dev[key].strip():
             raise InputError(f"{path}: device.{key} is {_short(dev[key])}, expected a non-empty string")
+    if not re.fullmatch(r"[0-9]{1,3}\.[0-9]{1,3}", dev["cc"]):
+        raise InputError(f"{path}: device.cc is {_short(dev['cc'])}, expected a compute capability like \"9.0\"")
     for i, p in enumerate(data["points"]):
         if not isinstance(p, dict):
             raise InputError(f"{path}: points[{i}] is {type(p).__name__}, expected an object")

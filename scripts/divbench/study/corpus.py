@@ -16,19 +16,19 @@ KERNEL = re.compile(r'extern\s+"C"\s+__global__\s+void\s+([A-Za-z_][A-Za-z0-9_]*
 
 def read_bytes(path):
     """A corpus file's bytes: a regular file of at most 16 MiB, checked before it is read (a FIFO or a
-    folder named a.cu is a StudyError, never a hang or a traceback)."""
+    folder named a.cu is an InputError, never a hang or a traceback)."""
     try:
         return read_regular(path, 16 << 20)
     except InputError as e:
-        raise StudyError(f"corpus: {e}") from None
+        raise InputError(f"corpus: {e}") from None
 
 
 def read_source(path):
-    """A corpus file as text: UTF-8, or a StudyError naming the file."""
+    """A corpus file as text: UTF-8, or an InputError (bad input, exit 2) naming the file."""
     try:
         return read_bytes(path).decode("utf-8")
     except UnicodeDecodeError as e:
-        raise StudyError(f"corpus: {path}: not UTF-8 text (byte {e.start})") from None
+        raise InputError(f"corpus: {path}: not UTF-8 text (byte {e.start})") from None
 
 
 class Corpus:

@@ -152,7 +152,9 @@ def main(argv=None):
                 return 1
             log(f"identical to {a.compare} (ignoring run provenance)")
         return 0
-    except (StudyError, InputError, OutputError) as e:
+    except (InputError, OutputError) as e:  # bad input (a corpus file that is not UTF-8, ...): exit 2
+        return fail("study", e)
+    except StudyError as e:
         print(f"study: error: {e}", file=sys.stderr)
         return 1
 
