@@ -121,7 +121,12 @@ int main(int argc, char** argv) {
 
   try {
     for (std::size_t i = 0; i < subs.size(); ++i)
-      if (subs[i].first->parsed()) return runners[i]();
+      if (subs[i].first->parsed()) {
+        if (gb_args.size() > 1)  // only the sweeps and probes run through Google Benchmark
+          throw UsageError(gb_args[1] + ": Google Benchmark flags apply to --sweep, --probe and --all, not to " +
+                           subs[i].first->get_name());
+        return runners[i]();
+      }
     for (const CLI::Option* o : app.get_options())
       if (o->count() > 0)
         for (const auto& n : o->get_lnames()) opts.given.insert("--" + n);
