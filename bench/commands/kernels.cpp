@@ -17,6 +17,7 @@
 #include "divbench/core/files.hpp"
 #include "divbench/core/json_io.hpp"
 #include "divbench/sass/kernel_facts.hpp"
+#include "divbench/sass/kernels_inputs.hpp"
 #include "divbench/sass/loop_cost.hpp"
 #include "divbench/sass/nvdisasm.hpp"
 #include "divbench/sass/slope_prediction.hpp"
@@ -87,30 +88,15 @@ int run_facts(const FactsOptions& o) {
   return kExitOk;
 }
 
-// A value of the wrong type or range in a JSON input (the json library's type_error, out_of_range, ...)
-// is bad input: one line naming the inputs, exit 2, instead of an internal error.
-template <class F>
-auto with_json_inputs(const std::string& inputs, F&& f) {
-  try {
-    return f();
-  } catch (const json::exception& e) {
-    throw UsageError(inputs + ": a value of the wrong type or out of range (" + e.what() + ")");
-  }
-}
-
 sass::CostFit fit_inputs(const FitOptions& o) {
   const json facts = read_json_file(o.facts);
-  if (facts.value("schema", "") != sass::kKernelFactsSchema)
-    throw UsageError("--facts: " + o.facts + " is not a " + sass::kKernelFactsSchema + " document");
-  sass::CostFit fit;
   if (!o.cost.empty()) {
-    fit = sass::fit_from_cost_result(read_json_file(o.cost), o.cost, facts, o.facts);
-  } else {
-    std::vector<json> docs;
-    for (const auto& k : o.kway) docs.push_back(read_json_file(k));
-    fit = sass::fit_from_kway_results(docs, o.kway, facts, o.facts);
+    const json cost = read_json_file(o.cost);
+    return sass::fit_from_documents(facts, o.facts, &cost, o.cost, {}, {});
   }
-  return fit;
+  std::vector<json> docs;
+  for (const auto& k : o.kway) docs.push_back(read_json_file(k));
+  return sass::fit_from_documents(facts, o.facts, nullptr, "", docs, o.kway);
 }
 
 int run_fit(const FitOptions& o) {
@@ -119,7 +105,7 @@ int run_fit(const FitOptions& o) {
   inputs.insert(inputs.end(), o.kway.begin(), o.kway.end());
   check_output("--out", o.out, inputs);
   require_writable(o.out, "--out");
-  const sass::CostFit fit = with_json_inputs("--facts/--cost/--kway", [&] { return fit_inputs(o); });
+  const sass::CostFit fit = fit_inputs(o);
   write_json_atomic(o.out, sass::to_json(fit));
   std::cout << sass::fit_summary(fit);
   return kExitOk;
@@ -172,18 +158,16 @@ int run_predict(const PredictOptions& o) {
     throw UsageError("--out-dir: " + o.out_dir + " is not a directory");
   std::vector<std::string> inputs = o.facts;
   inputs.push_back(o.constants);
-  const auto predicted = with_json_inputs("--facts/--constants", [&] {
-    const sass::CostConstants constants = sass::constants_from_json(read_json_file(o.constants), o.constants);
-    std::vector<json> docs;
-    for (const auto& f : o.facts) docs.push_back(read_json_file(f));
-    return sass::predict_slopes(docs, o.facts, constants, o.constants, o.n);
-  });
+  std::vector<json> docs;
+  for (const auto& f : o.facts) docs.push_back(read_json_file(f));
+  const sass::Predictions predictions =
+      sass::predict_from_documents(read_json_file(o.constants), o.constants, docs, o.facts, o.n);
+  const auto& predicted = predictions.documents;
   // All or nothing: every sm_XX.json is checked and reserved (a temporary file next to it) before the
   // first is written; a folder that had to be made is removed again when anything fails.
   const bool made_dir = !fs::exists(o.out_dir, ec);
   fs::create_directories(o.out_dir, ec);
   if (!fs::is_directory(o.out_dir, ec)) throw UsageError("--out-dir: cannot create " + o.out_dir);
-  std::string summaries;
   try {
     std::vector<ReservedFile> files;
     std::vector<std::string> texts;
@@ -193,19 +177,14 @@ int run_predict(const PredictOptions& o) {
       files.emplace_back(path);
       texts.push_back(json_text(doc));
     }
-    summaries = with_json_inputs("--facts/--constants", [&] {
-      std::string text;
-      for (const auto& [arch, doc] : predicted) text += sass::prediction_summary(doc);
-      return text;
-    });
     for (std::size_t i = 0; i < files.size(); ++i) files[i].commit(texts[i]);
   } catch (...) {
     if (made_dir) fs::remove_all(o.out_dir, ec);
     throw;
   }
-  std::cout << summaries;
+  std::cout << predictions.summary;
   if (o.compare.empty()) return kExitOk;
-  const int problems = with_json_inputs("--compare", [&] { return compare_with(predicted, o.compare, o.expect); });
+  const int problems = sass::with_json_inputs("--compare", [&] { return compare_with(predicted, o.compare, o.expect); });
   if (problems == 0) return kExitOk;
   std::cout << problems << " difference(s) from " << o.compare
             << ": after an intended change (kernels, toolkit, constants), regenerate with scripts/predict.sh and commit\n";
