@@ -8,12 +8,16 @@ namespace divbench::sass {
 CostFit fit_from_documents(const json& facts, const std::string& facts_path, const json* cost,
                            const std::string& cost_path, const std::vector<json>& kway,
                            const std::vector<std::string>& kway_paths) {
-  return with_json_inputs("--facts/--cost/--kway", [&] {
+  const CostFit fit = with_json_inputs("--facts/--cost/--kway", [&] {
     if (!facts.is_object() || facts.value("schema", "") != kKernelFactsSchema)
       throw UsageError("--facts: " + facts_path + " is not a " + kKernelFactsSchema + " document");
     if (cost) return fit_from_cost_result(*cost, cost_path, facts, facts_path);
     return fit_from_kway_results(kway, kway_paths, facts, facts_path);
   });
+  if (!fit.constants.taken_branch)  // a document of null constants would pass for a fit
+    throw UsageError(std::string(cost ? "--cost " + cost_path : "--kway") +
+                     ": no body whose a can be fitted (none measured, or every one waits on memory): nothing to write");
+  return fit;
 }
 
 Predictions predict_from_documents(const json& constants, const std::string& constants_path,

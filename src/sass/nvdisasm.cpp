@@ -156,9 +156,9 @@ struct TempFile {
   int fd = -1;
   explicit TempFile(const std::string& base, const char* stem) : name(base + "/" + stem + "-XXXXXX") {
     fd = ::mkstemp(name.data());
-    if (fd < 0)
-      throw std::runtime_error("cannot create a temporary file in " + base + " (" + std::strerror(errno) +
-                               "): set TMPDIR to a writable folder");
+    if (fd < 0)  // an unusable TMPDIR (missing, read-only, full) is the caller's setting: exit 2
+      throw UsageError("TMPDIR " + base + ": cannot create a temporary file there (" + std::strerror(errno) +
+                       "); set TMPDIR to a writable folder");
   }
   ~TempFile() {
     if (fd >= 0) ::close(fd);
@@ -244,8 +244,8 @@ TempDir::TempDir() {
   const std::string base = env("TMPDIR").empty() ? "/tmp" : env("TMPDIR");
   std::string tmpl = base + "/divbench-sass-XXXXXX";
   if (!::mkdtemp(tmpl.data()))
-    throw std::runtime_error("cannot create a temporary directory in " + base + " (" + std::strerror(errno) +
-                             "): set TMPDIR to a writable folder");
+    throw UsageError("TMPDIR " + base + ": cannot create a temporary folder there (" + std::strerror(errno) +
+                     "); set TMPDIR to a writable folder");
   path_ = tmpl;
   guard_ = new Interruptible;
 }

@@ -159,6 +159,7 @@ def make_inputs(data: Path, craft_tool: str, cubin: str) -> None:
     os.symlink("/dev/null", data / "devnull_link")
     os.symlink("fifo", data / "fifo_link")
     os.symlink("loop_link", data / "loop_link")
+    os.symlink("/proc/self/fd/1", data / "stdout_link")
     shutil.copyfile(cubin, data / "-json")  # a valid cubin whose name looks like an option
     with open(data / "sparse.bin", "wb") as f:  # 64 GiB of nothing, no blocks on disk: never read whole
         f.truncate(64 << 30)
@@ -176,6 +177,8 @@ def make_inputs(data: Path, craft_tool: str, cubin: str) -> None:
              "facts_huge": '{"schema": "divbench.kernels/1", "cubins": 1e400}\n',
              "facts_cubins_string": {**facts, "cubins": "many"},
              "constants_array": "[]\n",
+             "cost_no_bodies": {"schema": "divbench.result/1", "experiment": "cost", "device": {"name": "H200", "cc": "9.0"},
+                                "summary": {"bodies": []}, "points": []},
              "constants_negative": {**consts, "taken_branch_cycles": -1e300},
              "deep": "[" * 100_000 + "]" * 100_000}
     (data / "json").mkdir()
