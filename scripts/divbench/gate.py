@@ -226,10 +226,11 @@ def run(args) -> int:
     notes = check_comparable(a, b, args.ignore_config)
     verdicts, more = evaluate(a, b, args.threshold, args.alpha)
     notes += more
+    bench = benchmark_json(b, verdicts) if args.benchmark_json else None  # checked before anything is written
     if args.report:
         write_atomic(args.report, markdown(a, b, verdicts, notes, args))
-    if args.benchmark_json:
-        write_atomic(args.benchmark_json, benchmark_json(b, verdicts))
+    if bench is not None:
+        write_atomic(args.benchmark_json, bench)
     sys.stdout.write(console(a, b, verdicts, notes, args))
     return EXIT_CHANGE if any(v.significant for v in verdicts) else EXIT_NO_CHANGE
 

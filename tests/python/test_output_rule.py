@@ -117,3 +117,17 @@ def test_output_rule_property(tmp_path):
                 assert inp.read_text() == '{"a": 1}\n'
     finally:
         os.chdir(cwd)
+
+
+def test_benchmark_json_refuses_nan():
+    """github-action-benchmark's file is JSON: a NaN value is refused with one line, not written."""
+    from types import SimpleNamespace
+
+    from divbench.gate_report import benchmark_json
+    from divbench.jsonio import InputError
+
+    b = SimpleNamespace(experiment="kway", path=Path("b.json"))
+    ok = SimpleNamespace(label="k=1", median_a=1.0, median_b=2.0, change=1.0, method="mann-whitney")
+    assert '"value": 2.0' in benchmark_json(b, [ok])
+    with pytest.raises(InputError, match="not a finite number"):
+        benchmark_json(b, [SimpleNamespace(**{**vars(ok), "median_b": float("nan")})])
