@@ -100,6 +100,7 @@ int main(int argc, char** argv) {
   std::string seed_spec;
   app.add_option("--seed", seed_spec, "Seed of the random lane permutation map (0..2^64-1)");
 
+  list->excludes(app.get_option("--out"));  // --list writes nothing: an --out with it would be silently ignored
   std::vector<std::pair<CLI::App*, std::function<std::function<int()>(CLI::App&)>>> subs;
   for (auto& c : cli::command_registry()) subs.emplace_back(app.add_subcommand(c.name, c.help), c.setup);
   std::vector<std::function<int()>> runners(subs.size());
