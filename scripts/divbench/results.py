@@ -310,6 +310,8 @@ def load_reference(path: Path | str) -> dict:
     for key, info in ref["gpus"].items():
         if not isinstance(info, dict) or not isinstance(info.get("family"), str) or not isinstance(info.get("arch"), str):
             raise InputError(f"{p}: gpus.{key} needs 'family' and 'arch' strings")
+        if not re.fullmatch(r"sm_[0-9]{2,3}[a-z]?", info["arch"]):
+            raise InputError(f"{p}: gpus.{key}.arch is {_short(info['arch'])}, expected an architecture like \"sm_90\"")
     for where in ("slope_cycles_per_path", "constant_cycles"):
         for key, v in ref["dynamic"][where]["values"].items():
             if v is not None:

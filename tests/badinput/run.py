@@ -208,7 +208,8 @@ def make_inputs(data: Path, craft_tool: str, cubin: str) -> None:
         (d / "kway.json").write_text(text, encoding="utf-8")
     ref = json.loads((ROOT / "results" / "reference" / "paper-2607.23402.json").read_text(encoding="utf-8"))
     refs = {"ref_not_json": "{", "ref_wrong_schema": {**ref, "schema": "other/1"},
-            "ref_missing_gpus": {k: v for k, v in ref.items() if k != "gpus"}, "ref_array": [ref]}
+            "ref_missing_gpus": {k: v for k, v in ref.items() if k != "gpus"}, "ref_array": [ref],
+            "ref_arch_word": {**ref, "gpus": {k: {**g, "arch": "nine"} for k, g in ref["gpus"].items()}}}
     for name, doc in refs.items():
         (data / f"{name}.json").write_text(doc if isinstance(doc, str) else json.dumps(doc), encoding="utf-8")
     static = data / "static_bad"
