@@ -131,3 +131,34 @@ def test_benchmark_json_refuses_nan():
     assert '"value": 2.0' in benchmark_json(b, [ok])
     with pytest.raises(InputError, match="not a finite number"):
         benchmark_json(b, [SimpleNamespace(**{**vars(ok), "median_b": float("nan")})])
+
+
+def test_sigterm_unwinds_and_leaves_nothing(tmp_path):
+    """SIGTERM during a tool: its finally blocks run (a temporary file is removed), one line, exit 143."""
+    import subprocess
+    import textwrap
+
+    marker = tmp_path / "tmp.partial"
+    code = textwrap.dedent(f"""
+        import os, sys, time
+        from divbench.cli import tool_main
+
+        @tool_main("t")
+        def main():
+            open({str(marker)!r}, "w").close()
+            try:
+                print("ready", flush=True)
+                time.sleep(60)
+            finally:
+                os.unlink({str(marker)!r})
+
+        sys.exit(main())
+    """)
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "scripts"))
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    assert p.stdout.readline().strip() == "ready"
+    p.terminate()
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 143
+    assert err.strip() == "t: error: interrupted by signal 15"
+    assert not marker.exists()
