@@ -19,7 +19,7 @@ import sys
 import time
 
 from divbench.cli import ArgumentParser, fail, tool_main
-from divbench.jsonio import InputError, OutputError, load_json
+from divbench.jsonio import InputError, OutputError, load_json, same_file
 from divbench.pathargs import creatable_dir, existing_dir
 from divbench.paths import repo_root
 from divbench.study import StudyError
@@ -88,6 +88,8 @@ def check_paths(a, tc, archs):
     existing_dir(a.corpus, "--corpus")
     if a.compare:
         existing_dir(a.compare, "--compare")
+        if same_file(a.compare, a.out):  # the files written would be compared with themselves: a false pass
+            raise InputError(f"--out {a.out} is the --compare folder: write elsewhere to compare")
     creatable_dir(a.out, "--out")
     creatable_dir(a.cache, "--cache")
 
