@@ -12,7 +12,7 @@
 namespace divbench {
 
 namespace {
-// Opens `path` for reading without blocking and checks it is a regular file; returns the fd and its size.
+// Opens `path` for reading without blocking and checks (fstat, into `st`) that it is a regular file; returns the fd.
 int open_regular(const std::string& path, struct stat& st) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
