@@ -19,6 +19,7 @@
 
 #include "cli/command.hpp"
 #include "divbench/core/errors.hpp"
+#include "divbench/core/files.hpp"
 #include "harness/options.hpp"
 #include "harness/runner.hpp"
 
@@ -44,7 +45,7 @@ std::uint64_t parse_seed(const std::string& s) {
 }
 
 int fail(int code, const std::string& msg) {
-  std::fprintf(stderr, "divbench: error: %s\n", msg.c_str());
+  std::fprintf(stderr, "divbench: error: %s\n", divbench::one_line(msg).c_str());  // a name with a newline: still one line
   return code;
 }
 
@@ -109,6 +110,7 @@ int main(int argc, char** argv) {
                  "(data/noise_criterion.json; default its factor)")
       ->check(CLI::Range(1.0, 1e6));
 
+  list->excludes(app.get_option("--out"));  // --list writes nothing: an --out with it would be silently ignored
   std::vector<std::pair<CLI::App*, std::function<std::function<int()>(CLI::App&)>>> subs;
   for (auto& c : cli::command_registry()) subs.emplace_back(app.add_subcommand(c.name, c.help), c.setup);
   std::vector<std::function<int()>> runners(subs.size());
@@ -130,7 +132,12 @@ int main(int argc, char** argv) {
 
   try {
     for (std::size_t i = 0; i < subs.size(); ++i)
-      if (subs[i].first->parsed()) return runners[i]();
+      if (subs[i].first->parsed()) {
+        if (gb_args.size() > 1)  // only the sweeps and probes run through Google Benchmark
+          throw UsageError(gb_args[1] + ": Google Benchmark flags apply to --sweep, --probe and --all, not to " +
+                           subs[i].first->get_name());
+        return runners[i]();
+      }
     for (const CLI::Option* o : app.get_options())
       if (o->count() > 0)
         for (const auto& n : o->get_lnames()) opts.given.insert("--" + n);

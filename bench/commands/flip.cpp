@@ -14,6 +14,7 @@
 
 #include "cli/command.hpp"
 #include "divbench/core/errors.hpp"
+#include "divbench/core/files.hpp"
 #include "divbench/core/json_io.hpp"
 #include "divbench/core/provenance.hpp"
 #include "divbench/cubin/discover.hpp"
@@ -59,20 +60,25 @@ void check_writable(const std::string& opt, const std::string& path) {
   if (!path_is_writable(path, &why)) throw UsageError(opt + ": cannot write " + path + ": " + why);
 }
 
-bool same_file(const std::string& a, const std::string& b) {
+fs::path canonical_spelling(const std::string& p) {
   std::error_code ec;
-  return fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec);
+  const fs::path c = fs::weakly_canonical(fs::absolute(p, ec), ec);
+  return ec ? fs::path(p).lexically_normal() : c;
 }
 
-// --out (and --report) against the input: never the input, never each other, writable.
+// --out (and --report) against the input: never the input, never each other, never a special file,
+// writable (the output rule, divbench/core/files.hpp).
 void check_outputs(const FlipOptions& o) {
   require(o.out, "--out FILE");
   if (same_file(o.out, o.cubin)) throw UsageError("--out must differ from --cubin: the original is never modified");
+  check_output("--out", o.out, {o.cubin});
   check_writable("--out", o.out);
   if (!o.report.empty()) {
     if (same_file(o.report, o.cubin)) throw UsageError("--report must differ from --cubin");
-    if (fs::path(o.report).lexically_normal() == fs::path(o.out).lexically_normal())
+    if (fs::path(o.report).lexically_normal() == fs::path(o.out).lexically_normal() || same_file(o.report, o.out) ||
+        canonical_spelling(o.report) == canonical_spelling(o.out))
       throw UsageError("--report must differ from --out");
+    check_output("--report", o.report, {o.cubin, o.out});
     check_writable("--report", o.report);
   }
 }
@@ -114,7 +120,10 @@ int run_patch(const FlipOptions& o) {
 }
 
 int run_discover(const FlipOptions& o) {
-  if (!o.report.empty()) check_writable("--report", o.report);
+  if (!o.report.empty()) {
+    check_output("--report", o.report, o.files);
+    check_writable("--report", o.report);
+  }
   const std::string nvd = sass::find_nvdisasm(o.nvdisasm);
   const json doc = discover_report(o.files, nvd, this_command_line(), o.quiet ? nullptr : &std::cerr);
   if (o.report.empty()) std::cout << json_text(doc) << std::flush;
@@ -130,6 +139,8 @@ int run_experiment(const FlipOptions& o) {
     std::error_code ec;
     if (!fs::is_directory(o.keep, ec)) throw UsageError("--keep " + o.keep + ": not a directory");
     check_writable("--keep", (fs::path(o.keep) / "x.cubin").string());
+    if (same_file(fs::path(o.cubin).parent_path().empty() ? "." : fs::path(o.cubin).parent_path().string(), o.keep))
+      throw UsageError("--keep " + o.keep + " holds the --cubin: the patched cubins could overwrite it; keep them elsewhere");
   }
   ExperimentConfig cfg;
   cfg.cubin = o.cubin;

@@ -14,8 +14,10 @@
 
 #include "cli/command.hpp"
 #include "divbench/core/errors.hpp"
+#include "divbench/core/files.hpp"
 #include "divbench/core/json_io.hpp"
 #include "divbench/sass/kernel_facts.hpp"
+#include "divbench/sass/kernels_inputs.hpp"
 #include "divbench/sass/loop_cost.hpp"
 #include "divbench/sass/nvdisasm.hpp"
 #include "divbench/sass/slope_prediction.hpp"
@@ -59,6 +61,7 @@ std::string command_line(const std::string& head, const std::vector<std::string>
 int run_facts(const FactsOptions& o) {
   if (o.files.empty()) throw UsageError("kernels facts: give at least one cubin, object or executable");
   if (o.out.empty()) throw UsageError("kernels facts: --out FILE.json is required");
+  check_output("--out", o.out, o.files);
   require_writable(o.out, "--out");
   for (const auto& f : o.files) sass::inspect_file(f);
   std::string nvdisasm;
@@ -85,20 +88,24 @@ int run_facts(const FactsOptions& o) {
   return kExitOk;
 }
 
+sass::CostFit fit_inputs(const FitOptions& o) {
+  const json facts = read_json_file(o.facts);
+  if (!o.cost.empty()) {
+    const json cost = read_json_file(o.cost);
+    return sass::fit_from_documents(facts, o.facts, &cost, o.cost, {}, {});
+  }
+  std::vector<json> docs;
+  for (const auto& k : o.kway) docs.push_back(read_json_file(k));
+  return sass::fit_from_documents(facts, o.facts, nullptr, "", docs, o.kway);
+}
+
 int run_fit(const FitOptions& o) {
   if (o.cost.empty() == o.kway.empty()) throw UsageError("kernels fit: give either --cost FILE or --kway FILE...");
+  std::vector<std::string> inputs{o.facts, o.cost};
+  inputs.insert(inputs.end(), o.kway.begin(), o.kway.end());
+  check_output("--out", o.out, inputs);
   require_writable(o.out, "--out");
-  const json facts = read_json_file(o.facts);
-  if (facts.value("schema", "") != sass::kKernelFactsSchema)
-    throw UsageError("--facts: " + o.facts + " is not a " + sass::kKernelFactsSchema + " document");
-  sass::CostFit fit;
-  if (!o.cost.empty()) {
-    fit = sass::fit_from_cost_result(read_json_file(o.cost), o.cost, facts, o.facts);
-  } else {
-    std::vector<json> docs;
-    for (const auto& k : o.kway) docs.push_back(read_json_file(k));
-    fit = sass::fit_from_kway_results(docs, o.kway, facts, o.facts);
-  }
+  const sass::CostFit fit = fit_inputs(o);
   write_json_atomic(o.out, sass::to_json(fit));
   std::cout << sass::fit_summary(fit);
   return kExitOk;
@@ -140,22 +147,44 @@ int compare_with(const std::vector<std::pair<std::string, json>>& docs, const st
 }
 
 int run_predict(const PredictOptions& o) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  if (!o.compare.empty() && !std::filesystem::is_directory(o.compare, ec))
+  if (!o.compare.empty() && !fs::is_directory(o.compare, ec))
     throw UsageError("--compare: " + o.compare + " is not a directory");
+  if (!o.compare.empty() && same_file(o.compare, o.out_dir))
+    throw UsageError("--out-dir " + o.out_dir + " is the --compare folder: it would be compared with itself");
   if (o.n == 0) throw UsageError("--n: must be at least 1");
-  const sass::CostConstants constants = sass::constants_from_json(read_json_file(o.constants), o.constants);
+  if (fs::exists(o.out_dir, ec) && !fs::is_directory(o.out_dir, ec))
+    throw UsageError("--out-dir: " + o.out_dir + " is not a directory");
+  std::vector<std::string> inputs = o.facts;
+  inputs.push_back(o.constants);
   std::vector<json> docs;
   for (const auto& f : o.facts) docs.push_back(read_json_file(f));
-  const auto predicted = sass::predict_slopes(docs, o.facts, constants, o.constants, o.n);
-  std::filesystem::create_directories(o.out_dir, ec);
-  if (!std::filesystem::is_directory(o.out_dir, ec)) throw UsageError("--out-dir: cannot create " + o.out_dir);
-  for (const auto& [arch, doc] : predicted) {
-    write_json_atomic((std::filesystem::path(o.out_dir) / (arch + ".json")).string(), doc);
-    std::cout << sass::prediction_summary(doc);
+  const sass::Predictions predictions =
+      sass::predict_from_documents(read_json_file(o.constants), o.constants, docs, o.facts, o.n);
+  const auto& predicted = predictions.documents;
+  // All or nothing: every sm_XX.json is checked and reserved (a temporary file next to it) before the
+  // first is written; a folder that had to be made is removed again when anything fails.
+  const bool made_dir = !fs::exists(o.out_dir, ec);
+  fs::create_directories(o.out_dir, ec);
+  if (!fs::is_directory(o.out_dir, ec)) throw UsageError("--out-dir: cannot create " + o.out_dir);
+  try {
+    std::vector<ReservedFile> files;
+    std::vector<std::string> texts;
+    for (const auto& [arch, doc] : predicted) {
+      const std::string path = (fs::path(o.out_dir) / (arch + ".json")).string();
+      check_output("--out-dir", path, inputs);
+      files.emplace_back(path);
+      texts.push_back(json_text(doc));
+    }
+    for (std::size_t i = 0; i < files.size(); ++i) files[i].commit(texts[i]);
+  } catch (...) {
+    if (made_dir) fs::remove_all(o.out_dir, ec);
+    throw;
   }
+  std::cout << predictions.summary;
   if (o.compare.empty()) return kExitOk;
-  const int problems = compare_with(predicted, o.compare, o.expect);
+  const int problems = sass::with_json_inputs("--compare", [&] { return compare_with(predicted, o.compare, o.expect); });
   if (problems == 0) return kExitOk;
   std::cout << problems << " difference(s) from " << o.compare
             << ": after an intended change (kernels, toolkit, constants), regenerate with scripts/predict.sh and commit\n";

@@ -9,6 +9,7 @@
 
 #include "cli/command.hpp"
 #include "divbench/core/errors.hpp"
+#include "divbench/core/files.hpp"
 #include "divbench/core/json_io.hpp"
 #include "divbench/sass/analysis.hpp"
 #include "divbench/sass/nvdisasm.hpp"
@@ -28,12 +29,9 @@ int run_sass(const SassOptions& o) {
   using namespace divbench;
   if (o.files.empty()) throw UsageError("sass: give at least one cubin, object or executable");
   if (o.out_given) {
+    check_output("--out", o.out, o.files);
     std::string why;
     if (!path_is_writable(o.out, &why)) throw UsageError("--out: " + why);
-    std::error_code ec;
-    for (const auto& f : o.files)
-      if (std::filesystem::exists(f, ec) && std::filesystem::equivalent(f, o.out, ec))
-        throw UsageError("--out " + o.out + " is one of the input files");
   }
   for (const auto& f : o.files) sass::inspect_file(f);  // fail early, before running any tool
   const std::string nvdisasm = sass::find_nvdisasm(o.nvdisasm);

@@ -22,18 +22,22 @@ void read_library_build(const benchmark::BenchmarkReporter::Context& context) {
 struct FlagRule {
   const char* name;
   const char* refusal;  // nullptr: passed through
+  const char* values = nullptr;  // passed through: the values it takes, '|'-separated ("" = any non-empty)
 };
 
+// Google Benchmark answers a bad value (--benchmark_format=xml) with its usage text and exit 0 without
+// running anything: every value is checked here, before the device is looked for.
+constexpr const char* kBool = "true|false|yes|no|on|off|1|0|t|f|y|n";
 constexpr FlagRule kFlags[] = {
     {"--benchmark_filter", nullptr},
-    {"--benchmark_list_tests", nullptr},
-    {"--benchmark_out", nullptr},
-    {"--benchmark_out_format", nullptr},
-    {"--benchmark_format", nullptr},
-    {"--benchmark_color", nullptr},
-    {"--benchmark_counters_tabular", nullptr},
-    {"--benchmark_time_unit", nullptr},
-    {"--benchmark_context", nullptr},
+    {"--benchmark_list_tests", nullptr, kBool},
+    {"--benchmark_out", nullptr, ""},
+    {"--benchmark_out_format", nullptr, "console|json|csv"},
+    {"--benchmark_format", nullptr, "console|json|csv"},
+    {"--benchmark_color", nullptr, "auto|true|false|yes|no|on|off|1|0|t|f|y|n"},
+    {"--benchmark_counters_tabular", nullptr, kBool},
+    {"--benchmark_time_unit", nullptr, "ns|us|ms|s"},
+    {"--benchmark_context", nullptr, ""},
     {"--benchmark_repetitions",
      "each point is already the median of --reps samples, and repeated runs would add points to the fit; use --reps"},
     {"--benchmark_min_time", "every point runs exactly --warmup + its timed launches; use --reps"},
@@ -57,6 +61,19 @@ void check_benchmark_flags(const std::vector<std::string>& gb_args) {
     if (rule == std::end(kFlags))
       throw UsageError("unknown Google Benchmark flag " + name + " (passed through: " + known + ")");
     if (rule->refusal) throw UsageError(name + " is not supported: " + rule->refusal);
+    if (!rule->values) continue;
+    const bool has_value = a.find('=') != std::string::npos;
+    const std::string value = has_value ? a.substr(a.find('=') + 1) : "";
+    const std::string allowed = rule->values;
+    if (allowed.empty()) {
+      if (value.empty()) throw UsageError(name + ": needs a value (" + name + "=...)");
+      if (name == "--benchmark_context" && value.find('=') == std::string::npos)
+        throw UsageError(name + "=" + value + ": expected KEY=VALUE[,KEY=VALUE...]");
+      continue;
+    }
+    if (!has_value && allowed == kBool) continue;  // a bare boolean flag means true
+    if (("|" + allowed + "|").find("|" + value + "|") == std::string::npos)
+      throw UsageError(name + "=" + value + ": expected one of " + allowed);
   }
 }
 

@@ -3,7 +3,10 @@ stderr and exit 2; nothing is written unless the whole output can be (jsonio.wri
 from __future__ import annotations
 
 import argparse
+import functools
+import signal
 import sys
+import threading
 
 from divbench.jsonio import InputError, OutputError
 
@@ -33,3 +36,45 @@ def guarded(prog: str, body, *args) -> int:
         return body(*args)
     except (InputError, OutputError) as e:
         return fail(prog, e)
+
+
+def tool_main(prog: str):
+    """The one `main` guard of a tool: decorates its main(); whatever escapes it on bad data (InputError,
+    OutputError, or any other exception: OverflowError on a huge integer, TypeError on a list where an
+    object belongs, RecursionError, ...) becomes one line `PROG: error: ...` and exit 2, never a
+    traceback. SystemExit (argparse, an explicit exit) passes; Ctrl-C exits 130 without a traceback."""
+    def wrap(main):
+        @functools.wraps(main)
+        def guarded_main(*args, **kwargs):
+            # SIGTERM unwinds like Ctrl-C (finally blocks remove temporary files, helpers' process groups
+            # are killed), then exit 143; the old handler is put back afterwards.
+            old = None
+            if threading.current_thread() is threading.main_thread():
+                old = signal.signal(signal.SIGTERM, _raise_terminated)
+            try:
+                return main(*args, **kwargs)
+            except KeyboardInterrupt:
+                print(f"{prog}: interrupted", file=sys.stderr)
+                return 130
+            except _Terminated:
+                print(f"{prog}: error: interrupted by signal {int(signal.SIGTERM)}", file=sys.stderr)
+                return 128 + int(signal.SIGTERM)
+            except (InputError, OutputError) as e:
+                return fail(prog, e)
+            except RecursionError:
+                return fail(prog, "input nested too deeply")
+            except Exception as e:  # noqa: BLE001 - the guard: bad data must not give a traceback
+                return fail(prog, f"cannot process this input ({type(e).__name__}: {e})")
+            finally:
+                if old is not None:
+                    signal.signal(signal.SIGTERM, old)
+        return guarded_main
+    return wrap
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised where the program is, so that its finally blocks run."""
+
+
+def _raise_terminated(signum, frame):
+    raise _Terminated()

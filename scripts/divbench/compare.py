@@ -32,8 +32,8 @@ from pathlib import Path
 from divbench import quality
 from divbench import results as dr
 from divbench import series
-from divbench.cli import ArgumentParser, fail
-from divbench.jsonio import InputError, OutputError, check_writable, write_atomic
+from divbench.cli import ArgumentParser, fail, tool_main
+from divbench.jsonio import InputError, OutputError, check_output, write_atomic
 from divbench.paths import rel, repo_root
 from divbench.predicted import load_predictions
 
@@ -370,6 +370,19 @@ def table(args, root: Path) -> tuple[str, list]:
     return text, checks
 
 
+def input_files(args) -> list:
+    """Every file this comparison may read (for the output rule): the named files and the JSON files
+    under the named folders, the reference and the predictions."""
+    named = list(args.inputs or [repo_root() / "results"]) + [args.reference, args.predicted]
+    files = []
+    for p in (Path(x) for x in named if x):
+        files.append(p)
+        if p.is_dir():
+            files.extend(p.rglob("*.json"))
+    return files
+
+
+@tool_main("compare")
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
     if "--gate" in argv:
@@ -381,7 +394,7 @@ def main(argv=None) -> int:
         if args.max_prediction_error is not None and not args.max_prediction_error >= 0:
             raise CompareError(f"--max-prediction-error {args.max_prediction_error:g}: expected a fraction >= 0")
         if args.out:
-            check_writable(args.out)
+            check_output(args.out, input_files(args), "--out")
         text, checks = table(args, root)
         if args.out:
             write_atomic(args.out, text)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from divbench import quality
 from divbench import results as dr
-from divbench.cli import ArgumentParser, guarded
+from divbench.cli import ArgumentParser, guarded, tool_main
 from divbench.jsonio import InputError, write_json
 
 
@@ -107,6 +107,7 @@ def run(args) -> int:
     return 0 if ok else 1
 
 
+@tool_main("disturbed_report")
 def main(argv=None) -> int:
     ap = ArgumentParser(prog="disturbed_report", description=__doc__.splitlines()[0])
     ap.add_argument("folder", type=Path)

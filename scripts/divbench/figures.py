@@ -24,7 +24,7 @@ from pathlib import Path
 from divbench import quality
 from divbench import results as dr
 from divbench import series
-from divbench.cli import ArgumentParser, fail
+from divbench.cli import ArgumentParser, fail, tool_main
 from divbench.figure_draw import finish, gpu_label, log2_axis, measured_color, setup_matplotlib
 from divbench.figure_inputs import Skip
 from divbench.figure_kway import fig1
@@ -135,6 +135,7 @@ def remove_created(created: list[Path]) -> None:
             return
 
 
+@tool_main("figures")
 def main(argv=None) -> int:
     root = repo_root()
     ap = parser(root)
@@ -188,6 +189,9 @@ def main(argv=None) -> int:
     except (InputError, OutputError) as e:
         remove_created(created)
         return fail("figures", e)
+    except BaseException:  # any other failure on data: the guard (tool_main) reports it; no --out left behind
+        remove_created(created)
+        raise
     print("\n".join(messages), file=sys.stderr)
     return 0
 

@@ -38,9 +38,9 @@ import numpy as np
 from divbench import quality
 from divbench import results as dr
 from divbench import stats
-from divbench.cli import ArgumentParser, fail
+from divbench.cli import ArgumentParser, fail, tool_main
 from divbench.gate_report import benchmark_json, console, markdown
-from divbench.jsonio import InputError, OutputError, check_writable, write_atomic
+from divbench.jsonio import InputError, OutputError, check_output, same_file, write_atomic
 
 EXIT_NO_CHANGE, EXIT_CHANGE, EXIT_NOT_COMPARABLE = 0, 1, quality.EXIT_NOT_COMPARABLE
 SPREAD_SUMMARY_KEY = "s_layout_spread_rel"
@@ -243,9 +243,11 @@ def run(args) -> int:
         raise InputError(f"--threshold {args.threshold:g}: expected a fraction in [0, 1) (0.01 = 1%)")
     if not 0.0 < args.alpha < 1.0:
         raise InputError(f"--alpha {args.alpha:g}: expected a probability in (0, 1)")
-    for out in (args.report, args.benchmark_json):
+    if args.report is not None and args.benchmark_json is not None and same_file(args.report, args.benchmark_json):
+        raise OutputError(f"--report and --benchmark-json are both {args.report}")
+    for opt, out in (("--report", args.report), ("--benchmark-json", args.benchmark_json)):
         if out is not None:
-            check_writable(out)
+            check_output(out, [args.a, args.b], opt)
     a, b = dr.load_result(args.a), dr.load_result(args.b)
     notes = check_comparable(a, b, args.ignore_config)
     for v in quality.refuse_untrustworthy([a, b], args.allow_disturbed):
@@ -253,10 +255,11 @@ def run(args) -> int:
             notes.append(f"--allow-disturbed: {quality.describe(v)}")
     verdicts, more = evaluate(a, b, args.threshold, args.alpha)
     notes += more
+    bench = benchmark_json(b, verdicts) if args.benchmark_json else None  # checked before anything is written
     if args.report:
         write_atomic(args.report, markdown(a, b, verdicts, notes, args))
-    if args.benchmark_json:
-        write_atomic(args.benchmark_json, benchmark_json(b, verdicts))
+    if bench is not None:
+        write_atomic(args.benchmark_json, bench)
     sys.stdout.write(console(a, b, verdicts, notes, args))
     if any(v.significant for v in verdicts):
         return EXIT_CHANGE
@@ -266,6 +269,7 @@ def run(args) -> int:
     return EXIT_NO_CHANGE
 
 
+@tool_main("compare")
 def main(argv=None) -> int:
     args = parser().parse_args(None if argv is None else [str(x) for x in argv])
     try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from divbench.jsonio import InputError
 from divbench.provenance import read_provenance
 
 if TYPE_CHECKING:  # annotations only (gate.py imports this module)
@@ -92,6 +93,10 @@ def benchmark_json(b: Result, verdicts) -> str:
     """github-action-benchmark's customSmallerIsBetter: a list of {name, unit, value} (+ extra)."""
     entries = [{"name": f"{b.experiment} {v.label}", "unit": "cycles", "value": v.median_b,
                 "extra": f"baseline {v.median_a:g}; change {_pct(v.change)}; {v.method}"} for v in verdicts]
-    return json.dumps(entries, indent=2) + "\n"
+    try:  # NaN or Infinity is no JSON: github-action-benchmark would choke on the file
+        return json.dumps(entries, indent=2, allow_nan=False) + "\n"
+    except ValueError:
+        raise InputError(f"{b.path}: a median or baseline that is not a finite number cannot go into "
+                         "the benchmark JSON") from None
 
 

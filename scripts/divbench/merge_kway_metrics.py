@@ -16,8 +16,8 @@ import csv
 import io
 import sys
 
-from divbench.cli import ArgumentParser, fail
-from divbench.jsonio import InputError, OutputError, check_writable, write_json
+from divbench.cli import ArgumentParser, fail, tool_main
+from divbench.jsonio import InputError, OutputError, check_output, write_json
 from divbench.results import load_result, point_label
 from divbench.provenance import read_provenance
 
@@ -220,6 +220,7 @@ def fmt(v, spec):
     return "na" if v is None else format(v, spec)
 
 
+@tool_main("merge_kway_metrics")
 def main(argv=None):
     ap = ArgumentParser(prog="merge_kway_metrics", description=__doc__.splitlines()[0])
     ap.add_argument("--divbench", action="append", required=True)
@@ -235,7 +236,7 @@ def main(argv=None):
     if a.point_launches < 0:
         ap.error("--point-launches must be 0 or more")
     try:
-        check_writable(a.out)
+        check_output(a.out, a.divbench + a.ncu, "--out")
         result = {"schema": "divbench.kway_metrics/1", "metrics": METRICS,
                   "method": "divbench: CUPTI range profiler in-process, every point's launch (auto range, kernel "
                             "replay) and its zero-work twin profiled after the timed points in one session; ncu "

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from divbench import quality as q
 from divbench import results as dr
-from divbench.cli import ArgumentParser, guarded
+from divbench.cli import ArgumentParser, guarded, tool_main
 from divbench.jsonio import write_json
 from divbench.paths import rel
 
@@ -69,6 +69,7 @@ def run(args) -> int:
     return 0
 
 
+@tool_main("noise_levels")
 def main(argv=None) -> int:
     ap = ArgumentParser(prog="noise_levels", description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="+", type=Path, metavar="QUIET.json")

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from divbench import results as dr
-from divbench.cli import ArgumentParser, fail
+from divbench.cli import ArgumentParser, fail, tool_main
 from divbench.jsonio import InputError, load_json
 from divbench.paths import repo_root
 
@@ -240,6 +240,7 @@ class NotComparable(Exception):
     """An input judged untrustworthy: one line; the tools exit EXIT_NOT_COMPARABLE."""
 
 
+@tool_main("quality")
 def main(argv=None) -> int:
     ap = ArgumentParser(prog="quality", description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="+", type=Path, metavar="RESULT.json")

@@ -9,6 +9,7 @@ that it is a finite number. Every problem raises InputError with one line that n
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -125,6 +126,8 @@ def check_result(path: Path, data: dict) -> Result:
             raise InputError(f"{path}: 'device' needs 'name' and 'cc'")
         if not isinstance(dev[key], str) or not dev[key].strip():
             raise InputError(f"{path}: device.{key} is {_short(dev[key])}, expected a non-empty string")
+    if not re.fullmatch(r"[0-9]{1,3}\.[0-9]{1,3}", dev["cc"]):
+        raise InputError(f"{path}: device.cc is {_short(dev['cc'])}, expected a compute capability like \"9.0\"")
     for i, p in enumerate(data["points"]):
         if not isinstance(p, dict):
             raise InputError(f"{path}: points[{i}] is {type(p).__name__}, expected an object")
@@ -307,6 +310,8 @@ def load_reference(path: Path | str) -> dict:
     for key, info in ref["gpus"].items():
         if not isinstance(info, dict) or not isinstance(info.get("family"), str) or not isinstance(info.get("arch"), str):
             raise InputError(f"{p}: gpus.{key} needs 'family' and 'arch' strings")
+        if not re.fullmatch(r"sm_[0-9]{2,3}[a-z]?", info["arch"]):
+            raise InputError(f"{p}: gpus.{key}.arch is {_short(info['arch'])}, expected an architecture like \"sm_90\"")
     for where in ("slope_cycles_per_path", "constant_cycles"):
         for key, v in ref["dynamic"][where]["values"].items():
             if v is not None:

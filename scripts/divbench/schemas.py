@@ -24,8 +24,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from divbench.cli import ArgumentParser, fail
-from divbench.jsonio import InputError, load_json
+from divbench.cli import ArgumentParser, fail, tool_main
+from divbench.jsonio import InputError, load_json, read_text
 from divbench.paths import repo_root
 
 FORMAT_KEY = "x-divbench-format"
@@ -57,8 +57,8 @@ class Catalog:
 
 def _read_schema(path: Path) -> dict:
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        doc = json.loads(read_text(path))
+    except (json.JSONDecodeError, RecursionError, ValueError) as e:
         raise InputError(f"{path}: cannot read this schema ({e})") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("$id"), str):
         raise InputError(f"{path}: a schema needs an \"$id\"")
@@ -164,9 +164,9 @@ def load_document(path: Path, fmt: str | None = None):
     if fmt is None:
         return load_json(path)
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise InputError(f"{path}: cannot read ({e})") from None
+        return json.loads(read_text(path))  # a regular file, size-bounded, checked before it is read
+    except (json.JSONDecodeError, RecursionError, ValueError) as e:
+        raise InputError(f"{path}: cannot read ({str(e)[:200] or type(e).__name__})") from None
 
 
 def format_by_path(cat: Catalog, where: str) -> str | None:
@@ -188,6 +188,7 @@ def committed_results(root: Path | None = None) -> list[Path]:
     return sorted(p for p in (root / "results").rglob("*.json") if p.is_file())
 
 
+@tool_main("schemas")
 def main(argv=None) -> int:
     ap = ArgumentParser(prog="schemas", description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="*", type=Path, help="JSON files (default: every results/**/*.json)")

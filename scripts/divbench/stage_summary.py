@@ -12,7 +12,7 @@ import os
 import re
 import sys
 
-from divbench.cli import ArgumentParser
+from divbench.cli import ArgumentParser, tool_main
 from divbench.jsonio import InputError, load_json
 from divbench.results import load_result
 
@@ -187,6 +187,7 @@ def bitflip(t0: float, t1: float, paths: list[str]) -> list[str]:
     return out
 
 
+@tool_main("stage_summary")
 def main(argv=None) -> int:
     ap = ArgumentParser(prog="stage_summary", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="stage", required=True)

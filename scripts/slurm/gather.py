@@ -19,18 +19,46 @@ usage: gather.py [STAGE]       (default: results-slurm/ in the checkout)
 """
 import csv
 import glob
+import io
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from divbench.cli import tool_main  # noqa: E402
+from divbench.jsonio import InputError, read_text  # noqa: E402
+
 STAGE_FOLDERS = {"logs", "status", "study"}   # submit.sh's own folders, never a GPU's results
+# A task name is one folder name under RESULTS and STAGE: no '/', no '..', nothing a shell or a path
+# would read as something else. Job and task ids are Slurm's numbers.
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+JOB = re.compile(r"[0-9A-Za-z_]{1,64}")
+
+
+class GatherError(Exception):
+    """Bad input (the stage, its task list, DIVBENCH_RESULTS): one line, exit 2."""
 
 
 def say(msg):
     print(f"gather: {msg}", file=sys.stderr, flush=True)
+
+
+def valid_name(name):
+    return bool(NAME.fullmatch(name)) and ".." not in name
+
+
+def confined(results, name):
+    """RESULTS/<name>, refused unless it lies inside RESULTS once symlinks are resolved."""
+    dest = os.path.join(results, name)
+    top = os.path.realpath(results)
+    if not valid_name(name) or os.path.commonpath([top, os.path.realpath(dest)]) != top:
+        raise GatherError(f"task name {name!r} would write outside {results}")
+    return dest
 
 
 class Task:
@@ -45,14 +73,20 @@ class Task:
 
 def read_tasks(stage):
     path = os.path.join(stage, "tasks.tsv")
-    if not os.path.exists(path):
+    if not os.path.lexists(path):
         return None
+    try:  # a regular UTF-8 file of bounded size, checked before it is read (a FIFO would block forever)
+        text = read_text(path, 16 << 20)
+    except InputError as e:
+        raise GatherError(str(e)) from None
     tasks = []
-    with open(path, newline="") as f:
-        for n, row in enumerate(csv.reader(f, delimiter="\t"), 1):
-            if len(row) != 4 or row[2] not in ("gpu", "study"):
-                raise ValueError(f"{path}:{n}: expected 'job<TAB>task<TAB>gpu|study<TAB>name', got {row!r}")
-            tasks.append(Task(*row))
+    for n, row in enumerate(csv.reader(io.StringIO(text, newline=""), delimiter="\t"), 1):
+        if len(row) != 4 or row[2] not in ("gpu", "study"):
+            raise GatherError(f"{path}:{n}: expected 'job<TAB>task<TAB>gpu|study<TAB>name', got {row!r}")
+        if not (JOB.fullmatch(row[0]) and JOB.fullmatch(row[1]) and valid_name(row[3])):
+            raise GatherError(f"{path}:{n}: bad job, task or name {row!r} (a name is a folder name: "
+                              "letters, digits, '.', '_', '-', no '..')")
+        tasks.append(Task(*row))
     return tasks
 
 
@@ -89,10 +123,17 @@ def holds_files(path):
 
 def copy_gpu(stage, name, results, force):
     """STAGE/<name>/*.json -> RESULTS/<name>/; returns None or the reason it was not gathered."""
-    files = sorted(glob.glob(os.path.join(stage, name, "*.json")))
+    files = sorted(f for f in glob.glob(os.path.join(stage, name, "*.json")) if os.path.isfile(f))
     if not files:
         return f"{name} produced no JSON (see its log in {os.path.join(stage, 'logs')})"
-    dest = os.path.join(results, name)
+    dest = confined(results, name)
+    for f in files:  # validated before anything is copied: UTF-8 JSON objects, regular files
+        try:
+            doc = json.loads(read_text(f))
+        except (InputError, ValueError, RecursionError) as e:
+            return f"{name} not gathered: {f}: not a JSON result ({str(e).splitlines()[0][:200]})"
+        if not isinstance(doc, dict):
+            return f"{name} not gathered: {f}: not a JSON object"
     if holds_files(dest) and not force:
         return f"{dest} already holds results; FORCE=1 to replace"
     why = untrustworthy(files)
@@ -162,26 +203,33 @@ def redraw(results):
     return figs.returncode == 0 and cmp_.returncode == 0
 
 
+@tool_main("gather")
 def main(argv):
-    if len(argv) > 1 or (argv and argv[0].startswith("-")):
-        say("usage: gather.py [STAGE]   (env: DIVBENCH_RESULTS, FORCE=1)")
+    try:
+        return gather(argv)
+    except GatherError as e:
+        say(f"error: {e}")
         return 2
+
+
+def gather(argv):
+    if len(argv) > 1 or (argv and argv[0].startswith("-")):
+        raise GatherError("usage: gather.py [STAGE]   (env: DIVBENCH_RESULTS, FORCE=1)")
     stage = argv[0] if argv else os.path.join(ROOT, "results-slurm")
     results = os.environ.get("DIVBENCH_RESULTS", os.path.join(ROOT, "results"))
     force = os.environ.get("FORCE", "0") == "1"
     if not os.path.isdir(stage):
-        say(f"no stage folder {stage}")
-        return 2
-    try:
-        tasks = read_tasks(stage)
-    except ValueError as e:
-        say(str(e))
-        return 2
+        raise GatherError(f"no stage folder {stage}")
+    if os.path.exists(results) and not os.path.isdir(results):
+        raise GatherError(f"DIVBENCH_RESULTS {results}: not a folder")
+    tasks = read_tasks(stage)
 
     problems, gpus = [], 0
     if tasks is None:   # a stage filled by hand: every folder is a GPU's results
         names = sorted(d for d in os.listdir(stage) if os.path.isdir(os.path.join(stage, d)) and d not in STAGE_FOLDERS)
-        for name in names:
+        for bad in [n for n in names if not valid_name(n)]:
+            say(f"skipped {bad!r}: not a result folder name (letters, digits, '.', '_', '-')")
+        for name in [n for n in names if valid_name(n)]:
             why = copy_gpu(stage, name, results, force)
             if why:
                 say(why)

@@ -19,6 +19,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from divbench.cli import tool_main  # noqa: E402
 from divbench.jsonio import InputError, OutputError, load_json  # noqa: E402
 from divbench.study import StudyError  # noqa: E402
 from divbench.study.corpus import Corpus  # noqa: E402
@@ -83,6 +84,7 @@ def compare(expected_dir, actual_dir):
     return compare_dirs(expected_dir, actual_dir, names)
 
 
+@tool_main("study_shards")
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)

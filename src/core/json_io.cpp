@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "divbench/core/errors.hpp"
+#include "divbench/core/files.hpp"
 
 namespace divbench {
 namespace fs = std::filesystem;
@@ -61,6 +62,12 @@ bool path_is_writable(const std::string& path, std::string* why) {
   }
   if (fs::is_directory(path, ec)) {
     if (why) *why = "'" + path + "' is a directory";
+    return false;
+  }
+  // The output rule (files.hpp): a FIFO, device or socket is never replaced by a renamed file.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (why) *why = "'" + path + "' exists and is not a regular file (a FIFO, device or socket)";
     return false;
   }
   if (::access(dir.c_str(), W_OK) != 0) {
@@ -171,11 +178,10 @@ std::string json_text(const json& doc) {
 void write_json_atomic(const std::string& path, const json& doc) { write_text_atomic(path, json_text(doc)); }
 
 json read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("cannot read " + path + ": " + std::strerror(errno));
+  const std::string text = read_regular_file(path);  // a FIFO, device or directory: one line, never a hang
   try {
-    return json::parse(in);
-  } catch (const json::parse_error& e) {
+    return json::parse(text);
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e400
     throw UsageError(path + ": not valid JSON (" + std::string(e.what()) + ")");
   }
 }

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -145,11 +147,40 @@ struct Candidate {
   double B = 0, W = 0, err = std::numeric_limits<double>::infinity();
 };
 
-double objective(const std::vector<const MeasuredLoop*>& used, double B, double W) {
-  double e = 0;
+// The measurements of one body (one work loop): every file of it. The objective sums
+// ((p - a_i) / a_i)^2 over its files = p^2 * S2 - 2p * S1 + N with S1 = sum 1/a_i, S2 = sum 1/a_i^2, so a
+// grid point costs one simulation per body, not per file (kernels fit stays linear in its inputs). A
+// body measured once keeps the direct form (bit-identical to fitting file by file).
+struct BodyGroup {
+  const MeasuredLoop* first = nullptr;
+  double s1 = 0, s2 = 0;
+  int n = 0;
+};
+
+std::vector<BodyGroup> group_by_body(const std::vector<const MeasuredLoop*>& used) {
+  std::vector<BodyGroup> groups;
+  std::map<std::string, std::size_t> index;
   for (const auto* m : used) {
-    const double r = (simulate_period(m->loop, B, W, 0) - m->a) / m->a;
-    e += r * r;
+    auto [it, fresh] = index.emplace(m->body, groups.size());
+    if (fresh) groups.push_back({m, 0, 0, 0});
+    BodyGroup& g = groups[it->second];
+    g.s1 += 1 / m->a;
+    g.s2 += 1 / (m->a * m->a);
+    ++g.n;
+  }
+  return groups;
+}
+
+double objective(const std::vector<BodyGroup>& groups, double B, double W) {
+  double e = 0;
+  for (const auto& g : groups) {
+    const double p = simulate_period(g.first->loop, B, W, 0);
+    if (g.n == 1) {
+      const double r = (p - g.first->a) / g.first->a;
+      e += r * r;
+    } else {
+      e += std::max(0.0, p * p * g.s2 - 2 * p * g.s1 + g.n);
+    }
   }
   return e;
 }
@@ -157,11 +188,12 @@ double objective(const std::vector<const MeasuredLoop*>& used, double B, double 
 // Grid search of B in [0, 64] and, when needed, W in [0, 256]: 1-cycle steps, then 0.1 and 0.01
 // around the best point so far.
 Candidate search(const std::vector<const MeasuredLoop*>& used, bool need_w) {
+  const std::vector<BodyGroup> groups = group_by_body(used);
   Candidate best;
   auto scan = [&](double b0, double b1, double w0, double w1, double step) {
     for (double B = std::max(0.0, b0); B <= b1 + 1e-9; B += step)
       for (double W = std::max(0.0, w0); W <= (need_w ? w1 : 0.0) + 1e-9; W += step) {
-        const double e = objective(used, B, W);
+        const double e = objective(groups, B, W);
         if (e < best.err - 1e-15) best = {B, W, e};
       }
   };
@@ -214,18 +246,24 @@ CostFit fit_constants(const std::vector<MeasuredLoop>& measured, int sm, const j
   src["bodies_fitted"] = names;
   src["objective"] = "least squares of (predicted - measured) / measured over the bodies fitted";
   fit.constants.source = src;
+  // Leave one body out: the constants fitted without any file of this body (computed once per body).
+  const std::set<const MeasuredLoop*> used_set(used.begin(), used.end());
+  std::map<std::string, CostConstants> loo_by_body;
   for (const auto& m : measured) {
     BodyFit b;
     b.body = m.body;
     b.a = m.a;
-    b.used = std::find(used.begin(), used.end(), &m) != used.end();
+    b.used = used_set.count(&m) > 0;
     b.fitted = predict_loop_cost(m.loop, fit.constants);
     if (b.used) {
-      std::vector<const MeasuredLoop*> rest;
-      for (const auto* u : used)
-        if (u != &m) rest.push_back(u);
-      const CostConstants loo = constants_for(rest, sm);
-      b.loo = predict_loop_cost(m.loop, loo);
+      auto it = loo_by_body.find(m.body);
+      if (it == loo_by_body.end()) {
+        std::vector<const MeasuredLoop*> rest;
+        for (const auto* u : used)
+          if (u->body != m.body) rest.push_back(u);
+        it = loo_by_body.emplace(m.body, constants_for(rest, sm)).first;
+      }
+      b.loo = predict_loop_cost(m.loop, it->second);
     }
     fit.bodies.push_back(std::move(b));
   }
@@ -295,6 +333,10 @@ CostConstants constants_from_json(const json& j, const std::string& what) {
     if (!j.at("taken_branch_cycles").is_null()) c.taken_branch = j.at("taken_branch_cycles").get<double>();
     if (!j.at("variable_latency_cycles").is_null()) c.variable_latency = j.at("variable_latency_cycles").get<double>();
     c.source = j.at("source");
+    // Cycles per taken branch or per variable-latency wait: a small non-negative number (a cost model
+    // with -1e300 would predict nonsense slopes without a word).
+    for (const auto& [key, v] : {std::pair{"taken_branch_cycles", c.taken_branch}, {"variable_latency_cycles", c.variable_latency}})
+      if (v && !(*v >= 0 && *v <= 1e6)) throw UsageError(what + ": " + key + " is " + std::to_string(*v) + ", outside 0..1e6 cycles");
     return c;
   } catch (const json::exception& e) {
     throw UsageError(what + ": malformed " + kLoopCostSchema + " (" + e.what() + ")");
@@ -397,6 +439,7 @@ CostFit fit_from_kway_results(const std::vector<json>& kway, const std::vector<s
   if (kway.empty()) throw UsageError("kernels fit: no --kway results");
   const int sm = device_sm(kway.front(), paths.front());
   std::vector<MeasuredLoop> measured;
+  std::map<std::string, LoopFacts> loops;
   json files = json::array(), gits = json::array();
   for (std::size_t i = 0; i < kway.size(); ++i) {
     const json& r = kway[i];
@@ -411,7 +454,9 @@ CostFit fit_from_kway_results(const std::vector<json>& kway, const std::vector<s
       throw UsageError(paths[i] + ": not a --sweep k result (config.body, config.iters, fit.s)");
     }
     if (!(n > 0) || !(s > 0) || !std::isfinite(s)) throw UsageError(paths[i] + ": fit.s or config.iters not positive");
-    measured.push_back({body, s / n, body_work_loops(facts, sm, body).front()});
+    auto loop = loops.find(body);  // once per body: the facts are searched per body, not per file
+    if (loop == loops.end()) loop = loops.emplace(body, body_work_loops(facts, sm, body).front()).first;
+    measured.push_back({body, s / n, loop->second});
     files.push_back(paths[i]);
     gits.push_back(r.value("git", ""));
   }

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -107,43 +109,130 @@ std::string find_cuobjdump(const std::string& nvdisasm_path) {
   return p;
 }
 
+namespace {
+// SIGINT/SIGTERM while a helper runs or a TempDir exists: the handler only notes the signal and kills
+// the running helper's process group; run_process then throws, the stack unwinds (temp files and
+// TempDirs removed), and when the last Interruptible goes away the signal is raised again with its old
+// disposition, so the process still ends as the signal asked.
+volatile std::sig_atomic_t g_signal = 0;
+volatile std::sig_atomic_t g_child_group = 0;
+int g_guards = 0;
+struct sigaction g_old_int {}, g_old_term {};
+
+extern "C" void on_stop_signal(int sig) {
+  g_signal = sig;
+  if (g_child_group > 0) ::kill(-static_cast<pid_t>(g_child_group), SIGKILL);
+}
+
+struct Interruptible {
+  Interruptible() {
+    if (g_guards++ > 0) return;
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGINT, &sa, &g_old_int);
+    ::sigaction(SIGTERM, &sa, &g_old_term);
+  }
+  ~Interruptible() {
+    if (--g_guards > 0) return;
+    ::sigaction(SIGINT, &g_old_int, nullptr);
+    ::sigaction(SIGTERM, &g_old_term, nullptr);
+    if (const int sig = g_signal) {
+      g_signal = 0;
+      const std::string line = "divbench: error: interrupted by signal " + std::to_string(sig) +
+                               " (helper stopped, temporary files removed)\n";
+      if (::write(2, line.data(), line.size()) < 0) {
+      }
+      ::raise(sig);
+    }
+  }
+  Interruptible(const Interruptible&) = delete;
+  Interruptible& operator=(const Interruptible&) = delete;
+};
+
+// A temporary file of run_process, unlinked on every way out.
+struct TempFile {
+  std::string name;
+  int fd = -1;
+  explicit TempFile(const std::string& base, const char* stem) : name(base + "/" + stem + "-XXXXXX") {
+    fd = ::mkstemp(name.data());
+    if (fd < 0)  // an unusable TMPDIR (missing, read-only, full) is the caller's setting: exit 2
+      throw UsageError("TMPDIR " + base + ": cannot create a temporary file there (" + std::strerror(errno) +
+                       "); set TMPDIR to a writable folder");
+  }
+  ~TempFile() {
+    if (fd >= 0) ::close(fd);
+    ::unlink(name.c_str());
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+};
+}  // namespace
+
+double tool_timeout_s() {
+  const std::string v = env("DIVBENCH_TOOL_TIMEOUT_S");
+  if (v.empty()) return kDefaultToolTimeoutS;
+  char* end = nullptr;
+  const double s = std::strtod(v.c_str(), &end);
+  if (end == v.c_str() || *end != '\0' || !(s > 0) || s > 1e6)
+    throw UsageError("DIVBENCH_TOOL_TIMEOUT_S='" + v + "': not a number of seconds in (0, 1e6]");
+  return s;
+}
+
+std::string file_arg(const std::string& path) { return !path.empty() && path[0] == '-' ? "./" + path : path; }
+
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& cwd) {
   if (argv.empty()) throw std::runtime_error("run_process: empty command");
+  const double limit_s = tool_timeout_s();
+  const Interruptible interruptible;  // declared first: destroyed last, after the temp files are gone
+  if (g_signal) throw std::runtime_error("interrupted by signal " + std::to_string(g_signal));
   const std::string base = env("TMPDIR").empty() ? "/tmp" : env("TMPDIR");
-  std::string out_tmpl = base + "/divbench-out-XXXXXX", err_tmpl = base + "/divbench-err-XXXXXX";
-  char* out_name = out_tmpl.data();
-  char* err_name = err_tmpl.data();
-  int out_fd = ::mkstemp(out_name);
-  int err_fd = ::mkstemp(err_name);
-  if (out_fd < 0 || err_fd < 0) {
-    if (out_fd >= 0) ::close(out_fd), ::unlink(out_name);
-    if (err_fd >= 0) ::close(err_fd), ::unlink(err_name);
-    throw std::runtime_error("run_process: cannot create temp files in " + base);
-  }
+  TempFile out_file(base, "divbench-out"), err_file(base, "divbench-err");
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("run_process: fork failed: " + std::string(std::strerror(errno)));
   if (pid == 0) {
-    ::dup2(out_fd, 1);
-    ::dup2(err_fd, 2);
+    ::setpgid(0, 0);  // its own process group: a timeout or a signal kills it with everything it started
+    ::signal(SIGINT, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
+    ::dup2(out_file.fd, 1);
+    ::dup2(err_file.fd, 2);
     int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, 0);
     if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
     ::execvp(args[0], args.data());
     ::_exit(127);
   }
+  ::setpgid(pid, pid);
+  g_child_group = pid;
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  bool timed_out = false;
+  const auto start = std::chrono::steady_clock::now();
+  for (long nap_us = 200;;) {
+    const pid_t w = ::waitpid(pid, &status, WNOHANG);
+    if (w == pid || (w < 0 && errno != EINTR)) break;
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (g_signal || waited > limit_s) {
+      timed_out = !g_signal;
+      ::kill(-pid, SIGKILL);
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      break;
+    }
+    ::usleep(static_cast<useconds_t>(nap_us));
+    nap_us = std::min(nap_us * 2, 20000L);
   }
-  ::close(out_fd);
-  ::close(err_fd);
+  g_child_group = 0;
+  ::kill(-pid, SIGKILL);  // whatever it left running in its group
+  if (g_signal) throw std::runtime_error("interrupted by signal " + std::to_string(g_signal));
+  if (timed_out)
+    throw UsageError(argv[0] + " did not finish within " + std::to_string(static_cast<long long>(limit_s)) +
+                     " s (killed; the limit is DIVBENCH_TOOL_TIMEOUT_S)");
   ProcessResult r;
-  r.out = read_file(out_name);
-  r.err = read_file(err_name);
-  ::unlink(out_name);
-  ::unlink(err_name);
+  r.out = read_file(out_file.name);
+  r.err = read_file(err_file.name);
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   else if (WIFSIGNALED(status)) r.exit_code = 128 + WTERMSIG(status);
   if (r.exit_code == 127 && r.out.empty() && r.err.empty())
@@ -154,13 +243,17 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
 TempDir::TempDir() {
   const std::string base = env("TMPDIR").empty() ? "/tmp" : env("TMPDIR");
   std::string tmpl = base + "/divbench-sass-XXXXXX";
-  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary directory in " + base);
+  if (!::mkdtemp(tmpl.data()))
+    throw UsageError("TMPDIR " + base + ": cannot create a temporary folder there (" + std::strerror(errno) +
+                     "); set TMPDIR to a writable folder");
   path_ = tmpl;
+  guard_ = new Interruptible;
 }
 
 TempDir::~TempDir() {
   std::error_code ec;
   fs::remove_all(path_, ec);
+  delete static_cast<Interruptible*>(guard_);  // last: a signal noted meanwhile is raised after the removal
 }
 
 FileInfo inspect_bytes(const std::string& bytes, const std::string& path) {
@@ -203,7 +296,14 @@ FileInfo inspect_bytes(const std::string& bytes, const std::string& path) {
   return info;
 }
 
-FileInfo inspect_file(const std::string& path) { return inspect_bytes(read_regular_file(path), path); }
+FileInfo inspect_file(const std::string& path) {
+  // The magic number from the first bytes only: a huge file that is no ELF is refused without reading it.
+  const std::string head = read_file_head(path, 64);
+  const bool elf = head.size() >= 4 && head.compare(0, 4, "\x7f" "ELF") == 0;
+  const bool fatbin = head.size() >= 4 && head.compare(0, 4, "\x50\xed\x55\xba") == 0;
+  if (!elf && !fatbin) return inspect_bytes(head, path);  // throws: not an ELF file
+  return inspect_bytes(read_regular_file(path), path);
+}
 
 std::vector<std::string> extract_cubins(const std::string& file, const std::string& cuobjdump, const std::string& dir) {
   const std::string abs = fs::absolute(file).string();
@@ -260,7 +360,7 @@ Cubin disassemble(const std::string& cubin_path, const std::string& nvdisasm, co
   c.path = c.source = cubin_path;
   c.sm = info.sm;
   ListingMeta meta;
-  auto r = run_process({nvdisasm, "-json", cubin_path});
+  auto r = run_process({nvdisasm, "-json", file_arg(cubin_path)});
   bool have_json = r.exit_code == 0;
   if (!have_json) {
     const std::string why = r.err + r.out;
@@ -270,7 +370,7 @@ Cubin disassemble(const std::string& cubin_path, const std::string& nvdisasm, co
     c.functions = parse_nvdisasm_json_text(r.out, &meta);
   }
   if (opt.encodings || !have_json) {
-    auto t = run_process({nvdisasm, "-c", "-hex", cubin_path});
+    auto t = run_process({nvdisasm, "-c", "-hex", file_arg(cubin_path)});
     if (t.exit_code != 0) nvdisasm_failed(cubin_path, info.sm, nvdisasm, t);
     auto text_fns = parse_nvdisasm_text(t.out, info.sm);
     if (have_json) merge_text_listing(c.functions, text_fns);

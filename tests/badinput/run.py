@@ -5,7 +5,9 @@
   * exactly one line on stderr, "<program>: error: ...", matching the row's pattern (no progress
     lines, no help text, no traceback before it),
   * nothing left behind: no file in the case's scratch folder (its working directory, where every
-    output of a row points), nothing in its TMPDIR, and the shared inputs unchanged.
+    output of a row points), nothing in its TMPDIR, and the shared inputs unchanged;
+  * inputs untouched: every path the row's command names (a word, or the value of --opt=PATH) that
+    exists before it runs has the same type, size and SHA-256 (a symlink: the same target) after it.
 
 usage: run.py --divbench PATH --craft PATH --cubin PATH [--group G]... [--only ID]... [--jobs N] [--list]
 
@@ -127,6 +129,9 @@ def bad_results() -> dict[str, object]:
     variant("fit_s_nan", lambda d: d["fit"].update(s=math.nan))
     variant("fit_r2_inf", lambda d: d["fit"].update(r2=math.inf))
     variant("summary_list", lambda d: d.update(summary=[1]))
+    variant("median_huge_int", lambda d: d["points"][0].update(median_cycles=10 ** 400))
+    variant("device_cc_word", lambda d: d["device"].update(cc="nine"))
+    variant("fit_s_list", lambda d: d["fit"].update(s=[1, 2]))
     out["top_level_array"] = "[1, 2, 3]\n"
     out["not_json"] = "{ this is not json\n"
     out["empty_file"] = ""
@@ -148,6 +153,54 @@ def make_inputs(data: Path, craft_tool: str, cubin: str) -> None:
     (data / "huge_line.txt").write_text("/*0000*/ " + "A" * 200_000 + "\n")
     os.mkfifo(data / "fifo")
     (data / "a_directory").mkdir()
+    # The output rule (docs/bad-input.md): links to an input, special files, an input spelled another way.
+    os.symlink("in.cubin", data / "link.cubin")
+    os.link(data / "in.cubin", data / "hard.cubin")
+    os.symlink("/dev/null", data / "devnull_link")
+    os.symlink("fifo", data / "fifo_link")
+    os.symlink("loop_link", data / "loop_link")
+    os.symlink("/proc/self/fd/1", data / "stdout_link")
+    shutil.copyfile(cubin, data / "-json")  # a valid cubin whose name looks like an option
+    with open(data / "sparse.bin", "wb") as f:  # 64 GiB of nothing, no blocks on disk: never read whole
+        f.truncate(64 << 30)
+    # Helper programs that misbehave: one that never ends (with a child in its group), one that prints
+    # its last argument (shows how a file name reached it).
+    for name, body in (("hang_tool", "sleep 1000 &\nexec sleep 1000\n"),
+                       ("argtool", "for a; do last=$a; done\necho \"got: $last\" >&2\nexit 1\n")):
+        (data / name).write_text("#!/bin/sh\n" + body)
+        os.chmod(data / name, 0o755)
+    # JSON inputs of kernels fit/predict with a value of the wrong type or range.
+    h200 = ROOT / "results" / "h200"
+    facts = json.loads((h200 / "kernel_facts.json").read_text(encoding="utf-8"))
+    consts = json.loads((h200 / "loop_cost.json").read_text(encoding="utf-8"))
+    jdocs = {"facts_array": "[1, 2, 3]\n",
+             "facts_huge": '{"schema": "divbench.kernels/1", "cubins": 1e400}\n',
+             "facts_cubins_string": {**facts, "cubins": "many"},
+             "constants_array": "[]\n",
+             "cost_no_bodies": {"schema": "divbench.result/1", "experiment": "cost", "device": {"name": "H200", "cc": "9.0"},
+                                "summary": {"bodies": []}, "points": []},
+             "constants_negative": {**consts, "taken_branch_cycles": -1e300},
+             "deep": "[" * 100_000 + "]" * 100_000}
+    (data / "json").mkdir()
+    for name, doc in jdocs.items():
+        (data / "json" / f"{name}.json").write_text(doc if isinstance(doc, str) else json.dumps(doc), encoding="utf-8")
+    stage = data / "stage_escape"  # a Slurm stage whose task list names a folder outside DIVBENCH_RESULTS
+    (stage / "status").mkdir(parents=True)
+    (stage / "tasks.tsv").write_text("1\t0\tgpu\t../escape\n")
+    (stage / "status" / "1_0").write_text("rc=0 start=1 end=2 host=h\n")
+    (data / "escape").mkdir()
+    (data / "escape" / "x.json").write_text("{}\n")
+    stage = data / "stage_not_utf8"
+    stage.mkdir()
+    (stage / "tasks.tsv").write_bytes(b"1\t0\tgpu\t\xff\xfe\n")
+    stage = data / "stage_fifo"
+    stage.mkdir()
+    os.mkfifo(stage / "tasks.tsv")
+    corpus = data / "corpus_bad"  # a study corpus with a file that is not UTF-8
+    corpus.mkdir()
+    (corpus / "a.cu").write_bytes(b"// corpus: x -- \xff\xfe\n")
+    corpus = data / "corpus_dir"  # a folder named like a corpus file
+    (corpus / "a.cu").mkdir(parents=True)
     for name, doc in bad_results().items():
         d = data / "results" / name / "gpu"
         d.mkdir(parents=True)
@@ -155,7 +208,8 @@ def make_inputs(data: Path, craft_tool: str, cubin: str) -> None:
         (d / "kway.json").write_text(text, encoding="utf-8")
     ref = json.loads((ROOT / "results" / "reference" / "paper-2607.23402.json").read_text(encoding="utf-8"))
     refs = {"ref_not_json": "{", "ref_wrong_schema": {**ref, "schema": "other/1"},
-            "ref_missing_gpus": {k: v for k, v in ref.items() if k != "gpus"}, "ref_array": [ref]}
+            "ref_missing_gpus": {k: v for k, v in ref.items() if k != "gpus"}, "ref_array": [ref],
+            "ref_arch_word": {**ref, "gpus": {k: {**g, "arch": "nine"} for k, g in ref["gpus"].items()}}}
     for name, doc in refs.items():
         (data / f"{name}.json").write_text(doc if isinstance(doc, str) else json.dumps(doc), encoding="utf-8")
     static = data / "static_bad"
@@ -164,14 +218,40 @@ def make_inputs(data: Path, craft_tool: str, cubin: str) -> None:
     (static / "table2.json").write_text("[]\n")
 
 
+HASH_LIMIT = 64 << 20  # a larger (sparse) input is compared by size and mtime, not read
+
+
+def one_fingerprint(p: Path) -> tuple:
+    st = p.lstat()
+    if stat.S_ISREG(st.st_mode) and st.st_size <= HASH_LIMIT:
+        return (st.st_size, hashlib.sha256(p.read_bytes()).hexdigest())
+    if stat.S_ISREG(st.st_mode):
+        return (st.st_size, st.st_mtime_ns)
+    if stat.S_ISLNK(st.st_mode):
+        return ("symlink", os.readlink(p))
+    return (stat.S_IFMT(st.st_mode), st.st_rdev)
+
+
 def fingerprint(root: Path) -> dict[str, tuple]:
+    return {str(p): one_fingerprint(p) for p in sorted(root.rglob("*"))}
+
+
+def named_paths(argv: list[str], work: Path) -> dict[str, tuple]:
+    """The fingerprints of every existing path the command names (outside the case's own scratch
+    folder), before or after the run: the inputs of the row, which it must leave untouched."""
     out = {}
-    for p in sorted(root.rglob("*")):
-        st = p.lstat()
-        if stat.S_ISREG(st.st_mode):
-            out[str(p)] = (st.st_size, hashlib.sha256(p.read_bytes()).hexdigest())
-        else:
-            out[str(p)] = (stat.S_IFMT(st.st_mode),)
+    for w in argv[1:]:
+        for cand in {w, w.split("=", 1)[-1]}:
+            if "/" not in cand or cand.startswith(str(work)):
+                continue
+            p = Path(cand)
+            try:
+                out[cand] = one_fingerprint(p)
+                if p.is_dir() and not p.is_symlink() and not str(p).startswith(str(ROOT)):
+                    for q in sorted(p.iterdir()):
+                        out[str(q)] = one_fingerprint(q)
+            except OSError:
+                continue
     return out
 
 
@@ -209,6 +289,7 @@ def run_case(case: Case, base_ctx: dict[str, str], scratch: Path) -> tuple[str, 
     except ValueError as e:
         return "FAIL", str(e)
     env = dict(os.environ, TMPDIR=str(work / "tmp"), PYTHONDONTWRITEBYTECODE="1", COLUMNS="100")
+    inputs_before = named_paths(argv, work)
     try:  # its own session: a case that hangs is killed with everything it started (compilers, tools)
         proc = subprocess.Popen(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True)
@@ -232,6 +313,10 @@ def run_case(case: Case, base_ctx: dict[str, str], scratch: Path) -> tuple[str, 
         problems.append("stderr is not one '<program>: error: ...' line")
     elif not re.search(case.pattern, lines[0]):
         problems.append(f"error line does not match /{case.pattern}/")
+    inputs_after = named_paths(argv, work)
+    touched = sorted(k for k in set(inputs_before) | set(inputs_after) if inputs_before.get(k) != inputs_after.get(k))
+    if touched:
+        problems.append("inputs changed: " + ", ".join(touched[:5]))
     left = leftovers(work) + [f"tmp/{x}" for x in leftovers(work / "tmp")]
     if left:
         problems.append("left behind: " + ", ".join(left[:5]))
@@ -274,7 +359,7 @@ def main() -> int:
         data, scratch = Path(top) / "data", Path(top) / "cases"
         make_inputs(data, a.craft, a.cubin)
         scratch.mkdir()
-        ctx = {"divbench": a.divbench, "python": sys.executable, "root": str(ROOT), "data": str(data),
+        ctx = {"nl": "\n", "divbench": a.divbench, "python": sys.executable, "root": str(ROOT), "data": str(data),
                "craft": str(data / "craft"), "cubin": str(data / "in.cubin")}
         has_gpu = any(os.path.exists(p) for p in ("/dev/nvidia0", "/dev/nvidiactl"))
         probe = subprocess.run([a.divbench, "flip", "discover", "--quiet", str(data / "in.cubin")],

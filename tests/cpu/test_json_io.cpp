@@ -6,13 +6,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "divbench/core/errors.hpp"
+#include "divbench/core/files.hpp"
 #include "divbench/core/json_io.hpp"
 
 using namespace divbench;
@@ -99,4 +103,70 @@ TEST(AtomicWriter, PathIsWritableProbesByCreatingAFile) {
   EXPECT_NE(why.find("does not exist"), std::string::npos) << why;
   EXPECT_FALSE(path_is_writable(s.dir.string(), &why));
   EXPECT_NE(why.find("is a directory"), std::string::npos) << why;
+}
+
+// The output rule (divbench/core/files.hpp, docs/bad-input.md) as a property: random spellings of a path
+// (symlink chains, hard links, ./ and d/e/../../ detours, relative and absolute) of the input, of another
+// file, of a new file, of a FIFO, a directory or /dev/null. check_output refuses exactly the input and the
+// special files, and never creates, deletes or changes anything.
+namespace {
+std::vector<std::pair<std::string, std::string>> listing(const std::filesystem::path& root) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+    std::string what = e.is_symlink() ? "link:" + std::filesystem::read_symlink(e.path()).string() : "";
+    if (!e.is_symlink() && e.is_regular_file()) {
+      std::ifstream in(e.path(), std::ios::binary);
+      std::ostringstream s;
+      s << in.rdbuf();
+      what = "file:" + s.str();
+    }
+    out.emplace_back(e.path().string(), what);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+}  // namespace
+
+TEST(OutputRule, RefusesExactlyTheInputsAndSpecialFilesWhateverTheSpelling) {
+  namespace fs = std::filesystem;
+  const fs::path base = fs::temp_directory_path() / ("divbench-output-rule-" + std::to_string(::getpid()));
+  fs::remove_all(base);
+  fs::create_directories(base / "d" / "e");
+  const fs::path in = base / "d" / "in.cubin", other = base / "other.json";
+  std::ofstream(in) << "input bytes";
+  std::ofstream(other) << "{}";
+  ASSERT_EQ(::mkfifo((base / "fifo").c_str(), 0600), 0);
+  const fs::path cwd = fs::current_path();
+  fs::current_path(base);
+  std::mt19937 rng(25);
+  auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
+  const char* kinds[] = {"input", "other", "new", "fifo", "dir", "devnull"};
+  for (int i = 0; i < 300; ++i) {
+    const std::string kind = kinds[rng() % 6];
+    fs::path target = kind == "input" ? in : kind == "other" ? other : kind == "new" ? base / "d" / ("new" + std::to_string(i))
+                    : kind == "fifo" ? base / "fifo" : kind == "dir" ? base / "d" / "e" : fs::path("/dev/null");
+    if (kind == "input" && chance(0.3)) {
+      fs::create_hard_link(in, base / ("hard" + std::to_string(i)));
+      target = base / ("hard" + std::to_string(i));
+    }
+    fs::path spelled = target;
+    for (int n = static_cast<int>(rng() % 4); n > 0 && kind != "new"; --n) {
+      const fs::path link = base / "d" / ("l" + std::to_string(i) + "_" + std::to_string(n));
+      fs::create_symlink(chance(0.5) ? spelled : fs::relative(spelled, link.parent_path()), link);
+      spelled = link;
+    }
+    std::string text = spelled.string();
+    if (chance(0.5) && text.rfind(base.string(), 0) == 0) {
+      text = fs::relative(spelled, base).string();
+      const int form = static_cast<int>(rng() % 3);
+      text = form == 0 ? text : form == 1 ? "./" + text : "d/e/../../" + text;
+    }
+    const auto before = listing(base);
+    const bool refuse = kind == "input" || kind == "fifo" || kind == "dir" || kind == "devnull";
+    if (refuse) EXPECT_THROW(divbench::check_output("--out", text, {in.string()}), divbench::UsageError) << kind << " " << text;
+    else EXPECT_NO_THROW(divbench::check_output("--out", text, {in.string()})) << kind << " " << text;
+    EXPECT_EQ(listing(base), before) << text;
+  }
+  fs::current_path(cwd);
+  fs::remove_all(base);
 }

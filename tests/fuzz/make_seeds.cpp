@@ -2,7 +2,9 @@
 // (ELF reader, inspect_file), their `nvdisasm -json` and `nvdisasm -c -hex` listings (parsers, merge),
 // the hand-made listings of tests/fixtures/sass, and the crafted cubins of tests/support. nvdisasm is
 // found by the analyzer's own search (sass::find_nvdisasm); without it only the cubins, the fixtures
-// and the crafted files become seeds (said on stderr).
+// and the crafted files become seeds (said on stderr). The kernels fit/predict harness gets the committed
+// results/h200 documents (the repository is FIXTURES_DIR/../../..), cut to the k-way kernels and a few
+// points so that a seed fits libFuzzer's -max_len: facts NUL cost NUL constants, facts NUL kway NUL constants.
 //   divbench_fuzz_seeds OUT_DIR FIXTURES_DIR CUBIN...
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +13,7 @@
 #include <string>
 
 #include "divbench/core/files.hpp"
+#include "divbench/core/json_io.hpp"
 #include "divbench/sass/nvdisasm.hpp"
 #include "support/crafted_elf.hpp"
 
@@ -31,6 +34,36 @@ void put(const fs::path& p, const std::string& bytes) {
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (!out) throw std::runtime_error("cannot write " + p.string());
 }
+// The committed H200 documents, small: the facts of the k-way kernels only, results without raw points.
+void kernels_seeds(const fs::path& root, const fs::path& out) {
+  const fs::path h200 = root / "results" / "h200";
+  json facts = read_json_file((h200 / "kernel_facts.json").string());
+  json cubins = json::array();
+  for (auto c : facts.at("cubins")) {
+    json fns = json::array();
+    for (const auto& f : c.at("functions"))
+      if (f.value("name", "").find("kway_kernel") != std::string::npos && fns.size() < 6) fns.push_back(f);
+    if (!fns.empty()) {
+      c["functions"] = fns;
+      cubins.push_back(c);
+    }
+  }
+  facts["cubins"] = cubins;
+  json cost = read_json_file((h200 / "cost.json").string()), kway = read_json_file((h200 / "kway_fma_chain.json").string());
+  for (json* r : {&cost, &kway}) {
+    json points = json::array();
+    for (auto p : r->at("points")) {
+      if (points.size() == 3) break;
+      if (p.is_object()) p.erase("samples");  // raw samples: the bulk of a result, read by neither reader
+      points.push_back(p);
+    }
+    (*r)["points"] = points;
+  }
+  const std::string constants = read_regular_file((h200 / "loop_cost.json").string());
+  const std::string nul(1, '\0');
+  put(out / "kernels" / "h200_cost.bin", facts.dump() + nul + cost.dump() + nul + constants);
+  put(out / "kernels" / "h200_kway.bin", facts.dump() + nul + kway.dump() + nul + constants);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -40,7 +73,7 @@ int main(int argc, char** argv) {
   }
   try {
     const fs::path out = argv[1];
-    for (const char* d : {"elf", "inspect", "json", "text", "merge"}) {
+    for (const char* d : {"elf", "inspect", "json", "text", "merge", "kernels"}) {
       fs::remove_all(out / d);
       fs::create_directories(out / d);
     }
@@ -55,6 +88,7 @@ int main(int argc, char** argv) {
       if (e.path().extension() == ".txt")
         put(out / "text" / e.path().filename(), sm_byte(e.path().stem() == "pascal" ? 61 : 90) + text);
     }
+    kernels_seeds(fs::path(argv[2]).parent_path().parent_path().parent_path(), out);
     std::string nvdisasm;
     try {
       nvdisasm = sass::find_nvdisasm();

@@ -7,6 +7,7 @@ import hashlib
 import os
 import re
 
+from divbench.jsonio import InputError, read_regular
 from divbench.study import StudyError
 
 TAG = re.compile(r"^\s*//\s*corpus:\s*([a-z0-9_]+)\s*--\s*(.+?)\s*$")
@@ -14,8 +15,20 @@ KERNEL = re.compile(r'extern\s+"C"\s+__global__\s+void\s+([A-Za-z_][A-Za-z0-9_]*
 
 
 def read_bytes(path):
-    with open(path, "rb") as f:
-        return f.read()
+    """A corpus file's bytes: a regular file of at most 16 MiB, checked before it is read (a FIFO or a
+    folder named a.cu is an InputError, never a hang or a traceback)."""
+    try:
+        return read_regular(path, 16 << 20)
+    except InputError as e:
+        raise InputError(f"corpus: {e}") from None
+
+
+def read_source(path):
+    """A corpus file as text: UTF-8, or an InputError (bad input, exit 2) naming the file."""
+    try:
+        return read_bytes(path).decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"corpus: {path}: not UTF-8 text (byte {e.start})") from None
 
 
 class Corpus:
@@ -45,7 +58,7 @@ class Corpus:
             raise StudyError(f"no corpus files (*.cu) under {root}")
         kernels = {}
         for f in files:
-            for name, cat, idea in parse_tags(read_bytes(f).decode(), os.path.basename(f)):
+            for name, cat, idea in parse_tags(read_source(f), os.path.basename(f)):
                 if name in kernels:
                     raise StudyError(f"{os.path.basename(f)}: kernel {name} also defined in {kernels[name]['file']}")
                 kernels[name] = {"category": cat, "idea": idea, "file": os.path.basename(f)}

@@ -18,8 +18,8 @@ import subprocess
 import sys
 import time
 
-from divbench.cli import ArgumentParser, fail
-from divbench.jsonio import InputError, OutputError, load_json
+from divbench.cli import ArgumentParser, fail, tool_main
+from divbench.jsonio import InputError, OutputError, load_json, same_file
 from divbench.pathargs import creatable_dir, existing_dir
 from divbench.paths import repo_root
 from divbench.study import StudyError
@@ -88,10 +88,13 @@ def check_paths(a, tc, archs):
     existing_dir(a.corpus, "--corpus")
     if a.compare:
         existing_dir(a.compare, "--compare")
+        if same_file(a.compare, a.out):  # the files written would be compared with themselves: a false pass
+            raise InputError(f"--out {a.out} is the --compare folder: write elsewhere to compare")
     creatable_dir(a.out, "--out")
     creatable_dir(a.cache, "--cache")
 
 
+@tool_main("study")
 def main(argv=None):
     ap = ArgumentParser(prog="study", description=__doc__.splitlines()[0])
     ap.add_argument("--divbench", required=True, help="the divbench executable (its `sass` command analyses)")
@@ -151,7 +154,9 @@ def main(argv=None):
                 return 1
             log(f"identical to {a.compare} (ignoring run provenance)")
         return 0
-    except (StudyError, InputError, OutputError) as e:
+    except (InputError, OutputError) as e:  # bad input (a corpus file that is not UTF-8, ...): exit 2
+        return fail("study", e)
+    except StudyError as e:
         print(f"study: error: {e}", file=sys.stderr)
         return 1
 

@@ -13,7 +13,8 @@ import ctypes
 import os
 import sys
 
-from divbench.jsonio import OutputError, write_atomic
+from divbench.cli import tool_main
+from divbench.jsonio import OutputError, check_output, write_atomic
 
 # NVRTC emits this for every pre-Turing target; it is expected here and not worth a line per file.
 DEPRECATION = "Architectures prior to '<compute/sm>_75' are deprecated"
@@ -65,6 +66,7 @@ def compile_cubin(lib, source, arch, includes):
     return buf.raw
 
 
+@tool_main("nvrtc_compile")
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--prefix", required=True)
@@ -82,6 +84,11 @@ def main():
         ap.error("--arch, SOURCE and OUTPUT are required")
     # NVRTC gets the source as a string, so "quoted" includes need the source's folder explicitly.
     includes = [os.path.dirname(os.path.abspath(a.source))] + a.includes + [os.path.join(a.prefix, "py", "nvidia", d, "include") for d in ("cuda_runtime", "cuda_cccl")]
+    try:
+        check_output(a.output, [a.source], "OUTPUT")
+    except OutputError as e:
+        print(f"nvrtc_compile: error: {e}", file=sys.stderr)
+        return 2
     try:
         cubin = compile_cubin(lib, a.source, a.arch, includes)
     except RuntimeError as e:

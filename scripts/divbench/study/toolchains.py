@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import glob
 import os
+import signal
 import subprocess
 import sys
 
@@ -22,11 +23,51 @@ ALL_ARCHS = CU12_ARCHS + NVCC13_ARCHS
 NVCC_FLAGS = ["-cubin", "-O3", "-std=c++17"]
 
 
+DEFAULT_TOOL_TIMEOUT_S = 600.0
+
+
+def tool_timeout_s() -> float:
+    """The time limit of one helper program (nvcc, NVRTC's python3, nvdisasm): DIVBENCH_TOOL_TIMEOUT_S
+    seconds (docs/bad-input.md), default 600, the same variable divbench itself reads."""
+    v = os.environ.get("DIVBENCH_TOOL_TIMEOUT_S", "")
+    if not v:
+        return DEFAULT_TOOL_TIMEOUT_S
+    try:
+        s = float(v)
+    except ValueError:
+        s = float("nan")
+    if not 0 < s <= 1e6:
+        raise StudyError(f"DIVBENCH_TOOL_TIMEOUT_S={v!r}: not a number of seconds in (0, 1e6]")
+    return s
+
+
 def run(argv, **kw):
-    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    """Runs a helper in its own process group; past tool_timeout_s() (or on Ctrl-C/SIGTERM) the whole
+    group is killed. StudyError on a non-zero exit or a timeout."""
+    limit = tool_timeout_s()
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, errors="replace", start_new_session=True, **kw)
+    try:
+        out, err = proc.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        raise StudyError(f"{' '.join(argv[:3])} ... did not finish within {limit:g} s (killed; the limit is "
+                         "DIVBENCH_TOOL_TIMEOUT_S)") from None
+    except BaseException:
+        _kill_group(proc)
+        raise
+    p = subprocess.CompletedProcess(argv, proc.returncode, out, err)
     if p.returncode != 0:
         raise StudyError(f"{' '.join(argv[:3])} ... failed (exit {p.returncode}): {p.stderr.strip()[-2000:]}")
     return p.stdout
+
+
+def _kill_group(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    proc.communicate()
 
 
 def first_release_line(text):
@@ -104,5 +145,9 @@ class Toolchains:
             run(nvrtc_argv("--prefix", self.cu12, "--arch", arch, src, out), env=child_env())
         else:
             tmp = out + ".tmp.cubin"
-            run([self.nvcc, *NVCC_FLAGS, f"-arch={arch}", "-o", tmp, src])
-            os.replace(tmp, out)
+            try:
+                run([self.nvcc, *NVCC_FLAGS, f"-arch={arch}", "-o", tmp, src])
+                os.replace(tmp, out)
+            finally:  # a failed, timed-out or interrupted compile leaves no half-written cubin
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
