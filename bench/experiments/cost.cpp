@@ -48,8 +48,6 @@ CostConfig parse(const RunOptions& o) {
   c.timing = parse_timing(o, Body::fma_chain);
   c.sampling_given = !o.sampling.empty();
   if (o.has("--reps")) c.reps_memory = o.reps;
-  reject_options(o, "--sweep cost", {"--map", "--iters", "--seed"},
-                 "the decomposition runs k equal paths (modulo map) of n iterations each: give --n");
   return c;
 }
 
@@ -91,9 +89,8 @@ std::vector<PointSpec> plan(const CostConfig& c, const DeviceRecord& dev) {
           if (n == 0) lanes.iters_of_path.fill(0);
           const TimedKernel kernel = kway_timed_kernel(body, make_kway_params(body, k, lanes), placement);
           const TimedRun run{timing, std::nullopt, false};
-          const std::string label = std::string(body_name(body)) + "/placement:" + std::to_string(placement) +
-                                    "/n:" + std::to_string(n) + "/k:" + std::to_string(k);
-          pts.push_back(PointSpec{label,
+          pts.push_back(PointSpec{{{"body", body_name(body)}, {"placement", placement}, {"n", n}, {"k", k}},
+                                  "",
                                   [kernel, run, dev, k, n, body] {
                                     PointResult r = run_timed_point(kernel, run, dev, k);
                                     r.point.extra["body"] = body_name(body);
@@ -115,8 +112,8 @@ void finalize(const CostConfig& c, ResultRecord& r) {
     for (int placement : c.placements) {
       std::vector<CostSample> samples;
       for (const auto& p : r.points)
-        if (p.extra.value("body", "") == body_name(body) && placement_of(p) == placement)
-          samples.push_back({p.k, p.extra["iters_per_path"].get<double>(), p.cycles.median});
+        if (p.axes.value("body", "") == body_name(body) && p.axes.value("placement", -1) == placement)
+          samples.push_back({p.k, p.axes["n"].get<double>(), p.cycles.median});
       if (samples.empty()) continue;
       const CostFit f = fit_cost(samples);
       fits.push_back(f);
@@ -154,10 +151,32 @@ void finalize(const CostConfig& c, ResultRecord& r) {
   add_quality_summary(r);
 }
 
+// The union of two lists, sorted (an axis's values over the compute and the memory bodies).
+template <class T>
+json merged(std::vector<T> a, const std::vector<T>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  std::sort(a.begin(), a.end());
+  a.erase(std::unique(a.begin(), a.end()), a.end());
+  return json(a);
+}
+
 Experiment cost_experiment() {
-  Experiment e = make_experiment<CostConfig>(
-      {"cost", {}, "sweep", "cost decomposition T(k,n) = k*(a*n + b) + c per body and code placement", parse, to_json,
-       nullptr, plan, finalize, nullptr});
+  ExperimentDef<CostConfig> d{"cost", {}, "sweep",
+                              "cost decomposition T(k,n) = k*(a*n + b) + c per body and code placement", parse,
+                              to_json, nullptr, plan, finalize, nullptr};
+  AxisSpec placement = placement_axis();
+  placement.label = AxisLabel::keyed;
+  d.axes = {{body_axis(),
+             [](const CostConfig& c) {
+               json b = json::array();
+               for (Body x : c.bodies) b.push_back(body_name(x));
+               return b;
+             }},
+            {placement, [](const CostConfig& c) { return json(c.placements); }},
+            {n_axis("--n"), [](const CostConfig& c) { return merged(c.ns, c.ns_memory); }},
+            {k_axis(), [](const CostConfig& c) { return merged(c.ks, c.ks_memory); }}};
+  d.settings = {"--reps", "--warmup", "--sampling", "--no-samples"};
+  Experiment e = make_experiment<CostConfig>(d);
   e.in_all = false;
   return e;
 }

@@ -70,9 +70,11 @@ TEST(Configs, BadInputIsAUsageError) {
   RunOptions body;
   body.body = "nope";
   EXPECT_THROW(prepare("sweep", "k", body), UsageError);
-  // Probes take no sweep options; an explicitly given default is still refused.
+  // Probes take no sweep options; an explicitly given default is still refused (by the one
+  // accepted-options check, before any experiment parses).
   RunOptions probe_k = with({"--body"});
-  EXPECT_THROW(prepare("probe", "lock", probe_k), UsageError);
+  probe_k.probe = "lock";
+  EXPECT_THROW(prepare_experiments(probe_k), UsageError);
   RunOptions cal = with({"--k"});
   cal.ks = {3};
   EXPECT_THROW(prepare("sweep", "calibration", cal), UsageError);
