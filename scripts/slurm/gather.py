@@ -12,7 +12,8 @@ Without a task list (a stage filled by hand) every subfolder of STAGE is a GPU's
 Never writes over a RESULTS/<name>/ that holds files unless FORCE=1. Exit 0 when every task succeeded
 and everything was gathered, 1 otherwise, 2 on bad input.
 
-usage: gather.py [STAGE]       (default: results-slurm/ in the checkout)
+usage: gather.sh [STAGE]       (default: results-slurm/ in the checkout; gather.sh runs this file with
+                               scripts/ on PYTHONPATH, where the package divbench is)
   env: DIVBENCH_RESULTS (default: results/ in the checkout), FORCE=1
 """
 import csv
@@ -110,8 +111,7 @@ def merge_study(stage, tasks, results, force):
     dest = os.path.join(results, "static")
     if holds_files(dest) and not force:
         return f"{dest} already holds results; FORCE=1 to replace"
-    sys.path.insert(0, HERE)
-    import study_shards
+    from divbench.study import shards as study_shards  # the package: gather.sh puts scripts/ on PYTHONPATH
     try:
         written = study_shards.merge({t.name: os.path.join(stage, "study", t.name) for t in tasks}, dest,
                                      jobs=sorted({t.job for t in tasks}))
