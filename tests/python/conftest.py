@@ -79,7 +79,7 @@ def make_results(root: Path, with_static=True, with_occupancy=True):
 
 
 def occupancy_v2(dev, max_warps=64):
-    """An occupancy result in the issue-13 shape docs/figures.md proposes (warps per SM on every SM, waves,
+    """An occupancy result in the warps-per-SM shape docs/figures.md proposes (warps per SM on every SM, waves,
     penalty from kernel times minus an empty kernel's launch overhead, the per-warp region penalty with its
     steady_state flag); made-up penalties around 31."""
     series, points = [], []

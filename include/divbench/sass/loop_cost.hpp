@@ -1,4 +1,4 @@
-// The loop-cost model (issue 12, item 3): cycles per iteration a of a work body's inner loop, from
+// The loop-cost model (docs/sass.md, "Kernel facts"): cycles per iteration a of a work body's inner loop, from
 // its SASS alone, for one warp running alone on its scheduler.
 //
 // One iteration is issued in order, as the control words say:

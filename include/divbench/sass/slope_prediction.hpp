@@ -1,4 +1,4 @@
-// Predicted slopes for GPUs not here (issue 12, item 4): for every architecture a divbench.kernels/1
+// Predicted slopes for GPUs not here (docs/sass.md, "Kernel facts"): for every architecture a divbench.kernels/1
 // document holds the k-way kernels of, the loop-cost model (loop_cost.hpp) applied to that
 // architecture's SASS of every work body, with the constants of a `kernels fit`
 // ("divbench.predicted/1", results/predicted/sm_XX.json):
