@@ -73,7 +73,7 @@ int run_facts(const FactsOptions& o) {
   } else {
     nvdisasm = sass::find_nvdisasm(o.nvdisasm);
   }
-  sass::TempDir tmp;
+  TempDir tmp;
   std::vector<sass::Cubin> cubins;
   for (const auto& f : o.files) {
     if (!o.quiet) std::cerr << "divbench kernels facts: " << f << "\n";

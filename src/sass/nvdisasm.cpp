@@ -1,8 +1,6 @@
 #include "divbench/sass/nvdisasm.hpp"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,13 +30,6 @@ bool executable(const std::string& p) {
 std::string env(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
 }
 
 // site-packages folders of the Python that pip installs into.
@@ -107,60 +98,8 @@ std::string find_cuobjdump(const std::string& nvdisasm_path) {
   return p;
 }
 
-ProcessResult run_process(const std::vector<std::string>& argv, const std::string& cwd) {
-  if (argv.empty()) throw std::runtime_error("run_process: empty command");
-  const std::string base = env("TMPDIR").empty() ? "/tmp" : env("TMPDIR");
-  std::string out_tmpl = base + "/divbench-out-XXXXXX", err_tmpl = base + "/divbench-err-XXXXXX";
-  char* out_name = out_tmpl.data();
-  char* err_name = err_tmpl.data();
-  int out_fd = ::mkstemp(out_name);
-  int err_fd = ::mkstemp(err_name);
-  if (out_fd < 0 || err_fd < 0) {
-    if (out_fd >= 0) ::close(out_fd), ::unlink(out_name);
-    if (err_fd >= 0) ::close(err_fd), ::unlink(err_name);
-    throw std::runtime_error("run_process: cannot create temp files in " + base);
-  }
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("run_process: fork failed: " + std::string(std::strerror(errno)));
-  if (pid == 0) {
-    ::dup2(out_fd, 1);
-    ::dup2(err_fd, 2);
-    int devnull = ::open("/dev/null", O_RDONLY);
-    if (devnull >= 0) ::dup2(devnull, 0);
-    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
-    ::execvp(args[0], args.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  ::close(out_fd);
-  ::close(err_fd);
-  ProcessResult r;
-  r.out = read_file(out_name);
-  r.err = read_file(err_name);
-  ::unlink(out_name);
-  ::unlink(err_name);
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status)) r.exit_code = 128 + WTERMSIG(status);
-  if (r.exit_code == 127 && r.out.empty() && r.err.empty())
-    throw std::runtime_error("cannot run '" + argv[0] + "'");
-  return r;
-}
-
-TempDir::TempDir() {
-  const std::string base = env("TMPDIR").empty() ? "/tmp" : env("TMPDIR");
-  std::string tmpl = base + "/divbench-sass-XXXXXX";
-  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary directory in " + base);
-  path_ = tmpl;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
+int sm_from_e_flags(std::uint32_t e_flags, int abi_version) {
+  return static_cast<int>(abi_version >= 8 ? (e_flags >> 8) & 0xff : e_flags & 0xff);
 }
 
 FileInfo inspect_bytes(const std::string& bytes, const std::string& path) {
@@ -196,7 +135,7 @@ FileInfo inspect_bytes(const std::string& bytes, const std::string& path) {
     info.kind = FileKind::cubin;
     const std::uint32_t flags = u32(0x30);
     const int abiversion = std::uint8_t(bytes[8]);
-    info.sm = static_cast<int>(abiversion >= 8 ? (flags >> 8) & 0xff : flags & 0xff);
+    info.sm = sm_from_e_flags(flags, abiversion);
   } else {
     info.kind = FileKind::host_elf;
   }
