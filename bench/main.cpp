@@ -98,6 +98,9 @@ int main(int argc, char** argv) {
   app.add_flag("--metrics", opts.metrics, "Also read the efficiency counters through CUPTI (one extra launch per point)");
   std::string seed_spec;
   app.add_option("--seed", seed_spec, "Seed of the random lane permutation map (0..2^64-1)");
+  app.add_option("--loop-cost", opts.loop_cost,
+                 "Loop-cost constants (divbench.loop_cost/1) for the cost sweep's a_predicted (default: the committed "
+                 "results/h200/loop_cost.json, found from the executable)");
 
   std::vector<std::pair<CLI::App*, std::function<std::function<int()>(CLI::App&)>>> subs;
   for (auto& c : cli::command_registry()) subs.emplace_back(app.add_subcommand(c.name, c.help), c.setup);

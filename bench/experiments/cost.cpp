@@ -16,6 +16,7 @@
 #include "harness/experiment.hpp"
 #include "harness/loop_prediction.hpp"
 #include "harness/timed_point.hpp"
+#include "divbench/sass/loop_cost.hpp"
 
 namespace divbench {
 namespace {
@@ -30,6 +31,7 @@ struct CostConfig {
   TimingConfig timing;                  // reps, warmup, samples; sampling per body unless --sampling
   bool sampling_given = false;
   int reps_memory = 51;                 // samples per point of bodies that touch memory (single launches)
+  std::string loop_cost;                // --loop-cost: constants of a_predicted ("" = the committed file)
 };
 
 CostConfig parse(const RunOptions& o) {
@@ -48,6 +50,11 @@ CostConfig parse(const RunOptions& o) {
   c.timing = parse_timing(o, Body::fma_chain);
   c.sampling_given = !o.sampling.empty();
   if (o.has("--reps")) c.reps_memory = o.reps;
+  if (o.has("--loop-cost")) {  // read now: a file that is not there or not constants is bad input (exit 2)
+    std::string used, why;
+    if (!sass::load_constants(o.loop_cost, used, why)) throw UsageError("--loop-cost: " + why);
+    c.loop_cost = o.loop_cost;
+  }
   return c;
 }
 
@@ -71,6 +78,7 @@ json to_json(const CostConfig& c) {
          {"placements", c.placements}};
   j.update(to_json(c.timing));
   j["sampling"] = sampling;
+  j["loop_cost"] = c.loop_cost.empty() ? json(nullptr) : json(c.loop_cost);  // null: the committed constants
   return j;
 }
 
@@ -125,7 +133,7 @@ void finalize(const CostConfig& c, ResultRecord& r) {
     const json spread = cost_spread_json(fits, "a", "b", "c", "r2");
     json entry{{"body", body_name(body)}, {"sampling", sampling_name(sampling_of(c, body))}};
     entry.update(spread);
-    const LoopPrediction pred = predict_loop_cost(r.device, body);
+    const LoopPrediction pred = predict_loop_cost(r.device, body, c.loop_cost);
     entry["a_predicted"] = pred.available ? json(pred.a) : json(nullptr);
     entry["a_rel_err"] = pred.available ? json(pred.a / spread["a"].get<double>() - 1) : json(nullptr);
     entry["a_prediction"] = pred.detail;
@@ -175,7 +183,7 @@ Experiment cost_experiment() {
             {placement, [](const CostConfig& c) { return json(c.placements); }},
             {n_axis("--n"), [](const CostConfig& c) { return merged(c.ns, c.ns_memory); }},
             {k_axis(), [](const CostConfig& c) { return merged(c.ks, c.ks_memory); }}};
-  d.settings = {"--reps", "--warmup", "--sampling", "--no-samples"};
+  d.settings = {"--reps", "--warmup", "--sampling", "--no-samples", "--loop-cost"};
   Experiment e = make_experiment<CostConfig>(d);
   e.in_all = false;
   return e;

@@ -1,6 +1,7 @@
 // The cost sweep's a_predicted: the loop-cost model (src/sass/loop_cost.cpp) applied to this binary's
-// own SASS (kernel_facts.json next to the executable, written by the build) with the constants the
-// build carries (results/h200/loop_cost.json at configure time). docs/sass.md "Loop-cost model".
+// own SASS (kernel_facts.json next to the executable, written by the build) with the constants read
+// at run time (--loop-cost FILE; by default results/h200/loop_cost.json found from the binary).
+// docs/sass.md "Loop-cost model".
 #include "loop_prediction.hpp"
 
 #include "divbench/sass/loop_cost.hpp"
@@ -9,7 +10,7 @@
 
 namespace divbench {
 
-LoopPrediction predict_loop_cost(const DeviceRecord& dev, Body body) {
+LoopPrediction predict_loop_cost(const DeviceRecord& dev, Body body, const std::string& constants_file) {
   LoopPrediction p;
   std::string why;
   const auto& facts = running_kernel_facts(why);
@@ -17,11 +18,10 @@ LoopPrediction predict_loop_cost(const DeviceRecord& dev, Body body) {
     p.detail = json{{"available", false}, {"why", why}};
     return p;
   }
-  const auto constants = sass::committed_constants();
+  std::string used;
+  const auto constants = sass::load_constants(constants_file, used, why);
   if (!constants) {
-    p.detail = json{{"available", false},
-                    {"why", std::string("this build carries no loop-cost constants (") + sass::kCommittedConstantsFile +
-                                " missing at configure time)"}};
+    p.detail = json{{"available", false}, {"why", why}};
     return p;
   }
   const auto sm = cubin_sm_for_device(*facts, dev.cc_major, dev.cc_minor);
@@ -37,7 +37,7 @@ LoopPrediction predict_loop_cost(const DeviceRecord& dev, Body body) {
   b["available"] = p.available;
   b["sm"] = *sm;
   b["model"] = sass::model_json(*constants, *sm);
-  b["constants_file"] = sass::kCommittedConstantsFile;
+  b["constants_file"] = used;
   p.detail = b;
   return p;
 }

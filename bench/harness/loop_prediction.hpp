@@ -14,6 +14,7 @@ struct LoopPrediction {
   json detail = json::object(); // the loop's instructions, stall sum, constants and their source, or why not
 };
 
-LoopPrediction predict_loop_cost(const DeviceRecord& dev, Body body);
+// `constants_file`: the divbench.loop_cost/1 file to use ("" = the committed one, found from the binary).
+LoopPrediction predict_loop_cost(const DeviceRecord& dev, Body body, const std::string& constants_file);
 
 }  // namespace divbench

@@ -30,6 +30,7 @@ struct RunOptions {
   bool quiet = false;            // --quiet
   bool metrics = false;          // --metrics
   std::uint64_t seed = 20260729; // --seed (random lane permutations)
+  std::string loop_cost;         // --loop-cost FILE: loop-cost constants (empty: the committed ones)
   std::string command_line;      // for provenance
   std::set<std::string> given;   // the options the user gave ("--k", "--body", ...)
 

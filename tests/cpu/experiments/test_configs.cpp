@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "divbench/core/errors.hpp"
+#include "divbench/core/json_io.hpp"
+#include "divbench/core/process.hpp"
 #include "harness/experiment.hpp"
 #include "harness/runner.hpp"
 
@@ -123,4 +125,26 @@ TEST(Configs, PlacementsSpreadOverTheWindowAndWarmupFollowsTheMode) {
   RunOptions w = with({"--warmup"});
   w.warmup = 5;
   EXPECT_EQ(prepare("sweep", "k", w).config["warmup"].get<int>(), 5);
+}
+
+TEST(Configs, CostReadsTheLoopCostConstantsItIsGiven) {
+  // --loop-cost names the constants of a_predicted: read when parsed (a file that is not there, or
+  // not divbench.loop_cost/1, is bad input before any GPU work) and recorded in config.
+  divbench::TempDir tmp;
+  const std::string good = tmp.path() + "/constants.json", other = tmp.path() + "/other.json";
+  write_json_atomic(good, json{{"schema", "divbench.loop_cost/1"}, {"sm", 90}, {"taken_branch_cycles", 5.0},
+                               {"variable_latency_cycles", 17.0}, {"source", "synthetic"}});
+  write_json_atomic(other, json{{"schema", "divbench.kernels/1"}});
+  RunOptions o = with({"--loop-cost"});
+  o.loop_cost = good;
+  EXPECT_EQ(prepare("sweep", "cost", o).config["loop_cost"], good);
+  EXPECT_TRUE(prepare("sweep", "cost", RunOptions{}).config["loop_cost"].is_null());  // the committed file
+  o.loop_cost = other;
+  EXPECT_THROW(prepare("sweep", "cost", o), UsageError);
+  o.loop_cost = tmp.path() + "/missing.json";
+  EXPECT_THROW(prepare("sweep", "cost", o), UsageError);
+  RunOptions kway = with({"--loop-cost"});  // the k sweep predicts nothing: the option does not apply
+  kway.sweep = "k";
+  kway.loop_cost = good;
+  EXPECT_THROW(prepare_experiments(kway), UsageError);
 }
