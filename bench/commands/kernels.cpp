@@ -16,9 +16,9 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/core/json_io.hpp"
 #include "divbench/sass/kernel_facts.hpp"
-#include "divbench/sass/loop_cost.hpp"
+#include "divbench/model/loop_cost.hpp"
 #include "divbench/sass/nvdisasm.hpp"
-#include "divbench/sass/slope_prediction.hpp"
+#include "divbench/model/slope_prediction.hpp"
 
 namespace {
 
@@ -40,7 +40,7 @@ struct FitOptions {
 struct PredictOptions {
   std::vector<std::string> facts;
   std::string constants, out_dir;
-  std::uint32_t n = sass::kDefaultPredictionIters;
+  std::uint32_t n = model::kDefaultPredictionIters;
   std::string compare;
   std::vector<std::string> expect;
 };
@@ -91,16 +91,16 @@ int run_fit(const FitOptions& o) {
   const json facts = read_json_file(o.facts);
   if (facts.value("schema", "") != sass::kKernelFactsSchema)
     throw UsageError("--facts: " + o.facts + " is not a " + sass::kKernelFactsSchema + " document");
-  sass::CostFit fit;
+  model::CostFit fit;
   if (!o.cost.empty()) {
-    fit = sass::fit_from_cost_result(read_json_file(o.cost), o.cost, facts, o.facts);
+    fit = model::fit_from_cost_result(read_json_file(o.cost), o.cost, facts, o.facts);
   } else {
     std::vector<json> docs;
     for (const auto& k : o.kway) docs.push_back(read_json_file(k));
-    fit = sass::fit_from_kway_results(docs, o.kway, facts, o.facts);
+    fit = model::fit_from_kway_results(docs, o.kway, facts, o.facts);
   }
-  write_json_atomic(o.out, sass::to_json(fit));
-  std::cout << sass::fit_summary(fit);
+  write_json_atomic(o.out, model::to_json(fit));
+  std::cout << model::fit_summary(fit);
   return kExitOk;
 }
 
@@ -120,7 +120,7 @@ int compare_with(const std::vector<std::pair<std::string, json>>& docs, const st
       ++problems;
       continue;
     }
-    const auto lines = sass::compare_predictions(read_json_file(path.string()), doc);
+    const auto lines = model::compare_predictions(read_json_file(path.string()), doc);
     for (const auto& l : lines) std::cout << arch << ".json: " << l << "\n";
     problems += static_cast<int>(lines.size());
     if (lines.empty()) std::cout << arch << ": same as committed\n";
@@ -144,15 +144,15 @@ int run_predict(const PredictOptions& o) {
   if (!o.compare.empty() && !std::filesystem::is_directory(o.compare, ec))
     throw UsageError("--compare: " + o.compare + " is not a directory");
   if (o.n == 0) throw UsageError("--n: must be at least 1");
-  const sass::CostConstants constants = sass::constants_from_json(read_json_file(o.constants), o.constants);
+  const model::CostConstants constants = model::constants_from_json(read_json_file(o.constants), o.constants);
   std::vector<json> docs;
   for (const auto& f : o.facts) docs.push_back(read_json_file(f));
-  const auto predicted = sass::predict_slopes(docs, o.facts, constants, o.constants, o.n);
+  const auto predicted = model::predict_slopes(docs, o.facts, constants, o.constants, o.n);
   std::filesystem::create_directories(o.out_dir, ec);
   if (!std::filesystem::is_directory(o.out_dir, ec)) throw UsageError("--out-dir: cannot create " + o.out_dir);
   for (const auto& [arch, doc] : predicted) {
     write_json_atomic((std::filesystem::path(o.out_dir) / (arch + ".json")).string(), doc);
-    std::cout << sass::prediction_summary(doc);
+    std::cout << model::prediction_summary(doc);
   }
   if (o.compare.empty()) return kExitOk;
   const int problems = compare_with(predicted, o.compare, o.expect);

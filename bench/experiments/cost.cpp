@@ -16,7 +16,7 @@
 #include "harness/experiment.hpp"
 #include "harness/loop_prediction.hpp"
 #include "harness/timed_point.hpp"
-#include "divbench/sass/loop_cost.hpp"
+#include "divbench/model/loop_cost.hpp"
 
 namespace divbench {
 namespace {
@@ -52,7 +52,7 @@ CostConfig parse(const RunOptions& o) {
   if (o.has("--reps")) c.reps_memory = o.reps;
   if (o.has("--loop-cost")) {  // read now: a file that is not there or not constants is bad input (exit 2)
     std::string used, why;
-    if (!sass::load_constants(o.loop_cost, used, why)) throw UsageError("--loop-cost: " + why);
+    if (!model::load_constants(o.loop_cost, used, why)) throw UsageError("--loop-cost: " + why);
     c.loop_cost = o.loop_cost;
   }
   return c;

@@ -1,11 +1,11 @@
-// The cost sweep's a_predicted: the loop-cost model (src/sass/loop_cost.cpp) applied to this binary's
+// The cost sweep's a_predicted: the loop-cost model (src/model/loop_cost.cpp) applied to this binary's
 // own SASS (kernel_facts.json next to the executable, written by the build) with the constants read
 // at run time (--loop-cost FILE; by default results/h200/loop_cost.json found from the binary).
 // docs/sass.md "Loop-cost model".
 #include "loop_prediction.hpp"
 
-#include "divbench/sass/loop_cost.hpp"
-#include "divbench/sass/slope_prediction.hpp"
+#include "divbench/model/loop_cost.hpp"
+#include "divbench/model/slope_prediction.hpp"
 #include "divbench/summary/loop_shape.hpp"
 
 namespace divbench {
@@ -19,7 +19,7 @@ LoopPrediction predict_loop_cost(const DeviceRecord& dev, Body body, const std::
     return p;
   }
   std::string used;
-  const auto constants = sass::load_constants(constants_file, used, why);
+  const auto constants = model::load_constants(constants_file, used, why);
   if (!constants) {
     p.detail = json{{"available", false}, {"why", why}};
     return p;
@@ -30,13 +30,13 @@ LoopPrediction predict_loop_cost(const DeviceRecord& dev, Body body, const std::
                     {"why", "the kernel facts hold no cubin this device runs (compute capability " + dev.cc + ")"}};
     return p;
   }
-  json b = sass::predict_body(*facts, *sm, body_name(body), *constants, sass::kDefaultPredictionIters);
+  json b = model::predict_body(*facts, *sm, body_name(body), *constants, model::kDefaultPredictionIters);
   p.available = b["a"].is_number();
   if (p.available) p.a = b["a"].get<double>();
   b.erase("body");
   b["available"] = p.available;
   b["sm"] = *sm;
-  b["model"] = sass::model_json(*constants, *sm);
+  b["model"] = model::model_json(*constants, *sm);
   b["constants_file"] = used;
   p.detail = b;
   return p;

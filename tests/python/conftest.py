@@ -102,7 +102,7 @@ def occupancy_v2(dev, max_warps=64):
 
 
 def predicted(arch, a, n=100, layout="bodies", b=None):
-    """A divbench.predicted/1 file (the shape src/sass/slope_prediction.cpp writes: bodies[] with a, b, s
+    """A divbench.predicted/1 file (the shape src/model/slope_prediction.cpp writes: bodies[] with a, b, s
     and their status, the model's constants under "model"; layout="flat": the minimal top-level a/b/s with
     "constants" and "source"). a=None: not predicted. s = a*n (+ b where given)."""
     s = None if a is None else a * n + (b or 0)

@@ -9,11 +9,12 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/core/json_io.hpp"
 #include "divbench/core/process.hpp"
-#include "divbench/sass/loop_cost.hpp"
-#include "divbench/sass/slope_prediction.hpp"
+#include "divbench/model/loop_cost.hpp"
+#include "divbench/model/slope_prediction.hpp"
 
 using namespace divbench;
 using namespace divbench::sass;
+using namespace divbench::model;
 
 namespace {
 

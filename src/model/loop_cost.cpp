@@ -1,6 +1,6 @@
 // The loop-cost model: an in-order issue schedule from control words with two constants (B, W),
 // its fit to measured a values, and its use on a cost result (loop_cost.hpp).
-#include "divbench/sass/loop_cost.hpp"
+#include "divbench/model/loop_cost.hpp"
 
 #include <algorithm>
 #include <array>
@@ -16,7 +16,9 @@
 #include "divbench/core/json_io.hpp"
 #include "divbench/sass/kernel_facts.hpp"
 
-namespace divbench::sass {
+namespace divbench::model {
+
+using namespace sass;  // the analyzer's loop facts, control words and kernel-facts readers
 
 bool is_memory_access(const std::string& b) {
   static const char* const kPrefixes[] = {"LD", "ST", "ATOM", "TEX", "TLD", "TMML", "TXD", "TXQ", "SU"};
@@ -451,4 +453,4 @@ CostFit fit_from_kway_results(const std::vector<json>& kway, const std::vector<s
   return fit_constants(measured, sm, src);
 }
 
-}  // namespace divbench::sass
+}  // namespace divbench::model

@@ -24,7 +24,10 @@
 #include "divbench/core/json_io.hpp"
 #include "divbench/sass/kernel_facts.hpp"
 
-namespace divbench::sass {
+namespace divbench::model {
+
+// The analyzer's loop facts (sass/kernel_facts.hpp) the model reads.
+using sass::LoopFacts;
 
 inline constexpr const char* kLoopCostSchema = "divbench.loop_cost/1";
 
@@ -106,4 +109,4 @@ CostFit fit_from_cost_result(const json& cost, const std::string& cost_path, con
 CostFit fit_from_kway_results(const std::vector<json>& kway, const std::vector<std::string>& paths, const json& facts,
                               const std::string& facts_path);
 
-}  // namespace divbench::sass
+}  // namespace divbench::model
