@@ -1,9 +1,9 @@
 // Declared axes (bench/harness/axes.hpp), without a GPU: the labels and point.axes made from one
-// declaration, the typed check of a point's coordinates, config.axes of every experiment, and the one
-// accepted-options check (an option no axis or setting of the selected experiments declares: exit 2).
+// declaration, the typed check of a point's coordinates, config.axes (every experiment's:
+// test_configs.cpp) and the one accepted-options check (an option no axis or setting of the
+// selected experiments declares: exit 2).
 #include <gtest/gtest.h>
 
-#include <set>
 
 #include "divbench/core/errors.hpp"
 #include "harness/experiment.hpp"
@@ -86,28 +86,6 @@ TEST(Axes, HarnessStampsAxesAndLabelsOnTimedAndRawPoints) {
   // A plan whose point names an undeclared axis is a programming error, caught before anything runs.
   PointSpec bad{{{"k", 1}, {"form", "a"}, {"extra", 1}}, "", [] { return PointResult{}; }, nullptr, nullptr};
   EXPECT_THROW(with_declared_axes("demo", axes, {bad}), std::logic_error);
-}
-
-TEST(Axes, EveryExperimentRecordsItsAxesInConfig) {
-  for (const auto& e : experiment_registry()) {
-    SCOPED_TRACE(e.name);
-    RunOptions o;
-    (e.kind == "sweep" ? o.sweep : o.probe) = e.name;
-    const PreparedExperiment p = e.prepare(o);
-    ASSERT_TRUE(p.config.contains("axes"));
-    const json& axes = p.config["axes"];
-    ASSERT_TRUE(axes.is_array());
-    ASSERT_FALSE(axes.empty());
-    ASSERT_EQ(axes.size(), p.axes.size());
-    std::set<std::string> names;
-    for (const auto& a : axes) {
-      EXPECT_TRUE(names.insert(a["name"].get<std::string>()).second) << "axis declared twice: " << a["name"];
-      EXPECT_TRUE(a["type"] == "int" || a["type"] == "string" || a["type"] == "float") << a.dump();
-      EXPECT_TRUE(a["values"].is_array() || a["values"].is_string()) << a.dump();
-      if (a["option"].is_string())  // the option that sets it is one the experiment accepts
-        EXPECT_NE(std::find(e.options.begin(), e.options.end(), a["option"].get<std::string>()), e.options.end());
-    }
-  }
 }
 
 TEST(Axes, KwayConfigAxesCarryTheValuesThatRun) {

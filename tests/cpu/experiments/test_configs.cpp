@@ -3,6 +3,9 @@
 // while the occupancy sweep ran 32).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+
 #include "divbench/core/errors.hpp"
 #include "divbench/core/json_io.hpp"
 #include "divbench/core/process.hpp"
@@ -33,6 +36,20 @@ TEST(Configs, EveryRegisteredExperimentPreparesWithDefaults) {
     EXPECT_EQ(p.name, e.name);
     EXPECT_FALSE(p.result_name.empty());
     EXPECT_TRUE(p.config.is_object());
+    // Its declared axes, recorded in config.axes (bench/harness/axes.hpp; test_axes.cpp).
+    ASSERT_TRUE(p.config.contains("axes"));
+    const json& axes = p.config["axes"];
+    ASSERT_TRUE(axes.is_array());
+    ASSERT_FALSE(axes.empty());
+    ASSERT_EQ(axes.size(), p.axes.size());
+    std::set<std::string> names;
+    for (const auto& a : axes) {
+      EXPECT_TRUE(names.insert(a["name"].get<std::string>()).second) << "axis declared twice: " << a["name"];
+      EXPECT_TRUE(a["type"] == "int" || a["type"] == "string" || a["type"] == "float") << a.dump();
+      EXPECT_TRUE(a["values"].is_array() || a["values"].is_string()) << a.dump();
+      if (a["option"].is_string())  // the option that sets it is one the experiment accepts
+        EXPECT_NE(std::find(e.options.begin(), e.options.end(), a["option"].get<std::string>()), e.options.end());
+    }
   }
 }
 
