@@ -109,6 +109,9 @@ int main(int argc, char** argv) {
                  "Allowed max-min of a point's samples, as a multiple of the quiet level of its class "
                  "(data/noise_criterion.json; default its factor)")
       ->check(CLI::Range(1.0, 1e6));
+  app.add_option("--loop-cost", opts.loop_cost,
+                 "Loop-cost constants (divbench.loop_cost/1) for the cost sweep's a_predicted (default: the committed "
+                 "results/h200/loop_cost.json, found from the executable)");
 
   list->excludes(app.get_option("--out"));  // --list writes nothing: an --out with it would be silently ignored
   std::vector<std::pair<CLI::App*, std::function<std::function<int()>(CLI::App&)>>> subs;

@@ -17,10 +17,10 @@
 #include "divbench/core/files.hpp"
 #include "divbench/core/json_io.hpp"
 #include "divbench/sass/kernel_facts.hpp"
-#include "divbench/sass/kernels_inputs.hpp"
-#include "divbench/sass/loop_cost.hpp"
+#include "divbench/model/kernels_inputs.hpp"
+#include "divbench/model/loop_cost.hpp"
 #include "divbench/sass/nvdisasm.hpp"
-#include "divbench/sass/slope_prediction.hpp"
+#include "divbench/model/slope_prediction.hpp"
 
 namespace {
 
@@ -42,7 +42,7 @@ struct FitOptions {
 struct PredictOptions {
   std::vector<std::string> facts;
   std::string constants, out_dir;
-  std::uint32_t n = sass::kDefaultPredictionIters;
+  std::uint32_t n = model::kDefaultPredictionIters;
   std::string compare;
   std::vector<std::string> expect;
 };
@@ -76,7 +76,7 @@ int run_facts(const FactsOptions& o) {
   } else {
     nvdisasm = sass::find_nvdisasm(o.nvdisasm);
   }
-  sass::TempDir tmp;
+  TempDir tmp;
   std::vector<sass::Cubin> cubins;
   for (const auto& f : o.files) {
     if (!o.quiet) std::cerr << "divbench kernels facts: " << f << "\n";
@@ -88,15 +88,15 @@ int run_facts(const FactsOptions& o) {
   return kExitOk;
 }
 
-sass::CostFit fit_inputs(const FitOptions& o) {
+model::CostFit fit_inputs(const FitOptions& o) {
   const json facts = read_json_file(o.facts);
   if (!o.cost.empty()) {
     const json cost = read_json_file(o.cost);
-    return sass::fit_from_documents(facts, o.facts, &cost, o.cost, {}, {});
+    return model::fit_from_documents(facts, o.facts, &cost, o.cost, {}, {});
   }
   std::vector<json> docs;
   for (const auto& k : o.kway) docs.push_back(read_json_file(k));
-  return sass::fit_from_documents(facts, o.facts, nullptr, "", docs, o.kway);
+  return model::fit_from_documents(facts, o.facts, nullptr, "", docs, o.kway);
 }
 
 int run_fit(const FitOptions& o) {
@@ -105,9 +105,9 @@ int run_fit(const FitOptions& o) {
   inputs.insert(inputs.end(), o.kway.begin(), o.kway.end());
   check_output("--out", o.out, inputs);
   require_writable(o.out, "--out");
-  const sass::CostFit fit = fit_inputs(o);
-  write_json_atomic(o.out, sass::to_json(fit));
-  std::cout << sass::fit_summary(fit);
+  const model::CostFit fit = fit_inputs(o);
+  write_json_atomic(o.out, model::to_json(fit));
+  std::cout << model::fit_summary(fit);
   return kExitOk;
 }
 
@@ -127,7 +127,7 @@ int compare_with(const std::vector<std::pair<std::string, json>>& docs, const st
       ++problems;
       continue;
     }
-    const auto lines = sass::compare_predictions(read_json_file(path.string()), doc);
+    const auto lines = model::compare_predictions(read_json_file(path.string()), doc);
     for (const auto& l : lines) std::cout << arch << ".json: " << l << "\n";
     problems += static_cast<int>(lines.size());
     if (lines.empty()) std::cout << arch << ": same as committed\n";
@@ -160,8 +160,8 @@ int run_predict(const PredictOptions& o) {
   inputs.push_back(o.constants);
   std::vector<json> docs;
   for (const auto& f : o.facts) docs.push_back(read_json_file(f));
-  const sass::Predictions predictions =
-      sass::predict_from_documents(read_json_file(o.constants), o.constants, docs, o.facts, o.n);
+  const model::Predictions predictions =
+      model::predict_from_documents(read_json_file(o.constants), o.constants, docs, o.facts, o.n);
   const auto& predicted = predictions.documents;
   // All or nothing: every sm_XX.json is checked and reserved (a temporary file next to it) before the
   // first is written; a folder that had to be made is removed again when anything fails.
@@ -184,7 +184,7 @@ int run_predict(const PredictOptions& o) {
   }
   std::cout << predictions.summary;
   if (o.compare.empty()) return kExitOk;
-  const int problems = sass::with_json_inputs("--compare", [&] { return compare_with(predicted, o.compare, o.expect); });
+  const int problems = model::with_json_inputs("--compare", [&] { return compare_with(predicted, o.compare, o.expect); });
   if (problems == 0) return kExitOk;
   std::cout << problems << " difference(s) from " << o.compare
             << ": after an intended change (kernels, toolkit, constants), regenerate with scripts/predict.sh and commit\n";

@@ -35,7 +35,7 @@ int run_sass(const SassOptions& o) {
   }
   for (const auto& f : o.files) sass::inspect_file(f);  // fail early, before running any tool
   const std::string nvdisasm = sass::find_nvdisasm(o.nvdisasm);
-  sass::TempDir tmp;
+  TempDir tmp;
   std::vector<sass::Cubin> cubins;
   for (const auto& f : o.files) {
     // Progress only for a person watching (a terminal), so that a failure is one line on stderr.

@@ -53,8 +53,6 @@ CalibrationConfig parse(const RunOptions& o) {
   for (int k : c.ks)
     if (std::find(built.begin(), built.end(), k) == built.end())
       throw UsageError("--sweep calibration: no calibration kernel for k=" + std::to_string(k) + " (built: 1,2,4,8,16,32)");
-  reject_options(o, "--sweep calibration", {"--body", "--map", "--seed", "--n", "--sampling", "--placements"},
-                 "one warp of the calibration kernels, untimed");
   c.iters = static_cast<std::uint32_t>(o.iters);
   c.metrics = o.metrics;
   return c;
@@ -69,7 +67,7 @@ std::vector<PointSpec> plan(const CalibrationConfig& c, const DeviceRecord&) {
   std::vector<PointSpec> pts;
   for (int k : c.ks) {
     const std::uint32_t iters = c.iters;
-    pts.push_back(PointSpec{"k:" + std::to_string(k), [k, iters] { return run_point(k, iters); }, launch_once(k, iters),
+    pts.push_back(PointSpec{{{"k", k}}, "", [k, iters] { return run_point(k, iters); }, launch_once(k, iters),
                             launch_once(k, 0)});
   }
   return pts;
@@ -100,10 +98,14 @@ void finalize(const CalibrationConfig&, ResultRecord& r) {
 }
 
 Experiment calibration_experiment() {
-  return make_experiment<CalibrationConfig>(
-      {"calibration", {}, "sweep",
-       "counter calibration: kernels of known divergence, k = 1,2,4,8,16,32 (use with --metrics)", parse, to_json,
-       nullptr, plan, finalize, nullptr});
+  ExperimentDef<CalibrationConfig> d{
+      "calibration", {}, "sweep",
+      "counter calibration: kernels of known divergence, k = 1,2,4,8,16,32 (use with --metrics)", parse, to_json,
+      nullptr, plan, finalize, nullptr};
+  d.axes = {{k_axis(), [](const CalibrationConfig& c) { return json(c.ks); }}};
+  d.settings = {"--iters"};  // untimed: one checked launch per point (no --reps, --warmup, --sampling)
+  d.ignored_under_all = {"--k"};  // under --all, --k is the k sweep's list
+  return make_experiment<CalibrationConfig>(d);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "harness/experiment.hpp"
 #include "harness/loop_prediction.hpp"
 #include "harness/timed_point.hpp"
+#include "divbench/model/loop_cost.hpp"
 
 namespace divbench {
 namespace {
@@ -30,6 +31,7 @@ struct CostConfig {
   TimingConfig timing;                  // reps, warmup, samples; sampling per body unless --sampling
   bool sampling_given = false;
   int reps_memory = 51;                 // samples per point of bodies that touch memory (single launches)
+  std::string loop_cost;                // --loop-cost: constants of a_predicted ("" = the committed file)
 };
 
 CostConfig parse(const RunOptions& o) {
@@ -48,8 +50,11 @@ CostConfig parse(const RunOptions& o) {
   c.timing = parse_timing(o, Body::fma_chain);
   c.sampling_given = !o.sampling.empty();
   if (o.has("--reps")) c.reps_memory = o.reps;
-  reject_options(o, "--sweep cost", {"--map", "--iters", "--seed"},
-                 "the decomposition runs k equal paths (modulo map) of n iterations each: give --n");
+  if (o.has("--loop-cost")) {  // read now: a file that is not there or not constants is bad input (exit 2)
+    std::string used, why;
+    if (!model::load_constants(o.loop_cost, used, why)) throw UsageError("--loop-cost: " + why);
+    c.loop_cost = o.loop_cost;
+  }
   return c;
 }
 
@@ -73,6 +78,7 @@ json to_json(const CostConfig& c) {
          {"placements", c.placements}};
   j.update(to_json(c.timing));
   j["sampling"] = sampling;
+  j["loop_cost"] = c.loop_cost.empty() ? json(nullptr) : json(c.loop_cost);  // null: the committed constants
   return j;
 }
 
@@ -91,9 +97,8 @@ std::vector<PointSpec> plan(const CostConfig& c, const DeviceRecord& dev) {
           if (n == 0) lanes.iters_of_path.fill(0);
           const TimedKernel kernel = kway_timed_kernel(body, make_kway_params(body, k, lanes), placement);
           const TimedRun run{timing, std::nullopt, false};
-          const std::string label = std::string(body_name(body)) + "/placement:" + std::to_string(placement) +
-                                    "/n:" + std::to_string(n) + "/k:" + std::to_string(k);
-          pts.push_back(PointSpec{label,
+          pts.push_back(PointSpec{{{"body", body_name(body)}, {"placement", placement}, {"n", n}, {"k", k}},
+                                  "",
                                   [kernel, run, dev, k, n, body] {
                                     PointResult r = run_timed_point(kernel, run, dev, k);
                                     r.point.extra["body"] = body_name(body);
@@ -115,8 +120,8 @@ void finalize(const CostConfig& c, ResultRecord& r) {
     for (int placement : c.placements) {
       std::vector<CostSample> samples;
       for (const auto& p : r.points)
-        if (p.extra.value("body", "") == body_name(body) && placement_of(p) == placement)
-          samples.push_back({p.k, p.extra["iters_per_path"].get<double>(), p.cycles.median});
+        if (p.axes.value("body", "") == body_name(body) && p.axes.value("placement", -1) == placement)
+          samples.push_back({p.k, p.axes["n"].get<double>(), p.cycles.median});
       if (samples.empty()) continue;
       const CostFit f = fit_cost(samples);
       fits.push_back(f);
@@ -128,7 +133,7 @@ void finalize(const CostConfig& c, ResultRecord& r) {
     const json spread = cost_spread_json(fits, "a", "b", "c", "r2");
     json entry{{"body", body_name(body)}, {"sampling", sampling_name(sampling_of(c, body))}};
     entry.update(spread);
-    const LoopPrediction pred = predict_loop_cost(r.device, body);
+    const LoopPrediction pred = predict_loop_cost(r.device, body, c.loop_cost);
     entry["a_predicted"] = pred.available ? json(pred.a) : json(nullptr);
     entry["a_rel_err"] = pred.available ? json(pred.a / spread["a"].get<double>() - 1) : json(nullptr);
     entry["a_prediction"] = pred.detail;
@@ -154,10 +159,32 @@ void finalize(const CostConfig& c, ResultRecord& r) {
   add_quality_summary(r);
 }
 
+// The union of two lists, sorted (an axis's values over the compute and the memory bodies).
+template <class T>
+json merged(std::vector<T> a, const std::vector<T>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  std::sort(a.begin(), a.end());
+  a.erase(std::unique(a.begin(), a.end()), a.end());
+  return json(a);
+}
+
 Experiment cost_experiment() {
-  Experiment e = make_experiment<CostConfig>(
-      {"cost", {}, "sweep", "cost decomposition T(k,n) = k*(a*n + b) + c per body and code placement", parse, to_json,
-       nullptr, plan, finalize, nullptr});
+  ExperimentDef<CostConfig> d{"cost", {}, "sweep",
+                              "cost decomposition T(k,n) = k*(a*n + b) + c per body and code placement", parse,
+                              to_json, nullptr, plan, finalize, nullptr};
+  AxisSpec placement = placement_axis();
+  placement.label = AxisLabel::keyed;
+  d.axes = {{body_axis(),
+             [](const CostConfig& c) {
+               json b = json::array();
+               for (Body x : c.bodies) b.push_back(body_name(x));
+               return b;
+             }},
+            {placement, [](const CostConfig& c) { return json(c.placements); }},
+            {n_axis("--n"), [](const CostConfig& c) { return merged(c.ns, c.ns_memory); }},
+            {k_axis(), [](const CostConfig& c) { return merged(c.ks, c.ks_memory); }}};
+  d.settings = {"--reps", "--warmup", "--sampling", "--no-samples", "--loop-cost"};
+  Experiment e = make_experiment<CostConfig>(d);
   e.in_all = false;
   return e;
 }

@@ -30,7 +30,6 @@ KwayConfig parse(const RunOptions& o) {
   else
     c.ks = o.ks;
   if (c.ks.size() < 2) throw UsageError("--sweep k needs at least two values of k to fit T(k)");
-  reject_options(o, "--sweep k", {"--n"}, "the k sweep runs --iters per path; --n is for --sweep cost");
   return c;
 }
 
@@ -65,9 +64,8 @@ std::vector<PointSpec> plan(const KwayConfig& c, const DeviceRecord& dev) {
       const TimedKernel twin = kway_timed_kernel(c.work.body, make_kway_params(c.work.body, k, idle), placement);
       const TimedRun run{c.timing, std::nullopt, false};
       const std::uint32_t serialized = lanes.total_iters();
-      std::string label = "k:" + std::to_string(k);
-      if (c.placements.size() > 1) label = "placement:" + std::to_string(placement) + "/" + label;
-      pts.push_back(PointSpec{label,
+      pts.push_back(PointSpec{{{"placement", placement}, {"k", k}},
+                              "",
                               [kernel, run, dev, k, serialized] {
                                 PointResult r = run_timed_point(kernel, run, dev, k);
                                 r.point.extra["serialized_iters"] = serialized;
@@ -84,11 +82,15 @@ void finalize(const KwayConfig&, ResultRecord& r) {
 }
 
 Experiment kway_experiment() {
-  return make_experiment<KwayConfig>({"kway",
-                                      {"k"},
-                                      "sweep",
-                                      "k-way divergence: one warp, k equal paths, T(k) = s*k + c (the paper's Figure 1)",
-                                      parse, to_json, result_name, plan, finalize, nullptr});
+  ExperimentDef<KwayConfig> d{"kway",
+                              {"k"},
+                              "sweep",
+                              "k-way divergence: one warp, k equal paths, T(k) = s*k + c (the paper's Figure 1)",
+                              parse, to_json, result_name, plan, finalize, nullptr};
+  d.axes = {{placement_axis(), [](const KwayConfig& c) { return json(c.placements); }},
+            {k_axis(), [](const KwayConfig& c) { return json(c.ks); }}};
+  d.settings = {"--body", "--map", "--iters", "--seed", "--reps", "--warmup", "--sampling", "--no-samples"};
+  return make_experiment<KwayConfig>(d);
 }
 
 }  // namespace

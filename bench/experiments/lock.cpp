@@ -114,7 +114,7 @@ struct LockConfig {
   ProbeCaps caps;
 };
 
-LockConfig parse(const RunOptions& o) { return LockConfig{parse_probe_runs(o, "lock", kLaunches), kCsIters, {}}; }
+LockConfig parse(const RunOptions& o) { return LockConfig{probe_runs(o, kLaunches), kCsIters, {}}; }
 
 json to_json(const LockConfig& c) {
   json j{{"forms", {"release_in_branch", "release_after_loop"}}};
@@ -127,7 +127,7 @@ json to_json(const LockConfig& c) {
 std::vector<PointSpec> plan(const LockConfig& c, const DeviceRecord&) {
   std::vector<PointSpec> pts;
   for (LockForm f : {LockForm::release_in_branch, LockForm::release_after_loop}) {
-    pts.push_back({lock_form_name(f), [f, c] {
+    pts.push_back({{{"form", lock_form_name(f)}}, "", [f, c] {
                      const auto t0 = std::chrono::steady_clock::now();
                      PointResult r;
                      r.timed = false;
@@ -170,9 +170,13 @@ void finalize(const LockConfig&, ResultRecord& r) {
 }
 
 Experiment lock_experiment() {
-  return make_experiment<LockConfig>(
-      {"lock", {}, "probe", "32 lanes contend for one spin lock (release in the acquiring branch, and the classic form)",
-       parse, to_json, nullptr, plan, finalize, [](const LockConfig& c) { return probe_notes(c.runs); }});
+  ExperimentDef<LockConfig> d{
+      "lock", {}, "probe", "32 lanes contend for one spin lock (release in the acquiring branch, and the classic form)",
+      parse, to_json, nullptr, plan, finalize, [](const LockConfig& c) { return probe_notes(c.runs); }};
+  d.axes = {{{"form", AxisType::string, "", "", "where the lock is released", AxisLabel::bare},
+             [](const LockConfig&) { return json{"release_in_branch", "release_after_loop"}; }}};
+  d.settings = probe_settings();
+  return make_experiment<LockConfig>(d);
 }
 
 }  // namespace

@@ -56,8 +56,6 @@ OccupancyConfig parse(const RunOptions& o) {
     if (!o.ks.empty() && o.ks.front() < 2)
       throw UsageError("--sweep occupancy: --k must be at least 2 (the penalty is T(k)/T(1))");
     if (!o.ks.empty()) c.k_divergent = o.ks.front();
-    reject_options(o, "--sweep occupancy", {"--sampling", "--placements", "--n"},
-                   "the occupancy sweep owns its launch shapes, at placement 0");
   }
   // Under --all, --k is the k sweep's list: the occupancy sweep keeps k = 32.
   return c;
@@ -145,10 +143,8 @@ std::vector<PointSpec> plan(const OccupancyConfig& c, const DeviceRecord& dev) {
     for (int k : {1, c.k_divergent}) {
       const TimedKernel kernel = kernel_for(k);
       const TimedRun run{c.timing, r.shape, true};
-      std::string label = r.series + "/warps_per_sm:" + std::to_string(r.warps_per_sm);
-      if (r.waves > 1) label += "/waves:" + std::to_string(r.waves);
-      label += "/k:" + std::to_string(k);
-      pts.push_back(PointSpec{label,
+      pts.push_back(PointSpec{{{"series", r.series}, {"warps_per_sm", r.warps_per_sm}, {"waves", r.waves}, {"k", k}},
+                              "",
                               [kernel, run, r, dev, k] {
                                 const Summary overhead =
                                     summarize(empty_kernel_launch_ms(r.shape, warmup_launches(run.timing, true), run.timing.reps));
@@ -171,11 +167,28 @@ void finalize(const OccupancyConfig&, ResultRecord& r) {
 }
 
 Experiment occupancy_experiment() {
-  return make_experiment<OccupancyConfig>(
-      {"occupancy", {}, "sweep",
-       "k-way penalty T(32)/T(1) vs. warps per SM (1..max on every SM, then 2 and 4 waves) from launch-overhead-"
-       "corrected kernel times (Figure 3)",
-       parse, to_json, nullptr, plan, finalize, nullptr});
+  ExperimentDef<OccupancyConfig> d{
+      "occupancy", {}, "sweep",
+      "k-way penalty T(32)/T(1) vs. warps per SM (1..max on every SM, then 2 and 4 waves) from launch-overhead-"
+      "corrected kernel times (Figure 3)",
+      parse, to_json, nullptr, plan, finalize, nullptr};
+  d.axes = {{{"series", AxisType::string, "", "", "resident (one wave) or oversubscribed (several waves)",
+              AxisLabel::bare},
+             [](const OccupancyConfig&) { return json{"resident", "oversubscribed"}; }},
+            // The device sets these: its maximum warps per SM ends the series (plan_residency).
+            {{"warps_per_sm", AxisType::integer, "warps per SM", "", "resident warps on every SM"},
+             [](const OccupancyConfig&) { return json("1, 2, 4, ... up to the device's maximum warps per SM"); }},
+            {{"waves", AxisType::integer, "waves", "", "the resident grid's size launched this many times over"},
+             [](const OccupancyConfig&) {
+               json w{1};
+               for (int x : kWaves) w.push_back(x);
+               return w;
+             }},
+            {k_axis("paths: 1 and the divergent k"),
+             [](const OccupancyConfig& c) { return json{1, c.k_divergent}; }}};
+  d.settings = {"--body", "--map", "--iters", "--seed", "--reps", "--warmup"};
+  d.ignored_under_all = {"--k"};  // under --all, --k is the k sweep's list
+  return make_experiment<OccupancyConfig>(d);
 }
 
 }  // namespace

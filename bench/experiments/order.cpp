@@ -35,8 +35,6 @@ struct OrderConfig {
 };
 
 OrderConfig parse(const RunOptions& o) {
-  reject_options(o, "--probe order", {"--body", "--map", "--seed", "--n", "--sampling", "--placements", "--iters"},
-                 "one warp and no work; --k gives the group sizes");
   OrderConfig c;
   c.runs = probe_runs(o, kLaunches);
   c.caps.max_spins = 1u << 10;  // the flag is set before the launch: no lane should poll at all
@@ -102,9 +100,12 @@ std::vector<PointSpec> plan(const OrderConfig& c, const DeviceRecord& dev) {
     for (int g : c.group_sizes)
       for (GroupPosition pos : c.positions)
         for (bool in_then : {true, false}) {
-          const std::string label = std::string(order_form_name(form)) + "/g:" + std::to_string(g) + "/" +
-                                    group_position_name(pos) + "/" + (in_then ? "then" : "else");
-          pts.push_back({label, [c, form, g, pos, in_then, layout] {
+          pts.push_back({{{"form", order_form_name(form)},
+                          {"group_size", g},
+                          {"group_position", group_position_name(pos)},
+                          {"group_arm", in_then ? "then" : "else"}},
+                         "",
+                         [c, form, g, pos, in_then, layout] {
                            const auto t0 = std::chrono::steady_clock::now();
                            const std::uint32_t group = group_mask(g, pos);
                            const std::uint32_t then_mask = in_then ? group : ~group;
@@ -199,11 +200,30 @@ void finalize(const OrderConfig&, ResultRecord& r) {
 }
 
 Experiment order_experiment() {
-  return make_experiment<OrderConfig>(
-      {"order", {}, "probe",
-       "which side of a two-sided branch runs first: lane groups of 1..31 lanes on the fall-through and the taken "
-       "side, two reconvergence forms; the fitted rule",
-       parse, to_json, nullptr, plan, finalize, [](const OrderConfig& c) { return probe_notes(c.runs); }});
+  ExperimentDef<OrderConfig> d{
+      "order", {}, "probe",
+      "which side of a two-sided branch runs first: lane groups of 1..31 lanes on the fall-through and the taken "
+      "side, two reconvergence forms; the fitted rule",
+      parse, to_json, nullptr, plan, finalize, [](const OrderConfig& c) { return probe_notes(c.runs); }};
+  d.axes = {{{"form", AxisType::string, "", "", "reconvergence form of the kernel (intended)", AxisLabel::bare},
+             [](const OrderConfig& c) {
+               json f = json::array();
+               for (auto x : c.forms) f.push_back(order_form_name(x));
+               return f;
+             }},
+            {{"group_size", AxisType::integer, "lanes", "--k", "lanes in the group", AxisLabel::keyed, "g"},
+             [](const OrderConfig& c) { return json(c.group_sizes); }},
+            {{"group_position", AxisType::string, "", "", "which lanes form the group", AxisLabel::bare},
+             [](const OrderConfig& c) {
+               json p = json::array();
+               for (auto x : c.positions) p.push_back(group_position_name(x));
+               return p;
+             }},
+            {{"group_arm", AxisType::string, "", "", "the branch arm the group takes (then or else)", AxisLabel::bare},
+             [](const OrderConfig&) { return json{"then", "else"}; }}};
+  d.settings = probe_settings();
+  d.ignored_under_all = {"--k"};  // under --all, --k is the path counts of the sweeps
+  return make_experiment<OrderConfig>(d);
 }
 
 }  // namespace

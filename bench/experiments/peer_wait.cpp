@@ -58,7 +58,7 @@ struct PeerWaitConfig {
   ProbeCaps caps;
 };
 
-PeerWaitConfig parse(const RunOptions& o) { return PeerWaitConfig{parse_probe_runs(o, "peer-wait", kLaunches), kRounds, {}}; }
+PeerWaitConfig parse(const RunOptions& o) { return PeerWaitConfig{probe_runs(o, kLaunches), kRounds, {}}; }
 
 json to_json(const PeerWaitConfig& c) {
   json j{{"rounds", c.rounds}};
@@ -71,7 +71,7 @@ json to_json(const PeerWaitConfig& c) {
 std::vector<PointSpec> plan(const PeerWaitConfig& c, const DeviceRecord& dev) {
   const ProbeLayout layout = probe_layout(dev, {{"peer_wait_kernel"}, "take_turnsILi0E", "take_turnsILi1E"});
   std::vector<PointSpec> pts;
-  pts.push_back({"rounds:" + std::to_string(c.rounds), [c, layout] {
+  pts.push_back({{{"rounds", c.rounds}}, "", [c, layout] {
                    const auto t0 = std::chrono::steady_clock::now();
                    PointResult r;
                    r.timed = false;
@@ -105,10 +105,14 @@ void finalize(const PeerWaitConfig&, ResultRecord& r) {
 }
 
 Experiment peer_wait_experiment() {
-  return make_experiment<PeerWaitConfig>(
-      {"peer_wait", {"peer-wait"}, "probe",
-       "bounded deadlock probe: two arms of one branch wait for each other in turn (capped)", parse, to_json, nullptr,
-       plan, finalize, [](const PeerWaitConfig& c) { return probe_notes(c.runs); }});
+  ExperimentDef<PeerWaitConfig> d{
+      "peer_wait", {"peer-wait"}, "probe",
+      "bounded deadlock probe: two arms of one branch wait for each other in turn (capped)", parse, to_json, nullptr,
+      plan, finalize, [](const PeerWaitConfig& c) { return probe_notes(c.runs); }};
+  d.axes = {{{"rounds", AxisType::integer, "rounds", "", "hand-offs between the two arms"},
+             [](const PeerWaitConfig& c) { return json{c.rounds}; }}};
+  d.settings = probe_settings();
+  return make_experiment<PeerWaitConfig>(d);
 }
 
 }  // namespace

@@ -42,9 +42,6 @@ PredicationConfig parse(const RunOptions& o) {
       throw UsageError("--sweep predication: --n 0 is not an iteration count here (a loop that runs no iteration "
                        "takes another path through the kernel): give two counts >= 1");
   }
-  reject_options(o, "--sweep predication", {"--body", "--map", "--seed", "--iters"},
-                 "the predication kernels run the fma_chain body on arm = lane % arms; give two iteration "
-                 "counts with --n");
   c.predicated_arms = o.ks.empty() || o.all ? built : o.ks;
   for (int base : {1, 2})
     if (std::find(c.predicated_arms.begin(), c.predicated_arms.end(), base) == c.predicated_arms.end())
@@ -98,10 +95,11 @@ std::vector<PointSpec> plan(const PredicationConfig& c, const DeviceRecord& dev)
         const TimedKernel kernel = predication_timed_kernel(v, arms, n, placement);
         const TimedRun run{c.timing, std::nullopt, false};
         const json loop = loop_json(facts, why_none, dev, v, arms, placement);
-        std::string label = std::string(pred_variant_name(v)) + "/arms:" + std::to_string(pred_arms(v, arms)) +
-                            "/n:" + std::to_string(n);
-        if (c.placements.size() > 1) label = "placement:" + std::to_string(placement) + "/" + label;
-        pts.push_back(PointSpec{label,
+        pts.push_back(PointSpec{{{"placement", placement},
+                                 {"variant", pred_variant_name(v)},
+                                 {"arms", pred_arms(v, arms)},
+                                 {"n", n}},
+                                "",
                                 [kernel, run, dev, v, arms, n, loop] {
                                   PointResult r = run_timed_point(kernel, run, dev, pred_arms(v, arms));
                                   r.point.extra["variant"] = pred_variant_name(v);
@@ -128,11 +126,23 @@ void finalize(const PredicationConfig&, ResultRecord& r) {
 }
 
 Experiment predication_experiment() {
-  return make_experiment<PredicationConfig>(
-      {"predication", {}, "sweep",
-       "two-way branch vs. predicated select vs. one path, equal loop shapes, per-iteration cost at every code "
-       "placement; k-arm predicated forms (Section IV-C)",
-       parse, to_json, nullptr, plan, finalize, nullptr});
+  ExperimentDef<PredicationConfig> d{
+      "predication", {}, "sweep",
+      "two-way branch vs. predicated select vs. one path, equal loop shapes, per-iteration cost at every code "
+      "placement; k-arm predicated forms (Section IV-C)",
+      parse, to_json, nullptr, plan, finalize, nullptr};
+  d.axes = {{placement_axis(), [](const PredicationConfig& c) { return json(c.placements); }},
+            {{"variant", AxisType::string, "", "", "single path, two-way branch, or predicated select",
+              AxisLabel::bare},
+             [](const PredicationConfig&) { return json{"single", "branchy", "predicated"}; }},
+            {{"arms", AxisType::integer, "arms", "--k",
+              "arms of the variant (predicated: lanes select arm = lane % arms)"},
+             [](const PredicationConfig& c) { return json(c.predicated_arms); }},
+            {n_axis("--n"), [](const PredicationConfig& c) { return json(c.ns); }}};
+  d.settings = {"--reps", "--warmup", "--sampling", "--no-samples"};
+  // Under --all, --k is the k sweep's and --n the cost sweep's: this sweep keeps its defaults.
+  d.ignored_under_all = {"--k", "--n"};
+  return make_experiment<PredicationConfig>(d);
 }
 
 }  // namespace

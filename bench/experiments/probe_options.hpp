@@ -32,11 +32,10 @@ inline ProbeRuns probe_runs(const RunOptions& o, int cap) {
   return r;
 }
 
-// The same for a probe of fixed shape, which takes no other option.
-inline ProbeRuns parse_probe_runs(const RunOptions& o, const std::string& probe, int cap) {
-  reject_options(o, "--probe " + probe, {"--k", "--body", "--map", "--seed", "--n", "--sampling", "--placements"},
-                 "one warp, fixed shape");
-  return probe_runs(o, cap);
+// The one option every probe takes (its settings): --reps, as checked launches.
+inline const std::vector<std::string>& probe_settings() {
+  static const std::vector<std::string> v{"--reps"};
+  return v;
 }
 
 inline json to_json(const ProbeRuns& r) {

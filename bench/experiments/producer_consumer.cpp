@@ -145,7 +145,7 @@ struct ProducerConsumerConfig {
 
 ProducerConsumerConfig parse(const RunOptions& o) {
   ProducerConsumerConfig c;
-  c.runs = parse_probe_runs(o, "producer-consumer", kLaunches);
+  c.runs = probe_runs(o, kLaunches);
   return c;
 }
 
@@ -169,11 +169,11 @@ std::vector<PointSpec> plan(const ProducerConsumerConfig& c, const DeviceRecord&
   for (const auto& v : pc_variants())
     for (bool in_then : {true, false})
       for (std::uint32_t w : c.works) {
-        const std::string label = std::string(v.name) + (in_then ? "/producer_in_then" : "/producer_in_else") +
-                                  "/W:" + std::to_string(w);
         const std::uint32_t producers = v.producers;
         const std::string name = v.name;
-        pts.push_back({label, [in_then, w, c, layout, refs, producers, name] {
+        pts.push_back({{{"variant", v.name}, {"producer_arm", in_then ? "then" : "else"}, {"work", w}},
+                       "",
+                       [in_then, w, c, layout, refs, producers, name] {
                          const auto t0 = std::chrono::steady_clock::now();
                          PointResult r;
                          r.timed = false;
@@ -258,11 +258,24 @@ void finalize(const ProducerConsumerConfig&, ResultRecord& r) {
 }
 
 Experiment producer_consumer_experiment() {
-  return make_experiment<ProducerConsumerConfig>(
-      {"producer_consumer", {"producer-consumer"}, "probe",
-       "producers work W iterations and publish, consumers spin on them (1 producer / 31 consumers, and 31 / 1); "
-       "both structural orders",
-       parse, to_json, nullptr, plan, finalize, [](const ProducerConsumerConfig& c) { return probe_notes(c.runs); }});
+  ExperimentDef<ProducerConsumerConfig> d{
+      "producer_consumer", {"producer-consumer"}, "probe",
+      "producers work W iterations and publish, consumers spin on them (1 producer / 31 consumers, and 31 / 1); "
+      "both structural orders",
+      parse, to_json, nullptr, plan, finalize, [](const ProducerConsumerConfig& c) { return probe_notes(c.runs); }};
+  d.axes = {{{"variant", AxisType::string, "", "", "which lanes produce", AxisLabel::bare},
+             [](const ProducerConsumerConfig&) {
+               json v = json::array();
+               for (const auto& x : pc_variants()) v.push_back(x.name);
+               return v;
+             }},
+            {{"producer_arm", AxisType::string, "", "", "the branch arm the producers take (then or else)"},
+             [](const ProducerConsumerConfig&) { return json{"then", "else"}; }},
+            {{"work", AxisType::integer, "iterations", "", "the producers' work before they publish", AxisLabel::keyed,
+              "W"},
+             [](const ProducerConsumerConfig& c) { return json(c.works); }}};
+  d.settings = probe_settings();
+  return make_experiment<ProducerConsumerConfig>(d);
 }
 
 }  // namespace

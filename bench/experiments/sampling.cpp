@@ -34,8 +34,6 @@ SamplingConfig parse(const RunOptions& o) {
   if (o.has("--iters")) c.iters = c.iters_memory = static_cast<std::uint32_t>(o.iters);
   c.seed = o.seed;
   c.timing = parse_timing(o, Body::fma_chain);
-  reject_options(o, "--sweep sampling", {"--sampling", "--n", "--placements"},
-                 "it runs both sampling modes at placement 0");
   return c;
 }
 
@@ -62,9 +60,11 @@ std::vector<PointSpec> plan(const SamplingConfig& c, const DeviceRecord& dev) {
         for (Sampling mode : {Sampling::single, Sampling::warp_per_sm}) {
           TimedRun run{c.timing, std::nullopt, false};
           run.timing.sampling = mode;
-          const std::string label = std::string(body_name(body)) + "/" + lane_map_name(map) + "/k:" +
-                                    std::to_string(k) + "/" + sampling_name(mode);
-          pts.push_back(PointSpec{label,
+          pts.push_back(PointSpec{{{"body", body_name(body)},
+                                   {"map", lane_map_name(map)},
+                                   {"k", k},
+                                   {"sampling", sampling_name(mode)}},
+                                  "",
                                   [kernel, run, dev, k, body, map, iters] {
                                     PointResult r = run_timed_point(kernel, run, dev, k);
                                     r.point.extra["body"] = body_name(body);
@@ -84,22 +84,22 @@ void finalize(const SamplingConfig& c, ResultRecord& r) {
   bool any_compute = false, any_memory = false;
   json by_body = json::object();
   for (auto& par : r.points) {
-    if (par.extra.value("sampling", "") != "warp-per-sm") continue;
+    if (par.axes.value("sampling", "") != "warp-per-sm") continue;
     for (const auto& one : r.points) {
-      if (one.extra.value("sampling", "") != "single" || one.k != par.k || one.extra["body"] != par.extra["body"] ||
-          one.extra["map"] != par.extra["map"])
+      if (one.axes.value("sampling", "") != "single" || one.axes["k"] != par.axes["k"] ||
+          one.axes["body"] != par.axes["body"] || one.axes["map"] != par.axes["map"])
         continue;
       const double rel = par.cycles.median / one.cycles.median - 1.0;
       par.extra["median_single"] = one.cycles.median;
       par.extra["median_parallel"] = par.cycles.median;
       par.extra["rel_diff"] = rel;
-      const std::string body = par.extra["body"].get<std::string>();
+      const std::string body = par.axes["body"].get<std::string>();
       const bool memory = body_touches_memory(parse_body(body));
       (memory ? max_memory : max_compute) = std::max(memory ? max_memory : max_compute, std::fabs(rel));
       (memory ? any_memory : any_compute) = true;
       const double worst = by_body.contains(body) ? by_body[body].get<double>() : 0.0;
       by_body[body] = std::max(worst, std::fabs(rel));
-      pairs.push_back(json{{"body", body}, {"map", par.extra["map"]}, {"k", par.k}, {"median_single", one.cycles.median},
+      pairs.push_back(json{{"body", body}, {"map", par.axes["map"]}, {"k", par.k}, {"median_single", one.cycles.median},
                            {"median_parallel", par.cycles.median}, {"rel_diff", rel},
                            {"sms_distinct", par.extra.value("sms_distinct", 0)},
                            {"launches_with_shared_sm", par.extra.value("launches_with_shared_sm", 0)}});
@@ -152,6 +152,23 @@ Experiment sampling_experiment() {
   ExperimentDef<SamplingConfig> d{"sampling", {}, "sweep",
                                   "single vs warp-per-SM sampling: equal medians? (validates the default mode)",
                                   parse, to_json, nullptr, plan, finalize, nullptr};
+  d.axes = {{body_axis(),
+             [](const SamplingConfig& c) {
+               json b = json::array();
+               for (Body x : c.bodies) b.push_back(body_name(x));
+               return b;
+             }},
+            {map_axis(),
+             [](const SamplingConfig& c) {
+               json m = json::array();
+               for (LaneMap x : c.maps) m.push_back(lane_map_name(x));
+               return m;
+             }},
+            {k_axis(), [](const SamplingConfig& c) { return json(c.ks); }},
+            {{"sampling", AxisType::string, "", "",
+              "how the point was sampled: one warp per launch or one warp on every SM", AxisLabel::bare},
+             [](const SamplingConfig&) { return json{"single", "warp-per-sm"}; }}};
+  d.settings = {"--iters", "--seed", "--reps", "--warmup", "--no-samples"};
   Experiment e = make_experiment<SamplingConfig>(d);
   e.in_all = false;
   return e;

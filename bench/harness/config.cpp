@@ -50,11 +50,4 @@ std::vector<int> parse_placements(const RunOptions& o, int default_count) {
   return v;
 }
 
-void reject_options(const RunOptions& o, const std::string& who, const std::vector<std::string>& options,
-                    const std::string& why) {
-  if (o.all) return;
-  for (const auto& opt : options)
-    if (o.has(opt)) throw UsageError(who + ": " + opt + " does not apply (" + why + ")");
-}
-
 }  // namespace divbench

@@ -48,9 +48,4 @@ WorkConfig parse_work(const RunOptions& o);
 // 1 -> {0}, 2 -> {0, 4}, 4 -> {0, 2, 4, 6}, 8 -> {0, .., 7}; N in 1..kPlacements.
 std::vector<int> parse_placements(const RunOptions& o, int default_count);
 
-// Rejects options the user gave that an experiment does not take: "--probe lock: --k does not apply
-// (...)". Under --all, options are meant for the experiments that take them and are ignored elsewhere.
-void reject_options(const RunOptions& o, const std::string& who, const std::vector<std::string>& options,
-                    const std::string& why);
-
 }  // namespace divbench

@@ -1,15 +1,16 @@
-// The cost sweep's a_predicted: the loop-cost model (src/sass/loop_cost.cpp) applied to this binary's
-// own SASS (kernel_facts.json next to the executable, written by the build) with the constants the
-// build carries (results/h200/loop_cost.json at configure time). docs/sass.md "Loop-cost model".
+// The cost sweep's a_predicted: the loop-cost model (src/model/loop_cost.cpp) applied to this binary's
+// own SASS (kernel_facts.json next to the executable, written by the build) with the constants read
+// at run time (--loop-cost FILE; by default results/h200/loop_cost.json found from the binary).
+// docs/sass.md "Loop-cost model".
 #include "loop_prediction.hpp"
 
-#include "divbench/sass/loop_cost.hpp"
-#include "divbench/sass/slope_prediction.hpp"
+#include "divbench/model/loop_cost.hpp"
+#include "divbench/model/slope_prediction.hpp"
 #include "divbench/summary/loop_shape.hpp"
 
 namespace divbench {
 
-LoopPrediction predict_loop_cost(const DeviceRecord& dev, Body body) {
+LoopPrediction predict_loop_cost(const DeviceRecord& dev, Body body, const std::string& constants_file) {
   LoopPrediction p;
   std::string why;
   const auto& facts = running_kernel_facts(why);
@@ -17,11 +18,10 @@ LoopPrediction predict_loop_cost(const DeviceRecord& dev, Body body) {
     p.detail = json{{"available", false}, {"why", why}};
     return p;
   }
-  const auto constants = sass::committed_constants();
+  std::string used;
+  const auto constants = model::load_constants(constants_file, used, why);
   if (!constants) {
-    p.detail = json{{"available", false},
-                    {"why", std::string("this build carries no loop-cost constants (") + sass::kCommittedConstantsFile +
-                                " missing at configure time)"}};
+    p.detail = json{{"available", false}, {"why", why}};
     return p;
   }
   const auto sm = cubin_sm_for_device(*facts, dev.cc_major, dev.cc_minor);
@@ -30,14 +30,14 @@ LoopPrediction predict_loop_cost(const DeviceRecord& dev, Body body) {
                     {"why", "the kernel facts hold no cubin this device runs (compute capability " + dev.cc + ")"}};
     return p;
   }
-  json b = sass::predict_body(*facts, *sm, body_name(body), *constants, sass::kDefaultPredictionIters);
+  json b = model::predict_body(*facts, *sm, body_name(body), *constants, model::kDefaultPredictionIters);
   p.available = b["a"].is_number();
   if (p.available) p.a = b["a"].get<double>();
   b.erase("body");
   b["available"] = p.available;
   b["sm"] = *sm;
-  b["model"] = sass::model_json(*constants, *sm);
-  b["constants_file"] = sass::kCommittedConstantsFile;
+  b["model"] = model::model_json(*constants, *sm);
+  b["constants_file"] = used;
   p.detail = b;
   return p;
 }

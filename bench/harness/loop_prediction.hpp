@@ -1,6 +1,6 @@
 // What the SASS of this binary predicts for a body's cost per loop iteration (a), for the cost
-// sweep to set beside the measured a. The model lives with the SASS analyzer; this is the harness's
-// one entry to it.
+// sweep to set beside the measured a. The model is divbench_model (src/model/), beside the SASS
+// analyzer; this is the harness's one entry to it.
 #pragma once
 #include "divbench/core/body.hpp"
 #include "divbench/core/json_io.hpp"
@@ -14,6 +14,7 @@ struct LoopPrediction {
   json detail = json::object(); // the loop's instructions, stall sum, constants and their source, or why not
 };
 
-LoopPrediction predict_loop_cost(const DeviceRecord& dev, Body body);
+// `constants_file`: the divbench.loop_cost/1 file to use ("" = the committed one, found from the binary).
+LoopPrediction predict_loop_cost(const DeviceRecord& dev, Body body, const std::string& constants_file);
 
 }  // namespace divbench

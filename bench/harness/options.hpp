@@ -32,6 +32,7 @@ struct RunOptions {
   std::uint64_t seed = 20260729; // --seed (random lane permutations)
   int max_attempts = 3;          // --max-attempts: measurements of a disturbed point before it is kept as disturbed
   double noise_factor = 0;       // --noise-factor: multiple of the quiet noise level allowed (0: the criterion's)
+  std::string loop_cost;         // --loop-cost FILE: loop-cost constants (empty: the committed ones)
   std::string command_line;      // for provenance
   std::set<std::string> given;   // the options the user gave ("--k", "--body", ...)
 

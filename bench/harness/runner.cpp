@@ -82,6 +82,8 @@ std::vector<PreparedExperiment> prepare_experiments(const RunOptions& o) {
     if (!e) throw UsageError("unknown probe '" + o.probe + "' (probes: " + names_of("probe") + ")");
     sel.push_back(e);
   }
+  const std::string who = o.all ? "--all" : !o.sweep.empty() ? "--sweep " + o.sweep : "--probe " + o.probe;
+  if (!sel.empty()) check_selected_options(o, who, sel);  // the one accepted-options check (axes.hpp)
   std::vector<PreparedExperiment> out;
   for (const Experiment* e : sel) out.push_back(e->prepare(o));
   return out;

@@ -1,4 +1,4 @@
-// The bit-flip test kernel (issue 7), compiled to standalone cubins (one per architecture) that the
+// The bit-flip test kernel (docs/bitflip.md), compiled to standalone cubins (one per architecture) that the
 // driver-API runner loads with cuModuleLoadData, original and patched. Not linked into divbench.
 //
 // One launch = one block of `blockDim.x` threads (a multiple of 32). Per thread:

@@ -76,7 +76,7 @@ SPREAD_KEYS = ("s_layout_min", "s_layout_max", "s_layout_spread_rel")
 
 def placement_spread(kway: dr.Result, scale: float) -> str | None:
     """s over code placements from the k-way summary (min–max, relative spread, placements), where the
-    result carries them (results from before issue 12 do not)."""
+    result carries them (results from before code placements do not)."""
     sm = kway.summary
     if not all(k in sm for k in SPREAD_KEYS):
         return None
@@ -113,7 +113,7 @@ def measured_row(g: dr.Gpu, kway: dr.Result | None, per_iter: bool) -> dict:
                          with_metrics=True) if kway is not None else None
     if metrics_run is not None:
         for p in metrics_run.points:
-            if p.get("k") == 32:
+            if dr.point_coords(p, metrics_run.experiment).get("k") == 32:
                 row["eff32"] = dr.point_metric(p, metrics_run.path)
                 row["eff32_region"] = dr.point_region_ratio(p, metrics_run.path)
     pred = g.find("predication")
@@ -128,7 +128,7 @@ def measured_row(g: dr.Gpu, kway: dr.Result | None, per_iter: bool) -> dict:
         if "penalty_min" in sm and "penalty_max" in sm:
             row["occ_penalty"] = fmt_range(dr.number(sm["penalty_min"], "summary.penalty_min", occ.path),
                                            dr.number(sm["penalty_max"], "summary.penalty_max", occ.path))
-            if isinstance(sm.get("series"), list):  # issue-13 sweep: the penalty is of corrected kernel times
+            if isinstance(sm.get("series"), list):  # warps-per-SM sweep (summary.series): the penalty is of corrected kernel times
                 row["occ_penalty"] += " (kernel time, launch overhead subtracted)"
             elif "kernel_penalty_min" in sm and "kernel_penalty_max" in sm:
                 row["occ_penalty"] += " (kernel time " + fmt_range(
@@ -311,7 +311,7 @@ def predicted_folders(args, root: Path) -> list[Path]:
 
 def order_notes(gpus) -> list[str]:
     """Per GPU with the probes' results: the path-order rule (--probe order) and the producer/consumer
-    conclusion it explains (issue 13: the conclusion stated from the order probe, not from roles)."""
+    conclusion it explains (stated from the order probe's lane-count rule, not from the roles)."""
     notes = []
     for g in gpus:
         order, pc = g.find("order"), g.find("producer_consumer")

@@ -5,7 +5,7 @@
                  normalized within themselves (their work bodies differ): the paper's measured s, the slopes
                  predicted from SASS (results/predicted/sm_XX.json, labelled "predicted"), and the GPUs
                  measured here
-  samples        where the results carry raw samples (issue 16), their spread around the median per k
+  samples        where the results carry raw samples (points[].samples), their spread around the median per k
                  (min-max and 5th-95th percentile), which a median hides; left out, with a note in
                  index.md, when no result has samples
 """

@@ -1,6 +1,6 @@
 """Figure 3: the 32-way penalty T(32)/T(1) while residency grows, from results/<gpu>/occupancy.json, against
 the paper's 28-31x band. Two shapes of the sweep (docs/figures.md):
-  issue-13 sweep  summary.series: x = warps launched per SM = resident warps per SM (on every SM) x waves
+  warps/SM sweep  summary.series: x = warps launched per SM = resident warps per SM (on every SM) x waves
                   (1 = all resident; 2 and 4 = oversubscribed launches, marked, right of a dotted line at
                   the resident maximum); the penalty from kernel times corrected by an empty kernel's
                   launch overhead (solid), and the per-warp region penalty (small hollow markers; grey
@@ -31,7 +31,7 @@ def paper_band(ctx, ax):
 
 
 def draw_grid(ax, runs):
-    """Issue-13 shape: [(i, gpu, [OccupancyPoint])], x = warps launched per SM (resident warps x waves).
+    """The warps-per-SM sweep (summary.series): [(i, gpu, [OccupancyPoint])], x = warps launched per SM (resident warps x waves).
     Returns the values drawn."""
     xs, ys = [], []
     for i, g, pts in runs:

@@ -116,11 +116,10 @@ def _short(v) -> str:
 def timed_points(r: dr.Result) -> dict[str, tuple[int, dict]]:
     """label -> (index, point) of the points that carry median_cycles; labels made unique in order."""
     out: dict[str, tuple[int, dict]] = {}
-    axes = dr.point_axes(r.config)
     for i, p in enumerate(r.points):
         if "median_cycles" not in p:
             continue
-        label = dr.point_label(p, axes) or f"point {i}"
+        label = dr.point_label(p, r.experiment) or f"point {i}"
         if label in out:
             n = 2
             while f"{label} #{n}" in out:
@@ -140,8 +139,9 @@ def placement_spreads(r: dr.Result, points: dict[str, tuple[int, dict]]) -> dict
     for label, (i, p) in points.items():
         if SPREAD_POINT_KEY in p:
             out[label] = dr.number(p[SPREAD_POINT_KEY], f"points[{i}].{SPREAD_POINT_KEY}", r.path, nonnegative=True)
-        if "placement" in p:
-            key = dr.point_label({k: v for k, v in p.items() if k != "placement"}, dr.point_axes(r.config))
+        coords = dr.point_coords(p, r.experiment)
+        if "placement" in coords:
+            key = dr.coords_label({k: v for k, v in coords.items() if k != "placement"})
             med = dr.number(p["median_cycles"], f"points[{i}].median_cycles", r.path, positive=True)
             groups.setdefault(key, []).append((label, med))
     for members in groups.values():

@@ -106,7 +106,7 @@ def region_branch_uniform_pct(full, twin):
 
 def per_launch(doc, p):
     """Host wall time of one launch of a timed point (warm-up launches are inside wall_ms)."""
-    warmup = p.get("warmup")  # per point since issue 12; older results: config.warmup (a number)
+    warmup = p.get("warmup")  # per point in current results; older ones: config.warmup (a number)
     if not isinstance(warmup, int):
         warmup = (doc.get("config") or {}).get("warmup")
         warmup = warmup if isinstance(warmup, int) else 0
@@ -143,7 +143,7 @@ def merge_one(doc, launches, point_launches=1):
     pts = points_of(doc)
     for p in pts:
         if "metrics" in p and not (p["metrics"] or {}).get("available"):
-            raise MergeError(f"{point_label(p) or 'a point'}: divbench metrics unavailable: "
+            raise MergeError(f"{point_label(p, 'kway') or 'a point'}: divbench metrics unavailable: "
                              f"{(p['metrics'] or {}).get('reason', 'no reason given')}")
     if not any("metrics" in p for p in pts):
         raise MergeError(f"{doc.get('experiment')}: no point carries metrics (run with --metrics)")
@@ -158,7 +158,7 @@ def merge_one(doc, launches, point_launches=1):
         names = [n for n in METRICS if n in d_full]
         for name in names:
             if name not in ncu_full or (ncu_twin is not None and name not in ncu_twin):
-                raise MergeError(f"{point_label(p)}: ncu output lacks {name}")
+                raise MergeError(f"{point_label(p, 'kway')}: ncu output lacks {name}")
         diff = {n: rel(d_full[n], ncu_full[n]) for n in names}
         diff_twin = {n: rel(d_twin[n], ncu_twin[n]) for n in names if n in d_twin and ncu_twin is not None}
         for src in (diff, diff_twin):
@@ -191,7 +191,7 @@ def merge_one(doc, launches, point_launches=1):
         }
         if expected:
             entry["whole_kernel_rel_err_vs_32_over_k"] = d_full[RATIO] / expected - 1
-        label = point_label(p)
+        label = point_label(p, "kway")
         if label != f"k={k:g}" and label != f"k={k}":
             entry["point"] = label
         out.append(entry)

@@ -1,5 +1,5 @@
 """The one reader of predicted slopes (divbench.predicted/1, results/predicted/sm_XX.json: written by
-`divbench kernels predict`, issue 12 part 4; schemas/divbench.predicted.schema.json): per architecture the
+`divbench kernels predict`, docs/sass.md "Kernel facts"; schemas/divbench.predicted.schema.json): per architecture the
 loop-cost model's a (cycles per iteration), b (per path) and s = a*n + b at the file's n, per work body.
 What the model could not predict is null there, with a *_status saying why; it reads as "not predicted",
 never as a number. A missing folder or file is simply no prediction.

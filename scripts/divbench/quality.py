@@ -198,7 +198,6 @@ class Verdict:
 
 def judge(result: dr.Result, crit: Criterion | None = None) -> Verdict:
     crit = crit or load_criterion()
-    axes = dr.point_axes(result.config)
     disturbed = []
     for i, p in enumerate(result.points):
         if "median_cycles" in p:
@@ -208,7 +207,7 @@ def judge(result: dr.Result, crit: Criterion | None = None) -> Verdict:
             if p.get("throttled") is True:
                 why.append("throttled: NVML named a throttling reason during the point")
         if why:
-            disturbed.append((i, dr.point_label(p, axes) or f"point {i}", why))
+            disturbed.append((i, dr.point_label(p, result.experiment) or f"point {i}", why))
     reasons = []
     if disturbed:
         codes = sorted({r.split(":", 1)[0] for _, _, why in disturbed for r in why})

@@ -22,23 +22,71 @@ REFERENCE_SCHEMA = "divbench.reference/1"
 NOT_GPU_DIRS = {"reference", "static", "figures", "predicted"}
 DEFAULT_BODY = "fma_chain"
 DEFAULT_MAP = "modulo"
-# Keys that name a point within its result (its coordinates on the experiment's axes), in label order.
-LABEL_ORDER = ("body", "map", "variant", "form", "arms", "k", "n", "iters", "work", "rounds", "sampling", "placement")
-POINT_AXES = ("variant", "form", "arms", "k", "iters", "work", "rounds", "placement")
+def point_coords(point: dict, experiment: str) -> dict:
+    """A point's coordinates on its experiment's declared axes: `axes` as the harness writes it on every
+    point ({"k": 7, "placement": 1}; docs/schemas.md "Axes"). Points of files written before `axes`
+    existed are read by legacy_point_axes(), the one place that knows their older shape."""
+    axes = point.get("axes")
+    if isinstance(axes, dict):
+        return axes
+    return legacy_point_axes(experiment, point)
 
 
-def point_axes(config: dict) -> tuple:
-    """The axes that name the points of a result with this config: POINT_AXES, plus what the config says it
-    sweeps: the names in config.axis ("k x n": the cost sweep's n, iterations per path; "body x map x k x
-    sampling"), body where it lists bodies, map where it lists maps. Elsewhere a timed point's "n" is its
-    sample count and "sampling" one mode for the whole run: they name nothing (and results from before
-    them lack them)."""
-    swept = set(POINT_AXES)
-    axis = config.get("axis")
-    if isinstance(axis, str):
-        swept |= {a.strip() for a in axis.split(" x ")}
-    swept |= {key for key, listed in (("body", "bodies"), ("map", "maps")) if isinstance(config.get(listed), list)}
-    return tuple(a for a in LABEL_ORDER if a in swept)
+# The reader of older files: where each experiment's points kept their axis values before `axes` was
+# written (the committed results were converted by divbench.convert_axes, which uses this table too).
+# Per experiment, (axis, the point's key or a function of the point), in the order the experiment declares
+# its axes (bench/experiments/*.cpp). A point with no placement ran at placement 0 (results from before
+# code placements); any other key a point lacks is left out of its coordinates.
+def _residency(key: str):
+    return lambda p: (p.get("residency") or {}).get(key) if isinstance(p.get("residency"), dict) else None
+
+
+def _arm(p: dict):
+    v = p.get("producer_in_then")
+    return None if not isinstance(v, bool) else ("then" if v else "else")
+
+
+LEGACY_AXES = {
+    "kway": (("placement", lambda p: p.get("placement", 0)), ("k", "k")),
+    "cost": (("body", "body"), ("placement", lambda p: p.get("placement", 0)), ("n", "iters_per_path"), ("k", "k")),
+    "sampling": (("body", "body"), ("map", "map"), ("k", "k"), ("sampling", "sampling")),
+    "predication": (("placement", lambda p: p.get("placement", 0)), ("variant", "variant"), ("arms", "arms"),
+                    ("n", "iters_per_path")),
+    "occupancy": (("series", _residency("series")), ("warps_per_sm", _residency("warps_per_sm")),
+                  ("waves", _residency("waves")), ("k", "k")),
+    "calibration": (("k", "k"),),
+    "lock": (("form", "form"),),
+    "peer_wait": (("rounds", "rounds"),),
+    "order": (("form", "intended_form"), ("group_size", "group_size"), ("group_position", "group_position"),
+              ("group_arm", "group_arm")),
+    "producer_consumer": (("variant", "variant"), ("producer_arm", _arm), ("work", "work")),
+}
+
+
+def legacy_point_axes(experiment: str, point: dict) -> dict:
+    """The coordinates of a point of an older file (no `axes`), from the keys its experiment kept them under
+    (LEGACY_AXES); an experiment the table does not know has none. Whole numbers written as floats (k was
+    1.0) are read as ints, the type the axes declare."""
+    out = {}
+    for name, where in LEGACY_AXES.get(experiment, ()):
+        v = where(point) if callable(where) else point.get(where)
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+            out[name] = v
+    return out
+
+
+def coords_label(coords: dict) -> str:
+    """A point's name from its coordinates, keys in sorted order (the same for a file's `axes` and for the
+    older files' keys): "k=4 placement=2"."""
+    return " ".join(f"{k}={coords[k]:g}" if isinstance(coords[k], float) else f"{k}={coords[k]}"
+                    for k in sorted(coords))
+
+
+def point_label(point: dict, experiment: str) -> str:
+    """A point's name within its result, e.g. "k=4" or "arms=2 n=1000 placement=0 variant=branchy"."""
+    return coords_label(point_coords(point, experiment))
 
 
 def number(value, what: str, path: Path, positive: bool = False, nonnegative: bool = False) -> float:
@@ -137,22 +185,6 @@ def check_result(path: Path, data: dict) -> Result:
 def load_result(path: Path | str) -> Result:
     p = Path(path)
     return check_result(p, load_json(p))
-
-
-def point_label(point: dict, axes: tuple = POINT_AXES) -> str:
-    """A point's name from its axes (point_axes(config) of its result), e.g. "k=4" or "variant=branchy
-    arms=2" or "series=device target=256 k=32"."""
-    parts = []
-    res = point.get("residency")
-    if isinstance(res, dict):
-        parts += [f"{key}={res[key]:g}" if isinstance(res[key], float) else f"{key}={res[key]}"
-                  for key in ("series", "target", "warps_per_sm", "waves")
-                  if isinstance(res.get(key), (str, int, float)) and not isinstance(res.get(key), bool)]
-    for key in axes:
-        v = point.get(key)
-        if isinstance(v, (str, int, float)) and not isinstance(v, bool):
-            parts.append(f"{key}={v:g}" if isinstance(v, float) else f"{key}={v}")
-    return " ".join(parts)
 
 
 def point_metric(point: dict, path: Path, name: str = RATIO_METRIC) -> float | None:

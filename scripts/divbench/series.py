@@ -9,12 +9,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from divbench.jsonio import InputError
-from divbench.results import Result, number, point_metric, point_region_ratio, point_samples
+from divbench.results import Result, number, point_coords, point_metric, point_region_ratio, point_samples
 
 
 def fmt_r2(r2: float) -> str:
     """R² readable near 1: 0.9999999999 -> "1-6.6e-11"."""
     return f"1-{1 - r2:.1e}" if 0.999999 < r2 < 1.0 else f"{r2:.6f}"
+
+
+def point_k(r: Result, i: int, p: dict) -> float | None:
+    """The point's k on its declared axes (point.axes.k; older files: the point's "k"), a positive number;
+    None when the point has no k axis."""
+    coords = point_coords(p, r.experiment)
+    if "k" not in coords:
+        return None
+    where = "axes.k" if isinstance(p.get("axes"), dict) else "k"
+    return number(coords["k"], f"points[{i}].{where}", r.path, positive=True)
 
 
 def kway_series(r: Result) -> tuple[list[float], list[float]]:
@@ -23,10 +33,10 @@ def kway_series(r: Result) -> tuple[list[float], list[float]]:
         raise InputError(f"{r.path}: a k-way sweep with no points ('points' is empty)")
     pts = []
     for i, p in enumerate(r.points):
-        if "k" not in p or "median_cycles" not in p:
+        k = point_k(r, i, p)
+        if k is None or "median_cycles" not in p:
             raise InputError(f"{r.path}: points[{i}] needs 'k' and 'median_cycles'")
-        pts.append((number(p["k"], f"points[{i}].k", r.path, positive=True),
-                    number(p["median_cycles"], f"points[{i}].median_cycles", r.path, positive=True)))
+        pts.append((k, number(p["median_cycles"], f"points[{i}].median_cycles", r.path, positive=True)))
     pts.sort()
     return [k for k, _ in pts], [t for _, t in pts]
 
@@ -48,15 +58,16 @@ class SampleSpread:
 
 def kway_sample_spread(r: Result) -> list[SampleSpread]:
     """Per k (sorted) the spread of the raw samples around their median, from the points that carry
-    samples (issue 16: "samples": {"cycles": [...]}); [] when none does (--no-samples, or a result from
+    samples ("samples": {"cycles": [...]}); [] when none does (--no-samples, or a result from
     before samples existed). Several points of one k (code placements) pool their samples."""
     import numpy as np
     by_k: dict[float, list[int]] = {}
     for i, p in enumerate(r.points):
         cycles = point_samples(p, r.path, f"points[{i}]")
-        if cycles is None or "k" not in p:
+        k = point_k(r, i, p) if cycles is not None else None
+        if k is None:
             continue
-        by_k.setdefault(number(p["k"], f"points[{i}].k", r.path, positive=True), []).extend(cycles)
+        by_k.setdefault(k, []).extend(cycles)
     out = []
     for k in sorted(by_k):
         v = np.asarray(by_k[k], dtype=float)
@@ -73,11 +84,11 @@ def efficiency_series(r: Result) -> dict[str, list[tuple[float, float]]]:
     """{"kernel": [(k, ratio)], "region": [(k, ratio)]} from the points' metrics; empty lists if none."""
     out: dict[str, list[tuple[float, float]]] = {"kernel": [], "region": []}
     for i, p in enumerate(r.points):
-        if "k" not in p:
+        k = point_k(r, i, p)
+        if k is None:
             continue
         for name, v in (("kernel", point_metric(p, r.path)), ("region", point_region_ratio(p, r.path))):
             if v is not None:
-                k = number(p["k"], f"points[{i}].k", r.path, positive=True)
                 out[name].append((k, number(v, f"points[{i}] {name} efficiency", r.path, positive=True)))
     for v in out.values():
         v.sort()
@@ -120,7 +131,7 @@ def occupancy_series(r: Result) -> tuple[str, dict[str, list[tuple[float, float]
 
 @dataclass
 class OccupancyPoint:
-    """One residency of the issue-13 occupancy sweep (summary.series, docs/figures.md)."""
+    """One residency of the warps-per-SM occupancy sweep (summary.series, docs/figures.md)."""
     series: str
     warps_per_sm: float
     waves: float

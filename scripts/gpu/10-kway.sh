@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stage: the k-way sweep (issues 2, 12, 14, 16).
+# Stage: the k-way sweep (default run, code placements, a rerun for the gate).
 #   kway_default.json  the plain `divbench --sweep k` a user runs (warp-per-SM sampling, one placement):
 #                      the timing goals (process wall, GPU time) are read from it
 #   kway.json          k = 1..32 at all 8 code placements: s with its placement spread (medians only,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stage: accuracy of the slope (issues 12, 14).
+# Stage: accuracy of the slope (the cost decomposition and the sampling validation).
 #   cost.json      --sweep cost: T(k,n) = k*(a*n + b) + c per body and code placement (no raw samples:
 #                  about 2,500 points; every point keeps its median, min, max and CV)
 #   sampling.json  --sweep sampling: single vs warp-per-SM medians per body, map and k

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stage: the dynamic suite (issue 4). Runs on the GPU machine with the contract of run_on_gpu.sh
+# Stage: the dynamic suite (docs/dynamic.md). Runs on the GPU machine with the contract of run_on_gpu.sh
 # (DIVBENCH, BIN, RESULTS, GPU_RESULTS). Writes under $GPU_RESULTS (results/<gpu>/):
 #   predication.json occupancy.json lock.json peer_wait.json producer_consumer.json order.json  (from --all)
 #   all/                    the whole `divbench --all` output (its wall and region time in summary)

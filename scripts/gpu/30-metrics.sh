@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stage: efficiency counters (issues 6, 16.4, 14.4). divbench reads its eight --metrics counters in-process
+# Stage: efficiency counters, checked against Nsight Compute, and what they cost. divbench reads its eight --metrics counters in-process
 # (CUPTI range profiler; the efficiency ratio, its predication-aware form and branch uniformity, each
 # with the sums it is made of) for the k-way sweep (k = 1,2,4,8,16,32), the calibration kernels and,
 # where its points define metric launches, the predication sweep; then ncu --clock-control none reads
@@ -33,25 +33,26 @@ t2=$(date +%s.%N)
 timeout 120 "$DIVBENCH" --sweep predication --metrics --quiet --out "$out/predication_metrics_divbench.json"
 echo "metrics: divbench --sweep k --metrics $(secs "$t0" "$t1") s, calibration $(secs "$t1" "$t2") s"
 # The predication experiment reports counters only where its points define metric launches.
-pred_has_metrics=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
-print(int(any("metrics" in p for p in d.get("points", []))))' "$out/predication_metrics_divbench.json")
+pred_has_metrics=$(python3 -m divbench.metrics_cost has-metrics "$out/predication_metrics_divbench.json")
 
-# 2. The same sweeps under ncu, one point launch each (--reps 1 --warmup 0), every launch of the kernel.
+# 2. The same sweeps under ncu, one point launch each (timed sweeps: --reps 1 --warmup 0; the calibration
+# kernels run one untimed launch per point and take neither option), every launch of the kernel.
 ncu_run() {  # ncu_run KERNEL-REGEX CSV DIVBENCH-ARGS...
   local regex=$1 csv=$2
   shift 2
   DIVBENCH_CUPTI=off timeout 240 "$NCU" --clock-control none --metrics "$METRICS" --csv --print-units base \
-    --kernel-name "regex:$regex" "$DIVBENCH" "$@" --reps 1 --warmup 0 --metrics --quiet >"$csv"
+    --kernel-name "regex:$regex" "$DIVBENCH" "$@" --metrics --quiet >"$csv"
 }
 t3=$(date +%s.%N)
-ncu_run kway_kernel "$out/kway_metrics_ncu.csv" --sweep k --k "$KS" --out "$out/.kway_under_ncu.json"
+ncu_run kway_kernel "$out/kway_metrics_ncu.csv" --sweep k --k "$KS" --reps 1 --warmup 0 --out "$out/.kway_under_ncu.json"
 t4=$(date +%s.%N)
 ncu_run calibration_kernel "$out/calibration_ncu.csv" --sweep calibration --out "$out/.calibration_under_ncu.json"
 t5=$(date +%s.%N)
 merge_args=(--divbench "$out/kway_metrics_divbench.json" --ncu "$out/kway_metrics_ncu.csv"
             --divbench "$out/calibration.json" --ncu "$out/calibration_ncu.csv")
 if [ "$pred_has_metrics" = 1 ]; then
-  ncu_run 'pred_' "$out/predication_metrics_ncu.csv" --sweep predication --out "$out/.predication_under_ncu.json"
+  ncu_run 'pred_' "$out/predication_metrics_ncu.csv" --sweep predication --reps 1 --warmup 0 \
+    --out "$out/.predication_under_ncu.json"
   merge_args+=(--divbench "$out/predication_metrics_divbench.json" --ncu "$out/predication_metrics_ncu.csv")
 else
   echo "predication-metrics: its points define no metric launch (launch_once); not compared" |
@@ -74,31 +75,6 @@ a1=$(date +%s.%N)
 timeout 300 "$DIVBENCH" --all --no-samples --metrics --quiet --out "$out/all_metrics/"
 a2=$(date +%s.%N)
 rm -rf "$out/.all_plain"
-python3 - "$(secs "$a0" "$a1")" "$(secs "$a1" "$a2")" "$out/all_metrics" "$out/metrics_cost.json" <<'EOF' |
-import glob, json, os, sys
-plain, metrics, folder, dst = float(sys.argv[1]), float(sys.argv[2]), sys.argv[3], sys.argv[4]
-docs = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(folder, "*.json")))]
-session = next(((d.get("timing") or {}).get("metrics") for d in docs if (d.get("timing") or {}).get("metrics")), None)
-# Run conditions of the same run: every point read before and after (NVML), and throttling reasons.
-points = sum(len(d.get("points") or []) + len(d.get("points_extra") or []) for d in docs)
-cond = {"points": points,
-        "points_with_conditions": sum(d["summary"].get("points_with_conditions", 0) for d in docs),
-        "points_with_throttle_reasons": sum(d["summary"].get("points_with_throttle_reasons", 0) for d in docs),
-        "points_with_metrics": sum(1 for d in docs for p in (d.get("points") or []) + (d.get("points_extra") or [])
-                                   if (p.get("metrics") or {}).get("available"))}
-first = docs[0] if docs else {}
-doc = {"schema": "divbench.metrics_cost/1", "git": first.get("git"), "created": first.get("created"),
-       "device": (first.get("device") or {}).get("name"), "all_s": plain, "all_metrics_s": metrics,
-       "ratio": metrics / plain, "goal_ratio": 1.3, "within_goal": metrics / plain <= 1.3,
-       "metrics_session": session, "conditions": cond,
-       "method": "wall time of `divbench --all` and `divbench --all --metrics` "
-       "processes, one after the other on the same GPU (scripts/gpu/30-metrics.sh)"}
-tmp = dst + ".tmp"
-with open(tmp, "w") as f:
-    json.dump(doc, f, indent=2)
-    f.write("\n")
-os.replace(tmp, dst)
-print(f"metrics-cost: --all {plain:.1f} s, --all --metrics {metrics:.1f} s, ratio {metrics / plain:.3f} "
-      f"(<=1.3: {metrics / plain <= 1.3}); counter session: {json.dumps(session)}; conditions: {json.dumps(cond)}")
-EOF
+python3 -m divbench.metrics_cost write --all-s "$(secs "$a0" "$a1")" --all-metrics-s "$(secs "$a1" "$a2")" \
+  --results "$out/all_metrics" --out "$out/metrics_cost.json" |
   tee -a "$RESULTS/summary.txt"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stage: the cubin bit-flip experiment (issue 7) on the H200 (sm_90).
+# Stage: the cubin bit-flip experiment (docs/bitflip.md) on the H200 (sm_90).
 #   1. positive control: each STG of the test kernel predicated off (guard bits 12-15 := !PT) —
 #      the output must change, proving the driver runs the patched bytes;
 #   2. bits 72-73 (Blackwell's barrier-class field) set to each value 0..3 on every BSSY/BSYNC of the

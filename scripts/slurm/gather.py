@@ -14,7 +14,8 @@ the processes on the GPU and the fit); a GPU with an untrustworthy result is not
 its reasons, unless ALLOW_DISTURBED=1. Never writes over a RESULTS/<name>/ that holds files unless FORCE=1. Exit 0 when every task succeeded
 and everything was gathered, 1 otherwise, 2 on bad input.
 
-usage: gather.py [STAGE]       (default: results-slurm/ in the checkout)
+usage: gather.sh [STAGE]       (default: results-slurm/ in the checkout; gather.sh runs this file with
+                               scripts/ on PYTHONPATH, where the package divbench is)
   env: DIVBENCH_RESULTS (default: results/ in the checkout), FORCE=1, ALLOW_DISTURBED=1
 """
 import csv
@@ -29,9 +30,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from divbench.cli import tool_main  # noqa: E402
-from divbench.jsonio import InputError, read_text  # noqa: E402
+from divbench.cli import tool_main  # gather.sh puts scripts/ on PYTHONPATH (the package's rule: no sys.path edits)
+from divbench.jsonio import InputError, read_text
 
 STAGE_FOLDERS = {"logs", "status", "study"}   # submit.sh's own folders, never a GPU's results
 # A task name is one folder name under RESULTS and STAGE: no '/', no '..', nothing a shell or a path
@@ -178,8 +178,7 @@ def merge_study(stage, tasks, results, force):
     dest = os.path.join(results, "static")
     if holds_files(dest) and not force:
         return f"{dest} already holds results; FORCE=1 to replace"
-    sys.path.insert(0, HERE)
-    import study_shards
+    from divbench.study import shards as study_shards  # the package: gather.sh puts scripts/ on PYTHONPATH
     try:
         written = study_shards.merge({t.name: os.path.join(stage, "study", t.name) for t in tasks}, dest,
                                      jobs=sorted({t.job for t in tasks}))

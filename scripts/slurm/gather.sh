@@ -4,4 +4,7 @@
 #   usage: scripts/slurm/gather.sh [STAGE]      (default: results-slurm/ in the checkout)
 #   env: DIVBENCH_RESULTS (default: results/ in the checkout), FORCE=1
 set -euo pipefail
-exec python3 "$(cd "$(dirname "$0")" && pwd)/gather.py" "$@"
+here="$(cd "$(dirname "$0")" && pwd)"
+# gather.py imports the package divbench (scripts/divbench/): its import root goes on PYTHONPATH, the
+# package's own rule (nothing edits sys.path).
+PYTHONPATH="$(dirname "$here")${PYTHONPATH:+:$PYTHONPATH}" exec python3 "$here/gather.py" "$@"

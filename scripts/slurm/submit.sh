@@ -37,7 +37,8 @@ if [ "${1:-}" = "--study" ]; then
       *) rest+=("$1"); shift ;;
     esac
   done
-  archs_text=$(python3 "$here/study_shards.py" archs "${want[@]}") || exit 2
+  archs_text=$(PYTHONPATH="$(dirname "$here")${PYTHONPATH:+:$PYTHONPATH}" python3 -m divbench.study.shards archs "${want[@]}") ||
+    exit 2
   mapfile -t archs <<< "$archs_text"
 else
   gpus_file="${1:?usage: submit.sh GPUS_FILE [REPEATS] | submit.sh --study [STUDY_ARGS...]}"

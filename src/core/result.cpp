@@ -68,6 +68,7 @@ json to_json(const TimedPoint& p) {
          {"gpu_ms", p.gpu_ms},
          {"region_ms", p.region_ms}};
   for (auto it = p.extra.begin(); it != p.extra.end(); ++it) j[it.key()] = it.value();
+  if (!p.axes.empty()) j["axes"] = p.axes;
   if (!p.sample_cycles.empty()) j["samples"] = json{{"cycles", p.sample_cycles}, {"smid", p.sample_smid}};
   return j;
 }

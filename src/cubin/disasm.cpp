@@ -10,7 +10,7 @@
 namespace divbench::cubin {
 
 sass::Cubin disassemble_bytes(const CubinFile& file, const std::string& nvdisasm) {
-  sass::TempDir tmp;
+  TempDir tmp;
   const std::string path = tmp.path() + "/in.cubin";
   {
     std::ofstream o(path, std::ios::binary);

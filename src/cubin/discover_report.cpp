@@ -9,7 +9,7 @@ namespace divbench::cubin {
 json discover_report(const std::vector<std::string>& files, const std::string& nvdisasm,
                      const std::string& command_line, std::ostream* progress) {
   for (const auto& f : files) sass::inspect_file(f);  // every input checked before any tool runs
-  sass::TempDir tmp;
+  TempDir tmp;
   std::vector<CubinFile> cubins;
   std::vector<sass::Cubin> dis;
   sass::DisassembleOptions opt;

@@ -6,6 +6,7 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/core/files.hpp"
 #include "divbench/core/json_io.hpp"
+#include "divbench/sass/nvdisasm.hpp"
 
 namespace divbench::cubin {
 namespace {
@@ -48,9 +49,7 @@ std::string cstr_at(const std::vector<std::uint8_t>& b, const Section& strtab, s
 
 }  // namespace
 
-int sm_from_flags(std::uint32_t e_flags, int abi_version) {
-  return abi_version >= 8 ? static_cast<int>((e_flags >> 8) & 0xff) : static_cast<int>(e_flags & 0xff);
-}
+int sm_from_flags(std::uint32_t e_flags, int abi_version) { return sass::sm_from_e_flags(e_flags, abi_version); }
 
 CubinFile CubinFile::parse(std::vector<std::uint8_t> bytes, const std::string& name) {
   CubinFile f;

@@ -1,6 +1,7 @@
 // Calibration launch for the effective SM clock (nvbench-style: clock64 against %globaltimer).
 #include "divbench/cuda/check.hpp"
 #include "divbench/cuda/clock.hpp"
+#include "divbench/cuda/device_buffer.hpp"
 #include "divbench/cuda/timing.cuh"
 
 namespace divbench {
@@ -23,21 +24,13 @@ __global__ void sm_clock_probe_kernel(unsigned long long spin_ns, unsigned long 
 }  // namespace
 
 double measure_sm_clock_mhz(int spin_us) {
-  unsigned long long* d = nullptr;
-  DIVBENCH_CUDA_CHECK(cudaMalloc(&d, 2 * sizeof(unsigned long long)));
-  unsigned long long h[2] = {0, 0};
-  try {
-    // One short warm-up launch, then the measured one.
-    sm_clock_probe_kernel<<<1, 1>>>(10000ull, d);
-    check_launch("sm_clock_probe_kernel");
-    sm_clock_probe_kernel<<<1, 1>>>(static_cast<unsigned long long>(spin_us) * 1000ull, d);
-    check_launch("sm_clock_probe_kernel");
-    DIVBENCH_CUDA_CHECK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
-  } catch (...) {
-    cudaFree(d);
-    throw;
-  }
-  DIVBENCH_CUDA_CHECK(cudaFree(d));
+  DeviceBuffer<unsigned long long> d(2);  // {cycles, globaltimer ns}
+  // One short warm-up launch, then the measured one.
+  sm_clock_probe_kernel<<<1, 1>>>(10000ull, d.get());
+  check_launch("sm_clock_probe_kernel");
+  sm_clock_probe_kernel<<<1, 1>>>(static_cast<unsigned long long>(spin_us) * 1000ull, d.get());
+  check_launch("sm_clock_probe_kernel");
+  const std::vector<unsigned long long> h = d.download();
   return h[1] ? static_cast<double>(h[0]) / static_cast<double>(h[1]) * 1000.0 : 0.0;
 }
 

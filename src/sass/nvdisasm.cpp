@@ -1,8 +1,6 @@
 #include "divbench/sass/nvdisasm.hpp"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -34,13 +32,6 @@ bool executable(const std::string& p) {
 std::string env(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
 }
 
 // site-packages folders of the Python that pip installs into.
@@ -109,151 +100,8 @@ std::string find_cuobjdump(const std::string& nvdisasm_path) {
   return p;
 }
 
-namespace {
-// SIGINT/SIGTERM while a helper runs or a TempDir exists: the handler only notes the signal and kills
-// the running helper's process group; run_process then throws, the stack unwinds (temp files and
-// TempDirs removed), and when the last Interruptible goes away the signal is raised again with its old
-// disposition, so the process still ends as the signal asked.
-volatile std::sig_atomic_t g_signal = 0;
-volatile std::sig_atomic_t g_child_group = 0;
-int g_guards = 0;
-struct sigaction g_old_int {}, g_old_term {};
-
-extern "C" void on_stop_signal(int sig) {
-  g_signal = sig;
-  if (g_child_group > 0) ::kill(-static_cast<pid_t>(g_child_group), SIGKILL);
-}
-
-struct Interruptible {
-  Interruptible() {
-    if (g_guards++ > 0) return;
-    struct sigaction sa {};
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGINT, &sa, &g_old_int);
-    ::sigaction(SIGTERM, &sa, &g_old_term);
-  }
-  ~Interruptible() {
-    if (--g_guards > 0) return;
-    ::sigaction(SIGINT, &g_old_int, nullptr);
-    ::sigaction(SIGTERM, &g_old_term, nullptr);
-    if (const int sig = g_signal) {
-      g_signal = 0;
-      const std::string line = "divbench: error: interrupted by signal " + std::to_string(sig) +
-                               " (helper stopped, temporary files removed)\n";
-      if (::write(2, line.data(), line.size()) < 0) {
-      }
-      ::raise(sig);
-    }
-  }
-  Interruptible(const Interruptible&) = delete;
-  Interruptible& operator=(const Interruptible&) = delete;
-};
-
-// A temporary file of run_process, unlinked on every way out.
-struct TempFile {
-  std::string name;
-  int fd = -1;
-  explicit TempFile(const std::string& base, const char* stem) : name(base + "/" + stem + "-XXXXXX") {
-    fd = ::mkstemp(name.data());
-    if (fd < 0)  // an unusable TMPDIR (missing, read-only, full) is the caller's setting: exit 2
-      throw UsageError("TMPDIR " + base + ": cannot create a temporary file there (" + std::strerror(errno) +
-                       "); set TMPDIR to a writable folder");
-  }
-  ~TempFile() {
-    if (fd >= 0) ::close(fd);
-    ::unlink(name.c_str());
-  }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-};
-}  // namespace
-
-double tool_timeout_s() {
-  const std::string v = env("DIVBENCH_TOOL_TIMEOUT_S");
-  if (v.empty()) return kDefaultToolTimeoutS;
-  char* end = nullptr;
-  const double s = std::strtod(v.c_str(), &end);
-  if (end == v.c_str() || *end != '\0' || !(s > 0) || s > 1e6)
-    throw UsageError("DIVBENCH_TOOL_TIMEOUT_S='" + v + "': not a number of seconds in (0, 1e6]");
-  return s;
-}
-
-std::string file_arg(const std::string& path) { return !path.empty() && path[0] == '-' ? "./" + path : path; }
-
-ProcessResult run_process(const std::vector<std::string>& argv, const std::string& cwd) {
-  if (argv.empty()) throw std::runtime_error("run_process: empty command");
-  const double limit_s = tool_timeout_s();
-  const Interruptible interruptible;  // declared first: destroyed last, after the temp files are gone
-  if (g_signal) throw std::runtime_error("interrupted by signal " + std::to_string(g_signal));
-  const std::string base = env("TMPDIR").empty() ? "/tmp" : env("TMPDIR");
-  TempFile out_file(base, "divbench-out"), err_file(base, "divbench-err");
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("run_process: fork failed: " + std::string(std::strerror(errno)));
-  if (pid == 0) {
-    ::setpgid(0, 0);  // its own process group: a timeout or a signal kills it with everything it started
-    ::signal(SIGINT, SIG_DFL);
-    ::signal(SIGTERM, SIG_DFL);
-    ::dup2(out_file.fd, 1);
-    ::dup2(err_file.fd, 2);
-    int devnull = ::open("/dev/null", O_RDONLY);
-    if (devnull >= 0) ::dup2(devnull, 0);
-    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
-    ::execvp(args[0], args.data());
-    ::_exit(127);
-  }
-  ::setpgid(pid, pid);
-  g_child_group = pid;
-  int status = 0;
-  bool timed_out = false;
-  const auto start = std::chrono::steady_clock::now();
-  for (long nap_us = 200;;) {
-    const pid_t w = ::waitpid(pid, &status, WNOHANG);
-    if (w == pid || (w < 0 && errno != EINTR)) break;
-    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (g_signal || waited > limit_s) {
-      timed_out = !g_signal;
-      ::kill(-pid, SIGKILL);
-      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      break;
-    }
-    ::usleep(static_cast<useconds_t>(nap_us));
-    nap_us = std::min(nap_us * 2, 20000L);
-  }
-  g_child_group = 0;
-  ::kill(-pid, SIGKILL);  // whatever it left running in its group
-  if (g_signal) throw std::runtime_error("interrupted by signal " + std::to_string(g_signal));
-  if (timed_out)
-    throw UsageError(argv[0] + " did not finish within " + std::to_string(static_cast<long long>(limit_s)) +
-                     " s (killed; the limit is DIVBENCH_TOOL_TIMEOUT_S)");
-  ProcessResult r;
-  r.out = read_file(out_file.name);
-  r.err = read_file(err_file.name);
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status)) r.exit_code = 128 + WTERMSIG(status);
-  if (r.exit_code == 127 && r.out.empty() && r.err.empty())
-    throw std::runtime_error("cannot run '" + argv[0] + "'");
-  return r;
-}
-
-TempDir::TempDir() {
-  const std::string base = env("TMPDIR").empty() ? "/tmp" : env("TMPDIR");
-  std::string tmpl = base + "/divbench-sass-XXXXXX";
-  if (!::mkdtemp(tmpl.data()))
-    throw UsageError("TMPDIR " + base + ": cannot create a temporary folder there (" + std::strerror(errno) +
-                     "); set TMPDIR to a writable folder");
-  path_ = tmpl;
-  guard_ = new Interruptible;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
-  delete static_cast<Interruptible*>(guard_);  // last: a signal noted meanwhile is raised after the removal
+int sm_from_e_flags(std::uint32_t e_flags, int abi_version) {
+  return static_cast<int>(abi_version >= 8 ? (e_flags >> 8) & 0xff : e_flags & 0xff);
 }
 
 FileInfo inspect_bytes(const std::string& bytes, const std::string& path) {
@@ -289,7 +137,7 @@ FileInfo inspect_bytes(const std::string& bytes, const std::string& path) {
     info.kind = FileKind::cubin;
     const std::uint32_t flags = u32(0x30);
     const int abiversion = std::uint8_t(bytes[8]);
-    info.sm = static_cast<int>(abiversion >= 8 ? (flags >> 8) & 0xff : flags & 0xff);
+    info.sm = sm_from_e_flags(flags, abiversion);
   } else {
     info.kind = FileKind::host_elf;
   }

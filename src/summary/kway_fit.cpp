@@ -6,7 +6,10 @@
 
 namespace divbench {
 
-int placement_of(const TimedPoint& p) { return p.extra.contains("placement") ? p.extra["placement"].get<int>() : 0; }
+int placement_of(const TimedPoint& p) {
+  if (p.axes.contains("placement")) return p.axes["placement"].get<int>();  // the declared axis
+  return p.extra.contains("placement") ? p.extra["placement"].get<int>() : 0;  // the kernel's, as timed
+}
 
 void add_kway_fit_summary(ResultRecord& r) {
   std::sort(r.points.begin(), r.points.end(), [](const TimedPoint& a, const TimedPoint& b) {

@@ -32,9 +32,9 @@ using Costs = std::map<Key, std::map<int, Cost>>;  // key -> placement -> cost
 Costs per_iteration_costs(const ResultRecord& r) {
   std::map<Key, std::map<int, std::map<double, const TimedPoint*>>> by;
   for (const auto& p : r.points) {
-    if (!p.extra.contains("variant") || !p.extra.contains("iters_per_path")) continue;
-    const Key k{p.extra["variant"].get<std::string>(), p.extra.value("arms", 0)};
-    by[k][placement_of(p)][p.extra["iters_per_path"].get<double>()] = &p;
+    if (!p.axes.contains("variant") || !p.axes.contains("n")) continue;
+    const Key k{p.axes["variant"].get<std::string>(), p.axes.value("arms", 0)};
+    by[k][placement_of(p)][p.axes["n"].get<double>()] = &p;
   }
   Costs out;
   for (const auto& [key, placements] : by)

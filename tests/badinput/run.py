@@ -108,10 +108,11 @@ def bad_results() -> dict[str, object]:
     variant("median_nan", lambda d: d["points"][0].update(median_cycles=math.nan))
     variant("median_inf", lambda d: d["points"][1].update(median_cycles=math.inf))
     variant("median_string", lambda d: d["points"][0].update(median_cycles="fast"))
-    variant("k_string", lambda d: d["points"][0].update(k="one"))
+    # k broken where the readers take it (the point's axes) and in the point's own key
+    variant("k_string", lambda d: (d["points"][0].update(k="one"), d["points"][0]["axes"].update(k="one")))
     variant("k_nan", lambda d: d["points"][2].update(k=math.nan))
     variant("point_not_object", lambda d: d["points"].__setitem__(0, 17))
-    variant("point_missing_k", lambda d: d["points"][0].pop("k"))
+    variant("point_missing_k", lambda d: (d["points"][0].pop("k"), d["points"][0]["axes"].pop("k")))
     variant("points_not_list", lambda d: d.update(points={"k": 1}))
     variant("points_empty", lambda d: d.update(points=[]))
     variant("config_list", lambda d: d.update(config=[1, 2]))

@@ -1,5 +1,5 @@
 // The atomic writer (src/core/json_io.cpp): the temporary file is fsynced before the rename and the
-// directory after it (issue 15 item 6), observed through the fsync test seam; a failing directory sync
+// directory after it (else a crash right after the rename can lose the entry), observed through the fsync test seam; a failing directory sync
 // is an error, one the file system does not support (EINVAL) is not; path_is_writable probes by
 // creating a file (root passes access() even on /proc).
 #include <gtest/gtest.h>

@@ -126,7 +126,7 @@ TEST(OrderRule, EachCandidateWinsOnItsOwnPoints) {
 }
 
 TEST(OrderRule, TheMinorityRuleSeparatesFromTheOthersWhereTheyDiffer) {
-  // The hypothesis of issue 13: fewer active lanes first, fall-through on ties. It and "fall-through
+  // The hypothesis under test: fewer active lanes first, fall-through on ties. It and "fall-through
   // first" agree except where the minority is on the taken side.
   const auto& rules = order_rules();
   const OrderObservation minority_taken{0x1u, 0xffffffffu, "taken", "", "g=1 low taken"};

@@ -199,7 +199,7 @@ TEST(CubinElf, RefusesUnknownLayouts) {
   EXPECT_THROW(CubinFile::load("/nonexistent/x.cubin"), UsageError);
 }
 
-// Issue 15: crafted cubins that crashed the reader (string tables that are section 0, SHT_NOBITS or
+// Crafted cubins that once crashed the reader (string tables that are section 0, SHT_NOBITS or
 // missing; a NOBITS .text; tables whose end wraps past 2^64). Each is refused with one UsageError.
 TEST(CubinElf, RefusesCraftedFilesThatCrashedTheReader) {
   const auto files = divbench::testing::crafted_files();

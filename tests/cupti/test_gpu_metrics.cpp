@@ -10,6 +10,7 @@
 #include <string>
 
 #include "divbench/cuda/check.hpp"
+#include "divbench/cuda/device_buffer.hpp"
 #include "divbench/cupti/metrics.hpp"
 #include "divbench/cupti/region.hpp"
 #include "divbench/kernels/calibration.hpp"
@@ -19,21 +20,17 @@ namespace {
 
 constexpr std::uint32_t kIters = 2000;
 
-struct Buffer {
-  float* p = nullptr;
-  Buffer() { DIVBENCH_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&p), 32 * sizeof(float))); }
-  ~Buffer() { cudaFree(p); }
-};
+constexpr std::size_t kLanes = 32;  // the calibration kernels write one float per lane
 
-std::function<void()> launch(const Buffer& b, int k, std::uint32_t iters) {
+std::function<void()> launch(const DeviceBuffer<float>& b, int k, std::uint32_t iters) {
   return [&b, k, iters] {
-    launch_calibration(k, iters, b.p);
+    launch_calibration(k, iters, b.get());
     DIVBENCH_CUDA_CHECK(cudaDeviceSynchronize());
   };
 }
 
 TEST(GpuMetrics, ConvergedKernelIsExactlyThirtyTwo) {
-  Buffer b;
+  const DeviceBuffer<float> b(kLanes);
   const json m = collect_metrics(launch(b, 1, kIters));
   ASSERT_TRUE(m["available"].get<bool>()) << m.dump();
   EXPECT_DOUBLE_EQ(m["values"][kMetricRatio].get<double>(), 32.0);
@@ -42,7 +39,7 @@ TEST(GpuMetrics, ConvergedKernelIsExactlyThirtyTwo) {
 }
 
 TEST(GpuMetrics, RegionRatioIsThirtyTwoOverK) {
-  Buffer b;
+  const DeviceBuffer<float> b(kLanes);
   for (int k : {2, 32}) {
     const json m = collect_point_metrics(launch(b, k, kIters), launch(b, k, 0));
     ASSERT_TRUE(m["available"].get<bool>()) << m.dump();
@@ -54,7 +51,7 @@ TEST(GpuMetrics, RegionRatioIsThirtyTwoOverK) {
 }
 
 TEST(GpuMetrics, CountsGrowWithWork) {
-  Buffer b;
+  const DeviceBuffer<float> b(kLanes);
   const json small = collect_metrics(launch(b, 2, kIters));
   const json big = collect_metrics(launch(b, 2, 2 * kIters));
   ASSERT_TRUE(small["available"].get<bool>() && big["available"].get<bool>());
@@ -64,7 +61,7 @@ TEST(GpuMetrics, CountsGrowWithWork) {
 // The batch is what --metrics uses (one session for many launches): every value equals the one a
 // session of its own gives. Counts are exact, so equal means equal.
 TEST(GpuMetrics, OneSessionForManyLaunchesGivesTheSameValues) {
-  Buffer b;
+  const DeviceBuffer<float> b(kLanes);
   std::vector<std::function<void()>> launches;
   for (int k : {1, 2, 32})
     for (std::uint32_t iters : {kIters, 0u}) launches.push_back(launch(b, k, iters));
@@ -83,7 +80,7 @@ TEST(GpuMetrics, OneSessionForManyLaunchesGivesTheSameValues) {
 }
 
 TEST(GpuMetrics, SessionsOfAtMost256Launches) {
-  Buffer b;
+  const DeviceBuffer<float> b(kLanes);
   std::vector<std::function<void()>> launches(260, launch(b, 2, 10));
   ProfileStats stats;
   const std::vector<json> m = collect_launch_metrics(launches, default_metrics(), &stats);
@@ -96,7 +93,7 @@ TEST(GpuMetrics, SessionsOfAtMost256Launches) {
 }
 
 TEST(GpuMetrics, PredicatedOnAndBranchUniformity) {
-  Buffer b;
+  const DeviceBuffer<float> b(kLanes);
   for (int k : {1, 2, 32}) {
     const json m = collect_point_metrics(launch(b, k, kIters), launch(b, k, 0));
     ASSERT_TRUE(m["available"].get<bool>()) << m.dump();
@@ -128,14 +125,8 @@ int main(int argc, char** argv) {
     return 77;
   }
   {
-    divbench::json probe;
-    float* p = nullptr;
-    DIVBENCH_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&p), 32 * sizeof(float)));
-    probe = divbench::collect_metrics([p] {
-      divbench::launch_calibration(1, 1, p);
-      DIVBENCH_CUDA_CHECK(cudaDeviceSynchronize());
-    });
-    cudaFree(p);
+    const divbench::DeviceBuffer<float> b(divbench::kLanes);
+    const divbench::json probe = divbench::collect_metrics(divbench::launch(b, 1, 1));
     if (!probe["available"].get<bool>()) {
       std::printf("SKIP: counters unavailable here: %s\n", probe["reason"].get<std::string>().c_str());
       return 77;

@@ -1,7 +1,7 @@
 // libFuzzer harness: the JSON readers of `divbench kernels fit` and `kernels predict` (issue 25), as the
 // command runs them after read_json_file: the input is up to three JSON documents separated by NUL bytes,
 // taken as the facts, a measured result (a --cost result and a --kway result) and the loop-cost constants.
-// Every document that parses goes through sass::fit_from_documents and sass::predict_from_documents:
+// Every document that parses goes through model::fit_from_documents and model::predict_from_documents:
 // accepted or UsageError (a json type/range error that escapes as anything else is a finding).
 #include <cstddef>
 #include <cstdint>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "divbench/core/errors.hpp"
-#include "divbench/sass/kernels_inputs.hpp"
+#include "divbench/model/kernels_inputs.hpp"
 
 namespace {
 using divbench::json;
@@ -35,15 +35,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   docs.resize(3);
   const json& facts = docs[0];
   try {
-    divbench::sass::fit_from_documents(facts, "facts.json", &docs[1], "cost.json", {}, {});
+    divbench::model::fit_from_documents(facts, "facts.json", &docs[1], "cost.json", {}, {});
   } catch (const divbench::UsageError&) {
   }
   try {
-    divbench::sass::fit_from_documents(facts, "facts.json", nullptr, "", {docs[1]}, {"kway.json"});
+    divbench::model::fit_from_documents(facts, "facts.json", nullptr, "", {docs[1]}, {"kway.json"});
   } catch (const divbench::UsageError&) {
   }
   try {
-    divbench::sass::predict_from_documents(docs[2], "constants.json", {facts}, {"facts.json"}, 10000);
+    divbench::model::predict_from_documents(docs[2], "constants.json", {facts}, {"facts.json"}, 10000);
   } catch (const divbench::UsageError&) {
   }
   return 0;

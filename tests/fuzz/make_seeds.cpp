@@ -103,8 +103,8 @@ int main(int argc, char** argv) {
       put(out / "inspect" / cubin.filename(), bytes);
       if (nvdisasm.empty()) continue;
       const int sm = sass::inspect_file(cubin.string()).sm;
-      const auto js = sass::run_process({nvdisasm, "-json", cubin.string()});
-      const auto tx = sass::run_process({nvdisasm, "-c", "-hex", cubin.string()});
+      const auto js = run_process({nvdisasm, "-json", cubin.string()});
+      const auto tx = run_process({nvdisasm, "-c", "-hex", cubin.string()});
       if (js.exit_code != 0 || tx.exit_code != 0) continue;
       const std::string stem = cubin.stem().string();
       put(out / "json" / (stem + ".json"), js.out);

@@ -1,5 +1,5 @@
 // The path-scheduling-order probe and the order fields of the other probes on a real GPU, small
-// (issue 13): every lane records its entry from the arm its group sends it to, the two sides enter
+// (docs/dynamic.md, "Path-scheduling order"): every lane records its entry from the arm its group sends it to, the two sides enter
 // at different clocks, the producer/consumer majority variant verifies, and the experiments run
 // end to end through plan() and finalize() with the six fields in every point.
 #include <cuda_runtime_api.h>

@@ -79,7 +79,7 @@ def make_results(root: Path, with_static=True, with_occupancy=True):
 
 
 def occupancy_v2(dev, max_warps=64):
-    """An occupancy result in the issue-13 shape docs/figures.md proposes (warps per SM on every SM, waves,
+    """An occupancy result in the warps-per-SM shape docs/figures.md proposes (warps per SM on every SM, waves,
     penalty from kernel times minus an empty kernel's launch overhead, the per-warp region penalty with its
     steady_state flag); made-up penalties around 31."""
     series, points = [], []
@@ -102,7 +102,7 @@ def occupancy_v2(dev, max_warps=64):
 
 
 def predicted(arch, a, n=100, layout="bodies", b=None):
-    """A divbench.predicted/1 file (the shape src/sass/slope_prediction.cpp writes: bodies[] with a, b, s
+    """A divbench.predicted/1 file (the shape src/model/slope_prediction.cpp writes: bodies[] with a, b, s
     and their status, the model's constants under "model"; layout="flat": the minimal top-level a/b/s with
     "constants" and "source"). a=None: not predicted. s = a*n (+ b where given)."""
     s = None if a is None else a * n + (b or 0)

@@ -1,4 +1,4 @@
-"""Issue 15's script findings, each a regression test: compare.py and figures.py on a median of 0, a
+"""Bad input that once crashed or misled the scripts, each a regression test: compare.py and figures.py on a median of 0, a
 `config` that is a list, a `device.name` that is a number, NaN and zero values, an unwritable --out. Every
 case: exit 2, exactly one stderr line `PROG: error: ...` naming the problem, nothing on stdout, and no
 output file left behind. The table of cases runs in-process (main(argv), as the launchers call it); the

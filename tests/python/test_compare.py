@@ -183,7 +183,7 @@ def test_cli_usage_error():
     assert p.returncode == 2 and "not allowed with" in p.stderr
 
 
-# --- placement spread and predicted slopes (issue 12) ---
+# --- placement spread and predicted slopes ---
 
 def with_spread(results):
     f = results / "gpu_a" / "kway.json"

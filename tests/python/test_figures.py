@@ -155,12 +155,12 @@ def test_unknown_figure_is_a_usage_error(results):
     assert e.value.code == 2
 
 
-# --- raw samples, predicted slopes, the issue-13 occupancy shape, guarded placement shares ---
+# --- raw samples, predicted slopes, the warps-per-SM occupancy shape, guarded placement shares ---
 
 @pytest.fixture
 def rich(results, fixture_factory):
     """The base fixture plus raw samples (gpu_a jittered, gpu_b constant), predictions for four
-    architectures (sm_61 not predicted) and gpu_b's occupancy in the issue-13 shape."""
+    architectures (sm_61 not predicted) and gpu_b's occupancy in the warps-per-SM shape."""
     ff = fixture_factory
     a, b = ff["device"]("SYNTHETIC GPU A", "9.0"), ff["device"]("SYNTHETIC GPU B", "8.6")
     ff["write"](results / "gpu_a", "kway.json", ff["with_samples"](ff["kway"](a, 1000.0, 10.0), n=64, noise=3))

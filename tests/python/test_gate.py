@@ -55,7 +55,7 @@ def test_every_sample_scaled_by_1_05_is_a_change(tmp_path, capsys, noise):
 def test_faster_is_listed_as_faster(tmp_path, capsys):
     a = with_samples(base())
     rc, out, _ = gate(tmp_path, a, scaled(a, 0.9), capsys=capsys)
-    assert rc == 1 and "change: k=1: faster by 10.00%" in out
+    assert rc == 1 and "change: k=1 placement=0: faster by 10.00%" in out
 
 
 def test_a_change_below_the_threshold_is_not_significant(tmp_path, capsys):
@@ -166,9 +166,9 @@ def test_report_and_benchmark_json(tmp_path, capsys):
     assert rc == 1
     text = md.read_text()
     assert text.startswith("# divbench gate: kway: 6 significant change(s)")
-    assert "## Significant changes" in text and "| k=32 |" in text and "**significant**" in text
+    assert "## Significant changes" in text and "| k=32 placement=0 |" in text and "**significant**" in text
     entries = json.loads(bj.read_text())
-    assert [e["name"] for e in entries] == [f"kway k={k}" for k in (1, 2, 4, 8, 16, 32)]
+    assert [e["name"] for e in entries] == [f"kway k={k} placement=0" for k in (1, 2, 4, 8, 16, 32)]
     assert all(set(e) >= {"name", "unit", "value"} and e["unit"] == "cycles" for e in entries)
     assert entries[0]["value"] == pytest.approx(280700 * 1.05, abs=1)
 
@@ -178,7 +178,7 @@ def test_throttled_point_is_warned(tmp_path, capsys):
     b = with_samples(base())
     b["points"][2]["throttled"] = True
     rc, out, _ = gate(tmp_path, a, b, capsys=capsys)
-    assert rc == 0 and "warning: k=4: B was throttled at this point" in out
+    assert rc == 0 and "warning: k=4 placement=0: B was throttled at this point" in out
 
 
 # ---- bad input: one line `compare: error: ...`, exit 2, nothing written ----
@@ -212,7 +212,7 @@ def test_different_points_refused(tmp_path, capsys):
     assert "config.ks is [1, 2, 4]" in bad(tmp_path, capsys, base(), base(ks=(1, 2, 4)))
     b = base()
     b["points"].pop()          # same config, a point missing (e.g. an interrupted run)
-    assert "the points differ" in bad(tmp_path, capsys, base(), b) and "only in A: k=32" in bad(tmp_path, capsys, base(), b)
+    assert "the points differ" in bad(tmp_path, capsys, base(), b) and "only in A: k=32 placement=0" in bad(tmp_path, capsys, base(), b)
 
 
 @pytest.mark.parametrize("mutate, message", [
@@ -271,23 +271,37 @@ def test_a_run_of_the_current_harness_gates_against_a_result_from_before_it(fixt
     b = ff["write"](tmp_path, "b.json", new)
     assert compare.main(["--gate", str(a), str(b)]) == 0, capsys.readouterr().err
     assert "k=4 n=" not in capsys.readouterr().out
-    # the cost sweep's n is an axis: two points that differ only in n are two points
+    # the cost sweep's n (iterations per path; older files: iters_per_path) is an axis: two points that
+    # differ only in n are two points, while their sample count "n" names nothing
     cost = ff["record"]("cost", ff["device"]("SYNTHETIC", "9.0"), {"axis": "k x n", "ns": [0, 100]},
-                        [{"k": 2, "n": n, "body": "fma_chain", "median_cycles": 100.0 + n} for n in (0, 100)])
+                        [{"k": 2, "n": 201, "iters_per_path": n, "body": "fma_chain", "placement": 0,
+                          "median_cycles": 100.0 + n} for n in (0, 100)])
     c = ff["write"](tmp_path, "c.json", cost)
     assert compare.main(["--gate", str(c), str(c)]) == 3   # no raw samples: insufficient
     assert "k=2 n=0" in capsys.readouterr().out
 
 
-def test_points_are_named_by_what_the_config_sweeps():
+def test_points_are_named_by_their_declared_axes():
     from divbench import results as dr
-    p = {"k": 4, "n": 201, "body": "sfu", "map": "modulo", "sampling": "single", "placement": 2}
-    assert dr.point_label(p, dr.point_axes({"axis": "k"})) == "k=4 placement=2"
-    assert dr.point_label(p, dr.point_axes({"axis": "k x n", "bodies": ["sfu"]})) == "body=sfu k=4 n=201 placement=2"
-    assert dr.point_label(p, dr.point_axes({"axis": "body x map x k x sampling", "bodies": [], "maps": []})) == \
-        "body=sfu map=modulo k=4 sampling=single placement=2"
-
-
+    # the current harness: point.axes, whatever else the point holds ("n" is its sample count)
+    p = {"k": 4.0, "n": 201, "body": "sfu", "sampling": "single", "placement": 2,
+         "axes": {"placement": 2, "k": 4}}
+    assert dr.point_label(p, "kway") == "k=4 placement=2"
+    assert dr.point_coords(p, "cost") == {"placement": 2, "k": 4}  # the file's axes win over any table
+    # older files (no axes): the keys each experiment kept its axes under, never the sample count
+    old = {"k": 4.0, "n": 201, "body": "sfu", "map": "modulo", "sampling": "single", "placement": 2,
+           "iters_per_path": 1000}
+    assert dr.point_label(old, "kway") == "k=4 placement=2"
+    assert dr.point_label(old, "cost") == "body=sfu k=4 n=1000 placement=2"
+    assert dr.point_label(old, "sampling") == "body=sfu k=4 map=modulo sampling=single"
+    assert dr.point_label({"residency": {"series": "resident", "warps_per_sm": 8, "waves": 1}, "k": 32.0},
+                          "occupancy") == "k=32 series=resident warps_per_sm=8 waves=1"
+    assert dr.point_label({"variant": "producer_minority", "producer_in_then": False, "work": 1000},
+                          "producer_consumer") == "producer_arm=else variant=producer_minority work=1000"
+    assert dr.point_label({"k": 4}, "an_experiment_the_table_does_not_know") == ""
+    # the same point in both shapes has the same name: a new run gates against an old file
+    assert dr.point_label(old, "cost") == dr.point_label(
+        {"axes": {"body": "sfu", "placement": 2, "n": 1000, "k": 4}}, "cost")
 # ---- the gate's statistics on realistic synthetic runs: power and false alarms ----
 
 def _run(rng, s_per_path, ks=(1, 2, 4, 8, 16, 32), launches=2, warps=132, c=768.0, jitter=25.0):

@@ -20,7 +20,7 @@ TOOLS = [  # (module, program name in its error line)
     ("divbench.compare", "compare"), ("divbench.gate", "compare"), ("divbench.figures", "figures"),
     ("divbench.schemas", "schemas"), ("divbench.merge_kway_metrics", "merge_kway_metrics"),
     ("divbench.stage_summary", "stage_summary"), ("divbench.study.driver", "study"),
-    ("divbench.study.nvrtc_compile", "nvrtc_compile"), ("study_shards", "study_shards"), ("gather", "gather"),
+    ("divbench.study.nvrtc_compile", "nvrtc_compile"), ("divbench.study.shards", "study_shards"), ("gather", "gather"),
     ("divbench.quality", "quality"), ("divbench.noise_levels", "noise_levels"),
     ("divbench.disturbed_report", "disturbed_report"),
 ]
@@ -40,7 +40,7 @@ def test_every_tool_turns_any_exception_into_one_line(module, prog, exc, monkeyp
         monkeypatch.setattr(mod, "gather", boom)
     else:  # every other tool parses its arguments first (argparse, or cli.ArgumentParser built on it)
         monkeypatch.setattr(argparse.ArgumentParser, "parse_args", boom)
-    rc = mod.main() if module.endswith(("nvrtc_compile", "study_shards")) else mod.main([])
+    rc = mod.main() if module.endswith(("nvrtc_compile", "shards")) else mod.main([])
     err = capsys.readouterr().err
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert rc == 2

@@ -181,11 +181,16 @@ def test_result_documents_written_by_the_cpp(tmp_path):
                                       "producer_consumer"}
     for d in docs:
         assert schemas.validate_file(CAT, d) == [], d.name
-        assert "harness" in json.loads(d.read_text())
+        doc = json.loads(d.read_text())
+        assert "harness" in doc
+        # the harness's declared axes (config.axes) are the ones the converter of older files writes
+        from divbench.convert_axes import AXIS_META
+        assert [(a["name"], a["unit"], a["option"]) for a in doc["config"]["axes"]] == \
+            [(name, unit, option) for name, (unit, option) in AXIS_META[doc["experiment"]].items()], d.name
 
 
 def flip_args(divbench, sub, *args):
-    """`divbench flip` with sub-commands (patch|discover|experiment) or, before issue 11's change, flags."""
+    """`divbench flip` with sub-commands (patch|discover|experiment) or, in builds from before the sub-commands, flags."""
     helptext = subprocess.run([divbench, "flip", "--help"], capture_output=True, text=True).stdout
     if "discover" in helptext and "--discover" not in helptext:
         return [divbench, "flip", sub, *args]

@@ -62,7 +62,7 @@ namespace {
 
 // CFG of every function = nvdisasm -bbcfg, after both are reduced to maximal straight-line blocks.
 void expect_cfg_equals_bbcfg(const Cubin& c, const std::string& nd, int& functions, int& call_edges) {
-  auto r = run_process({nd, "-bbcfg", "-poff", c.path});
+  auto r = divbench::run_process({nd, "-bbcfg", "-poff", c.path});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto clusters = parse_bbcfg_dot(r.out);
   for (const auto& f : c.functions) {
@@ -162,7 +162,7 @@ TEST(SassCubins, UnsupportedArchitectureIsOneClearError) {
   std::ifstream in(list.front(), std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   bytes[0x31] = static_cast<char>(61);  // e_flags bits 8-15 (ELF ABI version 8): sm_61
-  TempDir tmp;
+  divbench::TempDir tmp;
   const std::string patched = tmp.path() + "/sm61.cubin";
   std::ofstream(patched, std::ios::binary) << bytes;
   try {

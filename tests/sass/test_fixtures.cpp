@@ -127,7 +127,7 @@ TEST(SassFixtures, BackToBackBssyWithBreakOut) {
   EXPECT_EQ(l->a.placement.counts.before, 1);
   EXPECT_EQ(l->a.placement.counts.at, 1);
   EXPECT_EQ(l->a.placement.counts.unguarded, 2);
-  // Branches and guard records are two units (issue 11: the console once summed them): three
+  // Branches and guard records are two units (the console once summed them): three
   // branches, one guarded (by both regions) and two unguarded; two guard records for that one branch.
   const auto& c = l->a.placement.counts;
   EXPECT_EQ(c.divergent_branches, 3);

@@ -1,4 +1,4 @@
-// Issue 15 regressions of the SASS front end: inspect_bytes on crafted ELF files (bounds that wrapped
+// Regressions of the SASS front end on hostile input: inspect_bytes on crafted ELF files (bounds that wrapped
 // past 2^64), parse_integer on literals beyond int64 (signed overflow), an instruction line of a
 // million characters (the std::regex parser overflowed the stack at ~50,000), and a FIFO (blocked).
 #include <gtest/gtest.h>

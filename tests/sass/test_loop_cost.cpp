@@ -3,14 +3,18 @@
 // cost-result plumbing, and the predicted-slope documents and their comparison.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "divbench/core/errors.hpp"
-#include "divbench/sass/loop_cost.hpp"
-#include "divbench/sass/slope_prediction.hpp"
+#include "divbench/core/json_io.hpp"
+#include "divbench/core/process.hpp"
+#include "divbench/model/loop_cost.hpp"
+#include "divbench/model/slope_prediction.hpp"
 
 using namespace divbench;
 using namespace divbench::sass;
+using namespace divbench::model;
 
 namespace {
 
@@ -257,13 +261,40 @@ TEST(SlopePrediction, DocumentsPerArchitectureAndComparison) {
   EXPECT_THROW(predict_slopes({json{{"schema", "x"}}}, {"x"}, constants(5, 17), "c", 1), UsageError);
 }
 
-TEST(LoopCost, CommittedConstantsAreTheResultsFile) {
-  const auto c = committed_constants();
-  ASSERT_TRUE(c) << kCommittedConstantsFile << " is not embedded";
-  const json file = json::parse(std::ifstream(std::string(DIVBENCH_SOURCE_DIR) + "/" + kCommittedConstantsFile));
+TEST(LoopCost, ConstantsAreReadAtRunTimeFromTheCommittedFileOrTheOneNamed) {
+  const std::string src = DIVBENCH_SOURCE_DIR, committed = src + "/" + kCommittedConstantsFile;
+  const json file = json::parse(std::ifstream(committed));
+  // The default, found from a binary in a build directory of the source tree (walking up to the
+  // folder that holds results/h200/loop_cost.json), and read as it is now, not as it was at configure.
+  divbench::TempDir tmp;
+  std::filesystem::create_directories(tmp.path() + "/build/bin");
+  std::filesystem::create_directories(tmp.path() + "/results/h200");
+  const std::string copied = tmp.path() + "/" + kCommittedConstantsFile;
+  std::filesystem::copy_file(committed, copied);
+  EXPECT_EQ(default_constants_path(tmp.path() + "/build/bin"), copied);
+  std::string used, why;
+  const auto c = load_constants(default_constants_path(tmp.path() + "/build/bin"), used, why);
+  ASSERT_TRUE(c) << why;
+  EXPECT_EQ(used, copied);
   EXPECT_EQ(c->sm, file["sm"].get<int>());
   EXPECT_EQ(c->taken_branch, file["taken_branch_cycles"].get<double>());
   EXPECT_EQ(c->source, file["source"]);
+  // loop_cost.json next to the binary (an install) comes first; a file the user names is read as named.
+  json other = file;
+  other["taken_branch_cycles"] = 6.5;
+  write_json_atomic(tmp.path() + "/build/bin/loop_cost.json", other);
+  EXPECT_EQ(default_constants_path(tmp.path() + "/build/bin"), tmp.path() + "/build/bin/loop_cost.json");
+  const auto named = load_constants(tmp.path() + "/build/bin/loop_cost.json", used, why);
+  ASSERT_TRUE(named) << why;
+  EXPECT_EQ(named->taken_branch, 6.5);
+  // Nothing to find, a missing file, a file of another format: nullopt and why.
+  divbench::TempDir empty;  // no results/h200/loop_cost.json in it or above it
+  EXPECT_EQ(default_constants_path(empty.path() + "/bin"), "");
+  EXPECT_FALSE(load_constants(tmp.path() + "/missing.json", used, why));
+  EXPECT_NE(why.find("no such file"), std::string::npos) << why;
+  write_json_atomic(tmp.path() + "/other.json", json{{"schema", "divbench.kernels/1"}});
+  EXPECT_FALSE(load_constants(tmp.path() + "/other.json", used, why));
+  EXPECT_NE(why.find("not a divbench.loop_cost/1 document"), std::string::npos) << why;
 }
 
 TEST(SlopePrediction, OneBodyAsTheCostSweepAsksForIt) {

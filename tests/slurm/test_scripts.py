@@ -15,8 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SLURM = ROOT / "scripts" / "slurm"
 STATIC = ROOT / "results" / "static"
-sys.path.insert(0, str(SLURM))
-import study_shards  # noqa: E402
+from divbench.study import shards as study_shards  # noqa: E402  (pytest.ini: pythonpath = scripts)
 
 ARCHS = study_shards.archs()
 
@@ -55,7 +54,8 @@ def manifest(stage):
 def test_archs_order_and_validation():
     assert ARCHS[:2] == ["sm_61", "sm_70"] and len(ARCHS) == 12 and "sm_121" in ARCHS
     assert study_shards.archs(["sm_90", "sm_61"]) == ["sm_61", "sm_90"]
-    p = run([sys.executable, SLURM / "study_shards.py", "archs", "--arch", "sm_99"])
+    p = run([sys.executable, "-m", "divbench.study.shards", "archs", "--arch", "sm_99"],
+            env={"PYTHONPATH": str(ROOT / "scripts")})
     assert p.returncode == 2 and "unknown architecture 'sm_99'" in p.stderr
 
 
@@ -155,7 +155,8 @@ def study_stage(tmp_path, archs=ARCHS, failed=()):
 
 
 def gather(stage, results, force=False):
-    return run([sys.executable, SLURM / "gather.py", stage],
+    """gather.sh, as submit.sh runs it (it puts the package's import root, scripts/, on PYTHONPATH)."""
+    return run(["bash", SLURM / "gather.sh", stage],
                {"DIVBENCH_RESULTS": str(results), "FORCE": "1" if force else "0", "MPLBACKEND": "Agg"})
 
 

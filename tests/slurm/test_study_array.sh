@@ -4,7 +4,7 @@
 # results/static/. submit.sh --study submits one task per architecture (cubins from CACHE, which the
 # study_regenerate fixture has filled, so the tasks only analyse) and the dependent gather job;
 # Slurm must report every task and the gather job COMPLETED, and the gathered files must equal the
-# committed ones (study_shards.py compare: the study's own comparison, run provenance aside).
+# committed ones (divbench.study.shards compare: the study's own comparison, run provenance aside).
 # Prints the job ids, each task's run time and the comparison.
 #   usage: test_study_array.sh WORK DIVBENCH NVCC CACHE     env: DIVBENCH_SLURM_WAIT (default 480 s)
 set -euo pipefail
@@ -26,7 +26,7 @@ ids_text=$(DIVBENCH_STAGE="$stage" DIVBENCH_RESULTS="$results" \
 mapfile -t ids <<< "$ids_text"
 [ "${#ids[@]}" -eq 2 ] || fail "submit.sh printed ${#ids[@]} job ids, expected the study array and the gather job"
 array="${ids[0]}" gather="${ids[1]}"
-mapfile -t archs < <(python3 "$src/scripts/slurm/study_shards.py" archs)
+mapfile -t archs < <(PYTHONPATH="$src/scripts" python3 -m divbench.study.shards archs)
 wait_jobs "${DIVBENCH_SLURM_WAIT:-480}" "$array" "$gather"
 echo "study array job $array (${#archs[@]} tasks) and gather job $gather ended after $((SECONDS - t0)) s"
 
@@ -45,6 +45,6 @@ read -r _ state code _ < <(job_tasks "$gather")
 { [ "$state" = COMPLETED ] && [ "$code" = 0:0 ]; } || fail "gather job $gather ended $state $code"
 
 echo "== gathered $results/static/ vs committed $src/results/static/"
-python3 "$src/scripts/slurm/study_shards.py" compare "$src/results/static" "$results/static" \
+PYTHONPATH="$src/scripts" python3 -m divbench.study.shards compare "$src/results/static" "$results/static" \
   || fail "the gathered study differs from the committed results/static/"
 echo "PASS: $n study tasks, gathered results identical to results/static/ ($((SECONDS - t0)) s)"

@@ -101,7 +101,7 @@ void poke(std::vector<std::uint8_t>& b, std::uint64_t off, T v) {
   std::memcpy(b.data() + off, &v, sizeof v);
 }
 
-// Named crafted files: the minimal cubin and one variant per bound the readers check (issue 15).
+// Named crafted files: the minimal cubin and one variant per bound the readers check.
 // "what" says which refusal each must produce (a substring of the error line).
 struct CraftedFile {
   std::vector<std::uint8_t> bytes;

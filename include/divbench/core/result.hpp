@@ -39,6 +39,7 @@ struct DeviceRecord {
 // One timed point of a sweep (k is the swept variable, named by `axis` in config).
 struct TimedPoint {
   double k = 0;
+  json axes = json::object();  // the point's coordinates on its experiment's declared axes ({"k": 7, ...})
   Summary cycles;            // per-launch region cycles
   std::size_t launches = 0;  // timed launches (warm-up excluded)
   bool throttled = false;    // the SM clock moved during the point

@@ -1,5 +1,6 @@
 // Which side of a two-sided branch a warp entered first, in the fields every probe with such a
-// branch records (issue 13): group_lanes, group_position, group_side, form, first, cycles_between.
+// branch records (docs/schemas.md, the order fields): group_lanes, group_position, group_side, form,
+// first, cycles_between.
 // The group is one side's lanes (a mask), the rest is the other side. A side's entry is the
 // earliest clock64 its lanes recorded at their first instruction on that side.
 #pragma once

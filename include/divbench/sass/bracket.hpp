@@ -1,4 +1,4 @@
-// Clock reads and the clock64 bracketing check (issue 12, item 5): do the two clock reads of a timed
+// Clock reads and the clock64 bracketing check: do the two clock reads of a timed
 // kernel enclose all of its divergent work in the CFG?
 //
 //  * Clock reads: CS2R / CS2UR (sm_120) / S2R / S2UR of SR_CLOCKLO / SR_CLOCKHI (kind "clock"), and of

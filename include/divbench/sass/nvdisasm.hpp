@@ -11,9 +11,11 @@
 // cuobjdump: next to the chosen nvdisasm first, then the same order ($DIVBENCH_CUOBJDUMP at 2).
 // Nothing runs through a shell: argv is passed to execvp, stdout/stderr are captured.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "divbench/core/process.hpp"
 #include "divbench/sass/instruction.hpp"
 
 namespace divbench::sass {
@@ -25,39 +27,6 @@ std::string find_cuobjdump(const std::string& nvdisasm_path = "");
 // Like the two above but returns "" instead of throwing (for tests that skip).
 std::string locate_tool(const std::string& name, const std::string& explicit_path = "");
 
-struct ProcessResult {
-  int exit_code = -1;  // exit status; 128+N when killed by signal N; -1 when it could not start
-  std::string out;
-  std::string err;
-};
-// Runs argv[0] (a path or a name found on PATH) with argv, optionally in `cwd`; never throws for a
-// non-zero exit (the caller decides), throws std::runtime_error when it cannot start at all.
-// The helper runs in its own process group with stdin /dev/null; after tool_timeout_s() it is killed
-// with its group (UsageError naming the limit). SIGINT/SIGTERM meanwhile kill the group, remove the
-// temporary files (its own and every TempDir's) and then end divbench with that signal.
-ProcessResult run_process(const std::vector<std::string>& argv, const std::string& cwd = "");
-
-// The time limit of one helper program (nvdisasm, cuobjdump, python3): DIVBENCH_TOOL_TIMEOUT_S
-// seconds, default kDefaultToolTimeoutS (UsageError for a value that is not a positive number).
-inline constexpr double kDefaultToolTimeoutS = 600;
-double tool_timeout_s();
-
-// A file name as a helper's argument: "./-name" for a name that starts with '-' (never an option).
-std::string file_arg(const std::string& path);
-
-// A temporary directory under $TMPDIR (default /tmp), removed (recursively) on destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-  void* guard_ = nullptr;  // SIGINT/SIGTERM noted while it exists (run_process); raised after removal
-};
 
 // What a file is, from its first bytes and ELF header.
 enum class FileKind { cubin, host_elf, fatbin, other };
@@ -65,6 +34,9 @@ struct FileInfo {
   FileKind kind = FileKind::other;
   int sm = 0;  // cubin only: SM number from e_flags (bits 8-15 for ABI version >= 8, else 0-7)
 };
+// The SM number (e.g. 90, 100) of a cubin from its ELF e_flags: bits 8-15 for ELF ABI version >= 8,
+// else bits 0-7. The one rule: inspect_bytes uses it, and so does the cubin reader (cubin/elf.hpp).
+int sm_from_e_flags(std::uint32_t e_flags, int abi_version);
 // Throws UsageError for a missing/unreadable file or one that is not a regular file (a FIFO is
 // refused, never opened for a blocking read), a non-ELF non-fatbin file ("not an ELF file"), or a
 // truncated ELF (header, section table or a section beyond the end of the file; every bound is

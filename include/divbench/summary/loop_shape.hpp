@@ -4,7 +4,7 @@
 // their control-word stall fields, its taken branches and a count per opcode. Host-only; the
 // predication sweep records it beside each point's time, and the SASS check asserts its rule.
 //
-// Equal loop shapes (the predication rule, issue 13): at every code placement, the single path's
+// Equal loop shapes (the predication rule): at every code placement, the single path's
 // work loop (the arm loop's FmaChain loop) is one path per iteration with one taken branch, and
 // every K-arm predicated form's loop is that loop with 4(K-1) more FFMA and nothing else: the same
 // number of other instructions (the counter, the compare, the back branch), one path, one taken

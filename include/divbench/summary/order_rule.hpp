@@ -1,4 +1,4 @@
-// The path-scheduling-order rule, fitted to the order probe's points by code (issue 13). Each
+// The path-scheduling-order rule, fitted to the order probe's points by code (not stated by hand). Each
 // candidate rule predicts which side of a two-sided branch runs first from what the hardware can
 // see: how many lanes are active on each side, which side is the branch's fall-through (from the
 // binary's SASS), which side holds lane 0 or lane 31. Every candidate is scored on every point;

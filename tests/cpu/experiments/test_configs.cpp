@@ -3,7 +3,12 @@
 // while the occupancy sweep ran 32).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+
 #include "divbench/core/errors.hpp"
+#include "divbench/core/json_io.hpp"
+#include "divbench/core/process.hpp"
 #include "harness/experiment.hpp"
 #include "harness/runner.hpp"
 
@@ -31,6 +36,20 @@ TEST(Configs, EveryRegisteredExperimentPreparesWithDefaults) {
     EXPECT_EQ(p.name, e.name);
     EXPECT_FALSE(p.result_name.empty());
     EXPECT_TRUE(p.config.is_object());
+    // Its declared axes, recorded in config.axes (bench/harness/axes.hpp; test_axes.cpp).
+    ASSERT_TRUE(p.config.contains("axes"));
+    const json& axes = p.config["axes"];
+    ASSERT_TRUE(axes.is_array());
+    ASSERT_FALSE(axes.empty());
+    ASSERT_EQ(axes.size(), p.axes.size());
+    std::set<std::string> names;
+    for (const auto& a : axes) {
+      EXPECT_TRUE(names.insert(a["name"].get<std::string>()).second) << "axis declared twice: " << a["name"];
+      EXPECT_TRUE(a["type"] == "int" || a["type"] == "string" || a["type"] == "float") << a.dump();
+      EXPECT_TRUE(a["values"].is_array() || a["values"].is_string()) << a.dump();
+      if (a["option"].is_string())  // the option that sets it is one the experiment accepts
+        EXPECT_NE(std::find(e.options.begin(), e.options.end(), a["option"].get<std::string>()), e.options.end());
+    }
   }
 }
 
@@ -70,9 +89,11 @@ TEST(Configs, BadInputIsAUsageError) {
   RunOptions body;
   body.body = "nope";
   EXPECT_THROW(prepare("sweep", "k", body), UsageError);
-  // Probes take no sweep options; an explicitly given default is still refused.
+  // Probes take no sweep options; an explicitly given default is still refused (by the one
+  // accepted-options check, before any experiment parses).
   RunOptions probe_k = with({"--body"});
-  EXPECT_THROW(prepare("probe", "lock", probe_k), UsageError);
+  probe_k.probe = "lock";
+  EXPECT_THROW(prepare_experiments(probe_k), UsageError);
   RunOptions cal = with({"--k"});
   cal.ks = {3};
   EXPECT_THROW(prepare("sweep", "calibration", cal), UsageError);
@@ -121,4 +142,26 @@ TEST(Configs, PlacementsSpreadOverTheWindowAndWarmupFollowsTheMode) {
   RunOptions w = with({"--warmup"});
   w.warmup = 5;
   EXPECT_EQ(prepare("sweep", "k", w).config["warmup"].get<int>(), 5);
+}
+
+TEST(Configs, CostReadsTheLoopCostConstantsItIsGiven) {
+  // --loop-cost names the constants of a_predicted: read when parsed (a file that is not there, or
+  // not divbench.loop_cost/1, is bad input before any GPU work) and recorded in config.
+  divbench::TempDir tmp;
+  const std::string good = tmp.path() + "/constants.json", other = tmp.path() + "/other.json";
+  write_json_atomic(good, json{{"schema", "divbench.loop_cost/1"}, {"sm", 90}, {"taken_branch_cycles", 5.0},
+                               {"variable_latency_cycles", 17.0}, {"source", "synthetic"}});
+  write_json_atomic(other, json{{"schema", "divbench.kernels/1"}});
+  RunOptions o = with({"--loop-cost"});
+  o.loop_cost = good;
+  EXPECT_EQ(prepare("sweep", "cost", o).config["loop_cost"], good);
+  EXPECT_TRUE(prepare("sweep", "cost", RunOptions{}).config["loop_cost"].is_null());  // the committed file
+  o.loop_cost = other;
+  EXPECT_THROW(prepare("sweep", "cost", o), UsageError);
+  o.loop_cost = tmp.path() + "/missing.json";
+  EXPECT_THROW(prepare("sweep", "cost", o), UsageError);
+  RunOptions kway = with({"--loop-cost"});  // the k sweep predicts nothing: the option does not apply
+  kway.sweep = "k";
+  kway.loop_cost = good;
+  EXPECT_THROW(prepare_experiments(kway), UsageError);
 }

@@ -8,12 +8,15 @@
 using namespace divbench;
 
 namespace {
-TimedPoint point(double k, double cycles, int placement = 0, json extra = json::object()) {
+// A point at (k, placement) and the other axes given; the harness stamps these as point.axes.
+TimedPoint point(double k, double cycles, int placement = 0, json axes = json::object()) {
   TimedPoint p;
   p.k = k;
   p.cycles.median = p.cycles.min = p.cycles.max = p.cycles.mean = cycles;
   p.cycles.n = 1;
-  p.extra = std::move(extra);
+  p.axes = std::move(axes);
+  p.axes["placement"] = placement;
+  p.axes["k"] = static_cast<int>(k);
   p.extra["placement"] = placement;
   return p;
 }
@@ -59,7 +62,7 @@ TEST(Finalize, CostRecoversABCPerPlacement) {
   for (int p = 0; p < 2; ++p)
     for (double n : {0.0, 1000.0, 3000.0, 10000.0})
       for (int k : {1, 2, 4, 8, 32})
-        pts.push_back(point(k, k * (a[p] * n + b[p]) + c[p], p, {{"body", "fma_chain"}, {"iters_per_path", n}}));
+        pts.push_back(point(k, k * (a[p] * n + b[p]) + c[p], p, {{"body", "fma_chain"}, {"n", static_cast<int>(n)}}));
   RunOptions o;
   o.given = {"--body", "--placements"};
   o.placements = 8;  // the points carry placements 0 and 1; finalize fits the placements it finds
@@ -94,7 +97,7 @@ TEST(Finalize, SamplingPairsModesAndSplitsComputeFromMemory) {
   ASSERT_EQ(r.summary["pairs"].size(), 2u);
   bool annotated = false;
   for (const auto& p : r.points)
-    if (p.extra.value("sampling", "") == "warp-per-sm" && p.extra["body"] == "fma_chain")
+    if (p.axes.value("sampling", "") == "warp-per-sm" && p.axes["body"] == "fma_chain")
       annotated = p.extra.contains("rel_diff") && p.extra["median_single"].get<double>() == 290333;
   EXPECT_TRUE(annotated);
 }

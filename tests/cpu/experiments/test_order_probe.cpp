@@ -1,4 +1,4 @@
-// The order probe's typed configuration and summary without a GPU (issue 13), and the
+// The order probe's typed configuration and summary without a GPU (docs/dynamic.md, "Path-scheduling order"), and the
 // producer/consumer, peer-wait and lock summaries' order fields: --k gives the group sizes (32
 // refused), --reps is capped and said; finalize() fits the rule to synthetic points, reports
 // launches that disagreed, points whose layout the SASS did not confirm and layout or form
@@ -10,6 +10,7 @@
 #include "divbench/core/side_order.hpp"
 #include "experiments/probe_layout.hpp"
 #include "harness/experiment.hpp"
+#include "harness/runner.hpp"
 
 using namespace divbench;
 
@@ -66,10 +67,13 @@ TEST(OrderProbe, BadOptionsAreRefused) {
   o.given = {"--k"};
   o.ks = {4, 32};
   EXPECT_THROW(order(o), UsageError);
-  for (const char* opt : {"--body", "--map", "--seed", "--n", "--sampling", "--placements", "--iters"}) {
+  // Options the probe does not declare: refused by the one accepted-options check, before parse().
+  for (const char* opt : {"--body", "--map", "--seed", "--n", "--sampling", "--placements", "--iters", "--warmup",
+                          "--no-samples"}) {
     RunOptions b;
+    b.probe = "order";
     b.given = {opt};
-    EXPECT_THROW(order(b), UsageError) << opt;
+    EXPECT_THROW(prepare_experiments(b), UsageError) << opt;
   }
   // Under --all, --k is the sweeps' path counts: the order probe keeps its group sizes.
   o.all = true;

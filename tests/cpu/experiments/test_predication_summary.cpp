@@ -5,6 +5,7 @@
 
 #include "divbench/core/errors.hpp"
 #include "harness/experiment.hpp"
+#include "harness/runner.hpp"
 
 using namespace divbench;
 
@@ -19,6 +20,7 @@ TimedPoint pt(const std::string& variant, int arms, int placement, double n, dou
   p.cycles.n = 1;
   p.extra = json{{"variant", variant}, {"arms", arms}, {"iters_per_path", n}, {"placement", placement},
                  {"loops_per_iteration", variant == "branchy" ? 2 : 1}, {"loop", loop}};
+  p.axes = json{{"placement", placement}, {"variant", variant}, {"arms", arms}, {"n", static_cast<int>(n)}};
   return p;
 }
 
@@ -166,7 +168,9 @@ TEST(PredicationConfig, BadInput) {
   RunOptions zero = with({"--n"});
   zero.ns = {0, 1000};
   EXPECT_THROW(e->prepare(zero), UsageError);
-  EXPECT_THROW(e->prepare(with({"--iters"})), UsageError);
+  RunOptions iters = with({"--iters"});  // not declared: the accepted-options check refuses it
+  iters.sweep = "predication";
+  EXPECT_THROW(prepare_experiments(iters), UsageError);
   RunOptions arms = with({"--k"});
   arms.ks = {3};
   EXPECT_THROW(e->prepare(arms), UsageError);

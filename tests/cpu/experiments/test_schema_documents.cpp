@@ -99,6 +99,11 @@ json document(const std::string& kind, const std::string& name, RunOptions o, Re
   r.device = synthetic_device();
   r.provenance = make_provenance("synthetic document (tests/cpu/experiments/test_schema_documents.cpp)");
   r.config = p.config;
+  // The points carry their coordinates as the harness stamps them (with_declared_axes): checked
+  // against the experiment's declaration here, so a synthetic point that names an undeclared or
+  // mistyped axis fails the test instead of reaching the schema check.
+  for (const auto& pt : r.points) check_point_axes(p.name, p.axes, pt.axes);
+  for (const auto& raw : r.points_extra) check_point_axes(p.name, p.axes, raw.at("axes"));
   for (auto& raw : r.points_extra) record_conditions(raw, RunConditions{}, RunConditions{});  // NVML missing
   p.finalize(r);
   add_conditions_summary(r);
@@ -121,6 +126,7 @@ TEST(SchemaDocuments, KwayAtFourPlacementsWithSamples) {
   for (int placement = 0; placement < 4; ++placement)
     for (int k : {1, 2, 4, 8, 16, 32}) {
       r.points.push_back(timed(k, (1000.0 + 10 * placement) * k + 50, placement));
+      r.points.back().axes = {{"placement", placement}, {"k", k}};
       r.points.back().extra["metrics"] = synthetic_metrics(k);
     }
   const json doc = document("sweep", "kway", o, std::move(r));
@@ -145,6 +151,7 @@ TEST(SchemaDocuments, CostTwoBodiesTwoPlacements) {
           const double a = body[0] == 'f' ? 28 : 40;
           r.points.push_back(
               timed(k, k * (a * n + 180 + placement) + 700, placement, {{"body", body}, {"iters_per_path", n}}));
+          r.points.back().axes = {{"body", body}, {"placement", placement}, {"n", n}, {"k", k}};
         }
   const json doc = document("sweep", "cost", o, std::move(r));
   ASSERT_EQ(doc["summary"]["bodies"].size(), 2u);
@@ -169,6 +176,7 @@ TEST(SchemaDocuments, OccupancyResidencies) {
                            {{"sampling", "grid"}, {"residency", res}, {"sm_warps", {w * waves, w * waves, w * waves, w * waves}},
                             {"kernel_ms", {{"median", ms}, {"min", ms}, {"max", ms}, {"cv", 0}}},
                             {"launch_overhead_ms", {{"median", 0.004}, {"min", 0.004}, {"max", 0.004}, {"cv", 0}}}});
+      p.axes = {{"series", res["series"]}, {"warps_per_sm", w}, {"waves", waves}, {"k", k}};
       p.sample_cycles.clear();  // the occupancy sweep keeps no raw samples (config.samples_kept false)
       p.sample_smid.clear();
       r.points.push_back(std::move(p));
@@ -192,6 +200,7 @@ TEST(SchemaDocuments, Predication) {
         r.points.push_back(timed(arms, 500 + per_iter * n + placement, placement,
                                  {{"variant", variant}, {"arms", arms}, {"iters_per_path", n},
                                   {"loops_per_iteration", loops}, {"loop", loop}}));
+        r.points.back().axes = {{"placement", placement}, {"variant", variant}, {"arms", arms}, {"n", n}};
       };
       add("single", 1, 28, 1);
       add("branchy", 2, 56, 2);
@@ -213,6 +222,8 @@ TEST(SchemaDocuments, SamplingModesSideBySide) {
     for (const char* mode : {"single", "warp-per-sm"})
       r.points.push_back(timed(k, 1000.0 * k + (mode[0] == 's' ? 0 : 1), 0,
                                {{"sampling", mode}, {"body", "fma_chain"}, {"map", "modulo"}, {"iters", 10000}}));
+  for (auto& p : r.points)
+    p.axes = {{"body", "fma_chain"}, {"map", "modulo"}, {"k", static_cast<int>(p.k)}, {"sampling", p.extra["sampling"]}};
   const json doc = document("sweep", "sampling", o, std::move(r));
   EXPECT_EQ(doc["summary"]["pairs"].size(), 2u);
   EXPECT_TRUE(doc["summary"]["max_rel_diff_memory"].is_null());
@@ -226,14 +237,14 @@ TEST(SchemaDocuments, LockProbeRecordsItsLaunchCap) {
   const json run{{"lanes_served", 32}, {"completed", true}, {"cap_reached", false}};
   for (const char* form : {"release_in_branch", "release_after_loop"})
     r.points_extra.push_back(json{{"form", form}, {"launches", 1}, {"completed", true}, {"lanes_served", 32},
-                                  {"cap_reached", false}, {"runs", json::array({run})}});
+                                  {"cap_reached", false}, {"runs", json::array({run})}, {"axes", {{"form", form}}}});
   const json doc = document("probe", "lock", o, std::move(r));
   EXPECT_EQ(doc["config"]["reps_requested"], 1000);
   EXPECT_LT(doc["config"]["launches_cap"].get<int>(), 1000);
   EXPECT_TRUE(doc["summary"]["completed"].get<bool>());
 }
 
-// The order probe (issue 13) and the order fields of producer/consumer: points as plan() writes them.
+// The order probe and the order fields of producer/consumer: points as plan() writes them.
 json order_run(const char* first) {
   return json{{"first", first}, {"cycles_between", 700}, {"group_enter_spread", 0}, {"rest_enter_spread", 0},
               {"interleaved", false}, {"ns_between", 0}, {"first_by_globaltimer", nullptr}, {"cap_reached", false},
@@ -255,6 +266,7 @@ TEST(SchemaDocuments, OrderProbeWithItsRule) {
                                   {"fallthrough_arm", "then"}, {"bssy_guarded", std::string(form) == "bssy"}}},
                       {"layout_verified", true}, {"layout_matches_intent", true}, {"form_matches_intent", true},
                       {"launches", 2}, {"cap_reached", false}, {"completed", true}, {"runs", runs}});
+        p["axes"] = json{{"form", form}, {"group_size", g}, {"group_position", "low"}, {"group_arm", in_then ? "then" : "else"}};
         r.points_extra.push_back(p);
       }
   const json doc = document("probe", "order", RunOptions{}, std::move(r));
@@ -275,6 +287,7 @@ TEST(SchemaDocuments, ProducerConsumerWithTheOrderFields) {
            {"producer_entered_first", true}};
     p.update(side_order_fields(producers, std::string("fallthrough"), std::string("warpsync"), combine_launches(runs)));
     p["runs"] = runs;
+    p["axes"] = json{{"variant", variant}, {"producer_arm", "then"}, {"work", 1000}};
     r.points_extra.push_back(p);
   }
   const json doc = document("probe", "producer_consumer", RunOptions{}, std::move(r));

@@ -1,16 +1,16 @@
-#include "divbench/sass/kernels_inputs.hpp"
+#include "divbench/model/kernels_inputs.hpp"
 
 #include "divbench/sass/kernel_facts.hpp"
-#include "divbench/sass/slope_prediction.hpp"
+#include "divbench/model/slope_prediction.hpp"
 
-namespace divbench::sass {
+namespace divbench::model {
 
 CostFit fit_from_documents(const json& facts, const std::string& facts_path, const json* cost,
                            const std::string& cost_path, const std::vector<json>& kway,
                            const std::vector<std::string>& kway_paths) {
   const CostFit fit = with_json_inputs("--facts/--cost/--kway", [&] {
-    if (!facts.is_object() || facts.value("schema", "") != kKernelFactsSchema)
-      throw UsageError("--facts: " + facts_path + " is not a " + kKernelFactsSchema + " document");
+    if (!facts.is_object() || facts.value("schema", "") != sass::kKernelFactsSchema)
+      throw UsageError("--facts: " + facts_path + " is not a " + sass::kKernelFactsSchema + " document");
     if (cost) return fit_from_cost_result(*cost, cost_path, facts, facts_path);
     return fit_from_kway_results(kway, kway_paths, facts, facts_path);
   });
@@ -31,4 +31,4 @@ Predictions predict_from_documents(const json& constants, const std::string& con
   });
 }
 
-}  // namespace divbench::sass
+}  // namespace divbench::model

@@ -1,5 +1,5 @@
 // Predicted a, b, s per architecture from kernel facts and fitted constants (slope_prediction.hpp).
-#include "divbench/sass/slope_prediction.hpp"
+#include "divbench/model/slope_prediction.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -10,7 +10,9 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/core/result.hpp"
 
-namespace divbench::sass {
+namespace divbench::model {
+
+using namespace sass;  // the analyzer's loop facts, control words and kernel-facts readers
 
 const std::vector<std::string>& predicted_bodies() {
   static const std::vector<std::string> v{"fma_chain", "fma_indep", "int_alu", "sfu", "mem_divergent"};
@@ -207,4 +209,4 @@ std::vector<std::string> compare_predictions(const json& committed, const json& 
   return out;
 }
 
-}  // namespace divbench::sass
+}  // namespace divbench::model

@@ -1,12 +1,13 @@
 // The loop-cost model: an in-order issue schedule from control words with two constants (B, W),
 // its fit to measured a values, and its use on a cost result (loop_cost.hpp).
-#include "divbench/sass/loop_cost.hpp"
+#include "divbench/model/loop_cost.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <set>
@@ -14,8 +15,12 @@
 #include <stdexcept>
 
 #include "divbench/core/errors.hpp"
+#include "divbench/core/json_io.hpp"
+#include "divbench/sass/kernel_facts.hpp"
 
-namespace divbench::sass {
+namespace divbench::model {
+
+using namespace sass;  // the analyzer's loop facts, control words and kernel-facts readers
 
 bool is_memory_access(const std::string& b) {
   static const char* const kPrefixes[] = {"LD", "ST", "ATOM", "TEX", "TLD", "TMML", "TXD", "TXQ", "SU"};
@@ -343,15 +348,39 @@ CostConstants constants_from_json(const json& j, const std::string& what) {
   }
 }
 
-std::optional<CostConstants> committed_constants() {
-  static const char* const kText =
-#include "divbench/loop_cost_constants.inc"
-      ;
+std::string default_constants_path(const std::string& exe_dir) {
+  namespace fs = std::filesystem;
+  if (exe_dir.empty()) return "";
+  std::error_code ec;  // a path that is not there sets it: each check has its own
+  const fs::path beside = fs::path(exe_dir) / "loop_cost.json";
+  if (fs::is_regular_file(beside, ec)) return beside.string();
+  std::error_code abs_ec;
+  const fs::path start = fs::absolute(exe_dir, abs_ec);
+  if (abs_ec) return "";
+  for (fs::path dir = start; !dir.empty(); dir = dir.parent_path()) {
+    const fs::path committed = dir / kCommittedConstantsFile;
+    if (fs::is_regular_file(committed, ec)) return committed.string();
+    if (dir == dir.parent_path()) break;
+  }
+  return "";
+}
+
+std::optional<CostConstants> load_constants(const std::string& path, std::string& used, std::string& why) {
+  used = path.empty() ? default_constants_path(executable_dir()) : path;
+  if (used.empty()) {
+    why = std::string("no loop-cost constants: no loop_cost.json next to the executable and no ") +
+          kCommittedConstantsFile + " above it (give the file)";
+    return std::nullopt;
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(used, ec)) {
+    why = used + ": no such file";
+    return std::nullopt;
+  }
   try {
-    const std::string text(kText);
-    if (text.find_first_not_of(" \n\r\t") == std::string::npos) return std::nullopt;
-    return constants_from_json(json::parse(text), kCommittedConstantsFile);
-  } catch (const std::exception&) {
+    return constants_from_json(read_json_file(used), used);
+  } catch (const std::exception& e) {
+    why = e.what();
     return std::nullopt;
   }
 }
@@ -469,4 +498,4 @@ CostFit fit_from_kway_results(const std::vector<json>& kway, const std::vector<s
   return fit_constants(measured, sm, src);
 }
 
-}  // namespace divbench::sass
+}  // namespace divbench::model

@@ -10,9 +10,9 @@
 
 #include "divbench/core/errors.hpp"
 #include "divbench/core/json_io.hpp"
-#include "divbench/sass/loop_cost.hpp"
+#include "divbench/model/loop_cost.hpp"
 
-namespace divbench::sass {
+namespace divbench::model {
 
 // f(), with a json::exception turned into UsageError("WHAT: a value of the wrong type or out of range (...)").
 template <class F>
@@ -39,4 +39,4 @@ Predictions predict_from_documents(const json& constants, const std::string& con
                                    const std::vector<json>& facts, const std::vector<std::string>& facts_paths,
                                    std::uint32_t n);
 
-}  // namespace divbench::sass
+}  // namespace divbench::model

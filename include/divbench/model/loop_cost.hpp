@@ -1,4 +1,4 @@
-// The loop-cost model (issue 12, item 3): cycles per iteration a of a work body's inner loop, from
+// The loop-cost model (docs/sass.md, "Kernel facts"): cycles per iteration a of a work body's inner loop, from
 // its SASS alone, for one warp running alone on its scheduler.
 //
 // One iteration is issued in order, as the control words say:
@@ -24,7 +24,10 @@
 #include "divbench/core/json_io.hpp"
 #include "divbench/sass/kernel_facts.hpp"
 
-namespace divbench::sass {
+namespace divbench::model {
+
+// The analyzer's loop facts (sass/kernel_facts.hpp) the model reads.
+using sass::LoopFacts;
 
 inline constexpr const char* kLoopCostSchema = "divbench.loop_cost/1";
 
@@ -76,10 +79,17 @@ CostFit fit_constants(const std::vector<MeasuredLoop>& measured, int sm, const j
 json to_json(const CostFit& f);
 std::string fit_summary(const CostFit& f);
 CostConstants constants_from_json(const json& j, const std::string& what);  // throws UsageError
-// The constants this build carries: results/h200/loop_cost.json as it was at configure time;
-// nullopt when that file was missing or is not a loop-cost document.
+// The constants are read at run time, never built in: from a divbench.loop_cost/1 file the user
+// names, by default the committed one (docs/sass.md "Loop-cost model").
 inline constexpr const char* kCommittedConstantsFile = "results/h200/loop_cost.json";
-std::optional<CostConstants> committed_constants();
+// Where the committed file is for a binary in `exe_dir`: loop_cost.json next to it (where an install
+// puts it), else results/h200/loop_cost.json in the nearest folder at or above `exe_dir` that holds
+// one (a build directory in the source tree), found the way the kernel facts are, from the binary.
+// "" when there is neither.
+std::string default_constants_path(const std::string& exe_dir);
+// The constants in `path` ("" = default_constants_path(executable_dir())), and in `used` the file
+// read. nullopt with `why` set when there is no such file or it is not a loop-cost document.
+std::optional<CostConstants> load_constants(const std::string& path, std::string& used, std::string& why);
 
 // The mangled-name needles of kway_kernel<Body> for a body name ("fma_chain" -> {"kway_kernel",
 // "8FmaChainE"}): robust to further template parameters (placements).
@@ -99,4 +109,4 @@ CostFit fit_from_cost_result(const json& cost, const std::string& cost_path, con
 CostFit fit_from_kway_results(const std::vector<json>& kway, const std::vector<std::string>& paths, const json& facts,
                               const std::string& facts_path);
 
-}  // namespace divbench::sass
+}  // namespace divbench::model

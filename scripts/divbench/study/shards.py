@@ -1,14 +1,14 @@
-#!/usr/bin/env python3
 """The static study split into Slurm array tasks, one per architecture, and put back together.
 
 Each task runs the study (python3 -m divbench.study --arch <one> --out <shard>); its <arch>.json is
 exactly what a whole run writes for that architecture. merge() turns the shards back into the files of a
 whole run (<arch>.json for each, figure4.json, table2.json) with the study's own writer, so a gathered
 study and a local `bash scripts/study/run.sh` write the same files (the volatile "run" provenance aside).
-Everything this folder needs from the study package (scripts/divbench/study/) goes through this file.
+Everything scripts/slurm/ needs from the study package goes through this module.
 
-usage: study_shards.py archs [--arch sm_XX]...      the task list (validated), one per line
-       study_shards.py compare EXPECTED_DIR ACTUAL_DIR   exit 1 and list the differences
+usage: PYTHONPATH=scripts python3 -m divbench.study.shards archs [--arch sm_XX]...   the task list (validated)
+       PYTHONPATH=scripts python3 -m divbench.study.shards compare EXPECTED_DIR ACTUAL_DIR
+                                                          exit 1 and list the differences
 """
 import argparse
 import datetime
@@ -16,16 +16,14 @@ import glob
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from divbench.cli import tool_main  # noqa: E402
-from divbench.jsonio import InputError, OutputError, load_json  # noqa: E402
-from divbench.study import StudyError  # noqa: E402
-from divbench.study.corpus import Corpus  # noqa: E402
-from divbench.study.diff import VOLATILE, compare_dirs  # noqa: E402
-from divbench.study.records import SCHEMA, write_results  # noqa: E402
-from divbench.study.toolchains import ALL_ARCHS  # noqa: E402
+from divbench.cli import tool_main
+from divbench.jsonio import InputError, OutputError, load_json
+from divbench.paths import repo_root
+from divbench.study import StudyError
+from divbench.study.corpus import Corpus
+from divbench.study.diff import VOLATILE, compare_dirs
+from divbench.study.records import SCHEMA, write_results
+from divbench.study.toolchains import ALL_ARCHS
 
 # What merge() raises: one line naming the shard or file.
 MergeError = (StudyError, InputError, OutputError)
@@ -51,7 +49,7 @@ def merge(shards, out_dir, corpus_dir=None, jobs=None):
     """shards: {arch: folder holding that task's <arch>.json}. Checks every record before writing
     anything (schema, architecture, same corpus as this checkout's), then writes the whole set into
     out_dir with the study's write_results. Returns the paths written; raises one of MergeError."""
-    corpus = Corpus.load(corpus_dir or os.path.join(ROOT, "kernels", "corpus"))
+    corpus = Corpus.load(corpus_dir or os.path.join(repo_root(), "kernels", "corpus"))
     want = corpus.sha256()
     per_arch, runs = {}, []
     for arch in archs(list(shards)):

@@ -1,4 +1,4 @@
-// Predicted slopes for GPUs not here (issue 12, item 4): for every architecture a divbench.kernels/1
+// Predicted slopes for GPUs not here (docs/sass.md, "Kernel facts"): for every architecture a divbench.kernels/1
 // document holds the k-way kernels of, the loop-cost model (loop_cost.hpp) applied to that
 // architecture's SASS of every work body, with the constants of a `kernels fit`
 // ("divbench.predicted/1", results/predicted/sm_XX.json):
@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "divbench/core/json_io.hpp"
-#include "divbench/sass/loop_cost.hpp"
+#include "divbench/model/loop_cost.hpp"
 
-namespace divbench::sass {
+namespace divbench::model {
 
 inline constexpr const char* kPredictedSchema = "divbench.predicted/1";
 inline constexpr std::uint32_t kDefaultPredictionIters = 10000;  // the k sweep's default n
@@ -42,4 +42,4 @@ std::string prediction_summary(const json& doc);
 // value ("bodies.0.a.value: committed 28, regenerated 29"); empty when equal.
 std::vector<std::string> compare_predictions(const json& committed, const json& regenerated);
 
-}  // namespace divbench::sass
+}  // namespace divbench::model

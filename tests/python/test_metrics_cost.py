@@ -1,0 +1,40 @@
+"""divbench.metrics_cost (what scripts/gpu/30-metrics.sh runs): the committed --all --metrics results give the
+committed metrics_cost.json back, the output validates, bad input is one line and writes nothing."""
+import json
+from pathlib import Path
+
+from divbench import metrics_cost, schemas
+
+ROOT = Path(__file__).resolve().parents[2]
+H200 = ROOT / "results" / "h200"
+
+
+def test_the_committed_run_gives_the_committed_file(tmp_path, capsys):
+    committed = json.loads((H200 / "metrics_cost.json").read_text())
+    out = tmp_path / "metrics_cost.json"
+    rc = metrics_cost.main(["write", "--all-s", str(committed["all_s"]), "--all-metrics-s",
+                            str(committed["all_metrics_s"]), "--results", str(H200 / "all_metrics"), "--out", str(out)])
+    assert rc == 0
+    assert json.loads(out.read_text()) == committed
+    assert "ratio 1.891 (<=1.3: False)" in capsys.readouterr().out
+    assert schemas.validate_file(schemas.load_catalog(ROOT / "schemas"), out) == []
+
+
+def test_has_metrics(capsys):
+    assert metrics_cost.main(["has-metrics", str(H200 / "predication_metrics_divbench.json")]) == 0
+    assert capsys.readouterr().out == "1\n"
+    assert metrics_cost.main(["has-metrics", str(H200 / "predication.json")]) == 0
+    assert capsys.readouterr().out == "0\n"
+
+
+def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys):
+    out = tmp_path / "m.json"
+    assert metrics_cost.main(["write", "--all-s", "0", "--all-metrics-s", "1", "--results", str(H200 / "all_metrics"),
+                              "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "metrics_cost: error:" in err and not out.exists()
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "x.json").write_text("[1]")
+    assert metrics_cost.main(["write", "--all-s", "1", "--all-metrics-s", "2", "--results", str(tmp_path / "r"),
+                              "--out", str(out)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1 and not out.exists()
