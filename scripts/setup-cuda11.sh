@@ -22,16 +22,21 @@ stamp="$prefix/.complete-$VERSION-$CUPTI"
 if [ -f "$stamp" ]; then echo "$prefix"; exit 0; fi
 command -v apt-get >/dev/null 2>&1 || { echo "[setup-cuda11] needs apt-get (Debian 12)" >&2; exit 1; }
 
-if ! command -v g++-11 >/dev/null 2>&1; then
-  echo "[setup-cuda11] apt-get install g++-11 (the newest host compiler nvcc 11.8 accepts)" >&2
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+need=""
+command -v g++-11 >/dev/null 2>&1 || need="$need g++-11"   # the newest host compiler nvcc 11.8 accepts
+[ -f "$keyring" ] || need="$need debian-archive-keyring"     # on Ubuntu (the hosted CI image): Debian's keys
+if [ -n "$need" ]; then
+  echo "[setup-cuda11] apt-get install$need" >&2
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends g++-11 >/dev/null
+  # shellcheck disable=SC2086
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $need >/dev/null
 fi
 
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/apt/lists/partial" "$work/cache/archives/partial" "$work/debs"
-echo "deb http://deb.debian.org/debian bookworm main non-free" > "$work/sources.list"
+echo "deb [signed-by=$keyring] http://deb.debian.org/debian bookworm main non-free" > "$work/sources.list"
 apt=(-o "Dir::Etc::SourceList=$work/sources.list" -o Dir::Etc::SourceParts=/dev/null
      -o "Dir::State=$work/apt" -o Dir::State::status=/var/lib/dpkg/status -o "Dir::Cache=$work/cache"
      -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
