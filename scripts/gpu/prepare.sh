@@ -11,6 +11,7 @@ cd "$(dirname "$0")/../.."
 export PATH="/usr/local/cuda/bin:$PATH"
 preset="${DIVBENCH_PRESET:-h200}"
 build="build-$preset"
+[ "$preset" = default ] && build=build   # the default preset's binaryDir (the GPU workflow's build)
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset"
 b=.gpubundle
