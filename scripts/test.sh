@@ -1,10 +1,47 @@
 #!/usr/bin/env bash
 # The test command (README): install dependencies, configure the CI preset (every architecture),
 # build, run every test. GPU-labelled tests skip with a message where no GPU is present.
+# Beside it (issue 24), the Pascal/Volta stage (scripts/ci-legacy.sh: the dynamic suite built for
+# sm_61/sm_70 by CUDA 11.8 and its SASS self-check), at lower priority so that it fills the cores the
+# main build leaves idle; DIVBENCH_CI_LEGACY=0 leaves it out. Each phase prints its wall time and the
+# load average at its end (the machine may be shared), and a table of them comes last.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/usr/local/cuda/bin:$PATH"
-bash scripts/setup-deps.sh
-cmake --preset ci
-cmake --build --preset ci
-ctest --preset ci
+phases=""
+timed() {  # timed NAME CMD...: runs CMD, records its wall time
+  local name=$1 t0=$SECONDS rc=0
+  shift
+  "$@" || rc=$?
+  local line
+  line=$(printf '%-22s %5d s  rc=%d  load %s' "$name" $((SECONDS - t0)) "$rc" "$(cut -d' ' -f1-3 /proc/loadavg)")
+  echo "[test.sh] $line" >&2
+  phases+="$line"$'\n'
+  return "$rc"
+}
+start=$SECONDS
+timed setup-deps bash scripts/setup-deps.sh
+legacy_pid=""
+if [ "${DIVBENCH_CI_LEGACY:-1}" != 0 ]; then
+  mkdir -p build-legacy-ci
+  nice -n 5 bash scripts/ci-legacy.sh > build-legacy-ci/ci-legacy.log 2>&1 &
+  legacy_pid=$!
+fi
+timed configure cmake --preset ci
+timed build cmake --build --preset ci
+rc=0
+timed ctest ctest --preset ci || rc=$?
+if [ -n "$legacy_pid" ]; then
+  lrc=0
+  timed legacy-wait wait "$legacy_pid" || lrc=$?
+  grep '^\[ci-legacy\]' build-legacy-ci/ci-legacy.log | sed 's/^/  /' >&2 || true
+  if [ "$lrc" != 0 ]; then
+    echo "[test.sh] the Pascal/Volta stage failed (rc=$lrc); its log, build-legacy-ci/ci-legacy.log, ends:" >&2
+    tail -n 40 build-legacy-ci/ci-legacy.log >&2
+    rc=1
+  fi
+fi
+echo "[test.sh] phases (wall s; load at the end of each):" >&2
+printf '%s' "$phases" | sed 's/^/  /' >&2
+echo "[test.sh] total $((SECONDS - start)) s" >&2
+exit "$rc"

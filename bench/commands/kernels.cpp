@@ -5,11 +5,15 @@
 //                                          fits the loop-cost model's constants to measured a values
 //   kernels predict --facts F.json... --constants C.json --out-dir DIR
 //                                          predicted a, b, s per architecture (results/predicted/)
+#include <algorithm>
+#include <atomic>
+#include <exception>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/command.hpp"
@@ -77,13 +81,36 @@ int run_facts(const FactsOptions& o) {
     nvdisasm = sass::find_nvdisasm(o.nvdisasm);
   }
   TempDir tmp;
-  std::vector<sass::Cubin> cubins;
+  std::vector<sass::CubinFile> files;
   for (const auto& f : o.files) {
     if (!o.quiet) std::cerr << "divbench kernels facts: " << f << "\n";
-    for (auto& c : sass::load_cubins(f, nvdisasm, tmp)) cubins.push_back(std::move(c));
+    for (auto& c : sass::cubin_files(f, nvdisasm, tmp)) files.push_back(std::move(c));
   }
-  std::vector<sass::CubinAnalysis> analyses;
-  for (const auto& c : cubins) analyses.push_back(sass::analyze(c));
+  // One cubin (one architecture) per task, on every hardware thread: nvdisasm and the analysis of
+  // one cubin share nothing with another's. Results keep the input order; the first failure in that
+  // order is the one reported.
+  std::vector<sass::Cubin> cubins(files.size());  // analyses point into these
+  std::vector<sass::CubinAnalysis> analyses(files.size());
+  std::vector<std::exception_ptr> failed(files.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next++) < files.size();) {
+      try {
+        cubins[i] = sass::disassemble(files[i].path, nvdisasm);
+        cubins[i].source = files[i].source;
+        analyses[i] = sass::analyze(cubins[i]);
+      } catch (...) {
+        failed[i] = std::current_exception();
+      }
+    }
+  };
+  const std::size_t threads = std::min<std::size_t>(files.size(), std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  for (const auto& e : failed)
+    if (e) std::rethrow_exception(e);
   write_json_atomic(o.out, sass::kernel_facts_document(analyses, nvdisasm, command_line("divbench kernels facts", o.files)));
   return kExitOk;
 }

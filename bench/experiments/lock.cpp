@@ -124,7 +124,8 @@ json to_json(const LockConfig& c) {
   return j;
 }
 
-std::vector<PointSpec> plan(const LockConfig& c, const DeviceRecord&) {
+std::vector<PointSpec> plan(const LockConfig& c, const DeviceRecord& dev) {
+  require_independent_scheduling(dev, "lock");
   std::vector<PointSpec> pts;
   for (LockForm f : {LockForm::release_in_branch, LockForm::release_after_loop}) {
     pts.push_back({{{"form", lock_form_name(f)}}, "", [f, c] {

@@ -69,6 +69,7 @@ json to_json(const PeerWaitConfig& c) {
 }
 
 std::vector<PointSpec> plan(const PeerWaitConfig& c, const DeviceRecord& dev) {
+  require_independent_scheduling(dev, "peer-wait");
   const ProbeLayout layout = probe_layout(dev, {{"peer_wait_kernel"}, "take_turnsILi0E", "take_turnsILi1E"});
   std::vector<PointSpec> pts;
   pts.push_back({{{"rounds", c.rounds}}, "", [c, layout] {

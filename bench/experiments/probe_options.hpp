@@ -75,6 +75,17 @@ inline std::uint64_t min_run(const json& runs, const char* key) {
   return m;
 }
 
+// The probes whose lanes wait for each other (lock, peer-wait, producer-consumer) need independent
+// thread scheduling (Volta, cc 7.0, and later): on a SIMT stack the waiting side can run first and
+// spin until the cap while the side it waits for never runs, so a pre-ITS GPU is refused before any
+// launch with one line (exit 2). The order probe waits for nothing and runs everywhere.
+inline void require_independent_scheduling(const DeviceRecord& dev, const std::string& probe) {
+  if (dev.cc_major >= 7) return;
+  throw UsageError("--probe " + probe + " needs independent thread scheduling (cc 7.0 or later); " + dev.name +
+                   " is cc " + dev.cc + " (pre-Volta: a diverged warp runs one side at a time, so a waiting lane "
+                   "can starve the lane it waits for)");
+}
+
 inline json caps_json(const ProbeCaps& c) {
   return json{{"max_spins_per_wait", c.max_spins}, {"max_ns_per_launch", c.max_ns}};
 }

@@ -163,6 +163,7 @@ json to_json(const ProducerConsumerConfig& c) {
 }
 
 std::vector<PointSpec> plan(const ProducerConsumerConfig& c, const DeviceRecord& dev) {
+  require_independent_scheduling(dev, "producer-consumer");
   const ProbeLayout layout = probe_layout(dev, {{"producer_consumer_kernel"}, "pc_armILi0E", "pc_armILi1E"});
   auto refs = std::make_shared<References>();
   std::vector<PointSpec> pts;

@@ -40,7 +40,8 @@ from divbench.predicted import load_predictions
 COLUMNS = [
     ("source", "source"), ("gpu", "GPU"), ("cc", "CC"), ("s", "s [cyc/path]"), ("s_spread", "s over placements"),
     ("c", "c [cyc]"), ("c_over_s", "c/s"), ("r2", "R²"), ("s_norm", "s norm"), ("pred_err", "predicted vs measured"),
-    ("ratio32", "T(32)/T(1)"),
+    ("ratio32", "T(32)/T(1)"), ("a", "a [cyc/iter] over placements"), ("b", "b [cyc/path] over placements"),
+    ("c_cost", "c (cost sweep) over placements"),
     ("eff32", "thr/inst k=32"), ("eff32_region", "region k=32"), ("pred_branchy", "branchy/single"),
     ("pred_predicated", "predicated/single"), ("occ_penalty", "occupancy penalty"),
 ]
@@ -87,6 +88,21 @@ def placement_spread(kway: dr.Result, scale: float) -> str | None:
     return f"{fmt(lo, 'cycles')}–{fmt(hi, 'cycles')} ({100 * rel:.2f}%{count})"
 
 
+def cost_cells(cost: dr.Result, body: str) -> dict:
+    """a, b and c of `--sweep cost` (T(k, n) = k(a·n + b) + c) for `body`: the median over code placements
+    with its min–max, where the folder has a cost result for that body."""
+    for entry in cost.summary.get("bodies", []):
+        if isinstance(entry, dict) and entry.get("body") == body:
+            cells = {}
+            for key, col, kind in (("a", "a", "g"), ("b", "b", "g"), ("c", "c_cost", "cycles")):
+                if all(k in entry for k in (key, f"{key}_min", f"{key}_max")):
+                    v, lo, hi = (dr.number(entry[k], f"summary.bodies[{body}].{k}", cost.path)
+                                 for k in (key, f"{key}_min", f"{key}_max"))
+                    cells[col] = f"{fmt(v, kind)} ({fmt(lo, kind)}–{fmt(hi, kind)})"
+            return cells
+    return {}
+
+
 def arch_of_cc(cc: str) -> str:
     return f"sm_{cc.replace('.', '')}"
 
@@ -116,6 +132,9 @@ def measured_row(g: dr.Gpu, kway: dr.Result | None, per_iter: bool) -> dict:
             if dr.point_coords(p, metrics_run.experiment).get("k") == 32:
                 row["eff32"] = dr.point_metric(p, metrics_run.path)
                 row["eff32_region"] = dr.point_region_ratio(p, metrics_run.path)
+    cost = g.find("cost")
+    if cost is not None:
+        row.update(cost_cells(cost, kway.config.get("body", dr.DEFAULT_BODY) if kway is not None else dr.DEFAULT_BODY))
     pred = g.find("predication")
     if pred is not None:
         sm = pred.summary

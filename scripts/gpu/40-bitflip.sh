@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stage: the cubin bit-flip experiment (docs/bitflip.md) on the H200 (sm_90).
+# Stage: the cubin bit-flip experiment (docs/bitflip.md) on the GPU at hand (sm_90 on the H200).
 #   1. positive control: each STG of the test kernel predicated off (guard bits 12-15 := !PT) —
 #      the output must change, proving the driver runs the patched bytes;
 #   2. bits 72-73 (Blackwell's barrier-class field) set to each value 0..3 on every BSSY/BSYNC of the
@@ -10,11 +10,13 @@
 set -euo pipefail
 G="${GPU_RESULTS:?set by scripts/run_on_gpu.sh}"
 mkdir -p "$G"
-cubin="${BUNDLE:-.gpubundle}/share/flip_test.sm_90.cubin"   # built here by prepare.sh
-if [ ! -f "$cubin" ]; then  # an older build tree: compile the test kernel here
-  mkdir -p "$G/cubins"
-  cubin="$G/cubins/flip_test.sm_90.cubin"
-  nvcc -cubin -O3 -lineinfo -arch=sm_90 -o "$cubin" kernels/flip/flip_test.cu
+# The GPU's own architecture (sm_90 on the H200; the workflow runs this on whatever GPU it has).
+arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ')
+arch=${arch:-90}
+cubin="${BUNDLE:-.gpubundle}/share/flip_test.sm_$arch.cubin"   # built by prepare.sh (sm_90, sm_100, sm_120)
+if [ ! -f "$cubin" ]; then  # another architecture: compile the test kernel here, outside results/
+  cubin="$(mktemp -d)/flip_test.sm_$arch.cubin"
+  nvcc -cubin -O3 -lineinfo -arch="sm_$arch" -o "$cubin" kernels/flip/flip_test.cu
 fi
 run() {  # run OUT [extra flags]
   local out="$1"; shift

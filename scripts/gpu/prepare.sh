@@ -11,6 +11,7 @@ cd "$(dirname "$0")/../.."
 export PATH="/usr/local/cuda/bin:$PATH"
 preset="${DIVBENCH_PRESET:-h200}"
 build="build-$preset"
+[ "$preset" = default ] && build=build   # the default preset's binaryDir (the GPU workflow's build)
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset"
 b=.gpubundle
@@ -24,8 +25,8 @@ cp "$build"/kernel_facts.json "$b/bin/" 2>/dev/null || echo "prepare: no $build/
 # Test executables that need or use a GPU (the static-pipeline tests read build-tree files and run in CI).
 find "$build"/tests -maxdepth 2 -type f -executable \( -name 'divbench_*gpu_tests' -o -name divbench_cpu_tests \
   -o -name divbench_body_tests \) -exec cp {} "$b/bin/" \;
-# Standalone cubins (the bit-flip stage patches the sm_90 ones).
-cp "$build"/cubins/*.sm_90.cubin "$b/share/" 2>/dev/null || true
+# Standalone cubins (the bit-flip stage patches the one of the GPU's architecture).
+cp "$build"/cubins/*.cubin "$b/share/" 2>/dev/null || true
 # Other artefacts stages need can be listed, one path a line, in $build/gpubundle-share.txt.
 if [ -f "$build"/gpubundle-share.txt ]; then
   while read -r f; do [ -n "$f" ] && cp -r "$f" "$b/share/"; done < "$build"/gpubundle-share.txt

@@ -12,10 +12,15 @@ namespace {
 CUcontext current_context() {
   using Fn = CUresult (*)(CUcontext*);
   void* fn = nullptr;
+#if CUDART_VERSION >= 12050
   cudaDriverEntryPointQueryResult status{};
   if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &status) != cudaSuccess ||
       status != cudaDriverEntryPointSuccess || fn == nullptr)
     throw Unavailable("cannot resolve cuCtxGetCurrent through the CUDA runtime");
+#else  // CUDA 11.8-12.4 (the legacy preset): the entry point without a version
+  if (cudaGetDriverEntryPoint("cuCtxGetCurrent", &fn, cudaEnableDefault) != cudaSuccess || fn == nullptr)
+    throw Unavailable("cannot resolve cuCtxGetCurrent through the CUDA runtime");
+#endif
   CUcontext ctx = nullptr;
   if (reinterpret_cast<Fn>(fn)(&ctx) != CUDA_SUCCESS || ctx == nullptr)
     throw Unavailable("no current CUDA context to profile");

@@ -230,19 +230,22 @@ Cubin disassemble(const std::string& cubin_path, const std::string& nvdisasm, co
   return c;
 }
 
-std::vector<Cubin> load_cubins(const std::string& file, const std::string& nvdisasm, TempDir& tmp,
-                               const DisassembleOptions& opt) {
+std::vector<CubinFile> cubin_files(const std::string& file, const std::string& nvdisasm, TempDir& tmp) {
   const FileInfo info = inspect_file(file);
-  std::vector<Cubin> out;
-  if (info.kind == FileKind::cubin) {
-    out.push_back(disassemble(file, nvdisasm, opt));
-    return out;
-  }
+  if (info.kind == FileKind::cubin) return {CubinFile{file, file}};
   const std::string dir = tmp.path() + "/" + std::to_string(std::hash<std::string>{}(file));
   fs::create_directories(dir);
-  for (const auto& cub : extract_cubins(file, find_cuobjdump(nvdisasm), dir)) {
-    out.push_back(disassemble(cub, nvdisasm, opt));
-    out.back().source = file;
+  std::vector<CubinFile> out;
+  for (const auto& cub : extract_cubins(file, find_cuobjdump(nvdisasm), dir)) out.push_back(CubinFile{cub, file});
+  return out;
+}
+
+std::vector<Cubin> load_cubins(const std::string& file, const std::string& nvdisasm, TempDir& tmp,
+                               const DisassembleOptions& opt) {
+  std::vector<Cubin> out;
+  for (const auto& f : cubin_files(file, nvdisasm, tmp)) {
+    out.push_back(disassemble(f.path, nvdisasm, opt));
+    out.back().source = f.source;
   }
   return out;
 }

@@ -296,3 +296,23 @@ def test_order_notes_state_the_rule_and_the_producer_consumer_conclusion(tmp_pat
     bare.mkdir()
     (bare / "kway.json").write_text((ROOT / "results" / "h200" / "kway_default.json").read_text())
     assert compare.order_notes(dr.load_gpus([bare])) == []
+
+
+def test_cost_decomposition_columns(fixture_factory, capsys):
+    """a, b and c of --sweep cost with their spreads over placements, per GPU folder (issue 24): the body
+    of the k-way row; a folder without a cost result leaves the cells empty."""
+    f = fixture_factory
+    root = f["make_results"](f["tmp"] / "results", with_static=False, with_occupancy=False)
+    dev = f["device"]("SYNTHETIC GPU A", "9.0")
+    bodies = [{"body": "sfu", "a": 58.0, "a_min": 57.0, "a_max": 59.0, "b": 1.0, "b_min": 1.0, "b_max": 1.0,
+               "c": 5.0, "c_min": 5.0, "c_max": 5.0},
+              {"body": "fma_chain", "a": 28.0, "a_min": 27.5, "a_max": 28.5, "b": 179.25, "b_min": 179.0,
+               "b_max": 181.0, "c": 767.0, "c_min": 765.0, "c_max": 768.0}]
+    f["write"](root / "gpu_a", "cost.json", f["record"]("cost", dev, {"axis": "k,n"}, [], {"bodies": bodies}))
+    rc, out, err = run([root, "--csv"], capsys)
+    assert rc == 0, err
+    rows = {r["gpu"]: r for r in rows_of(out)}
+    a = rows["SYNTHETIC GPU A (gpu_a)"]
+    assert (a["a"], a["b"], a["c_cost"]) == ("28 (27.5–28.5)", "179.2 (179–181)", "767 (765–768)")
+    b = rows["SYNTHETIC GPU B (gpu_b)"]
+    assert (b["a"], b["b"], b["c_cost"]) == ("", "", "")

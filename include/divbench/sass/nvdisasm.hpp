@@ -65,6 +65,14 @@ Cubin disassemble(const std::string& cubin_path, const std::string& nvdisasm,
 std::vector<Cubin> load_cubins(const std::string& file, const std::string& nvdisasm, TempDir& tmp,
                                const DisassembleOptions& opt = {});
 
+// The cubin files load_cubins would disassemble, each with the user-named file it came from
+// (extracted ones live in `tmp`), so that callers can disassemble them in parallel.
+struct CubinFile {
+  std::string path;
+  std::string source;
+};
+std::vector<CubinFile> cubin_files(const std::string& file, const std::string& nvdisasm, TempDir& tmp);
+
 // First line of `nvdisasm --version` that names the release, e.g. "release 13.5, V13.5.37".
 std::string tool_version(const std::string& tool);
 
