@@ -27,7 +27,7 @@ CONVERTER = "scripts/divbench/convert_axes.py"
 AXIS_META = {
     "kway": {"placement": ("placement", "--placements"), "k": ("paths", "--k")},
     "cost": {"body": ("", "--body"), "placement": ("placement", "--placements"), "n": ("iterations per path", "--n"),
-             "k": ("paths", "--k")},
+             "k": ("paths", "--k"), "region": ("", None)},
     "sampling": {"body": ("", "--body"), "map": ("", "--map"), "k": ("paths", "--k"), "sampling": ("", None)},
     "predication": {"placement": ("placement", "--placements"), "variant": ("", None), "arms": ("arms", "--k"),
                     "n": ("iterations per path", "--n")},

@@ -47,7 +47,9 @@ def _arm(p: dict):
 
 LEGACY_AXES = {
     "kway": (("placement", lambda p: p.get("placement", 0)), ("k", "k")),
-    "cost": (("body", "body"), ("placement", lambda p: p.get("placement", 0)), ("n", "iters_per_path"), ("k", "k")),
+    # region (divergent | control) came with the no-divergence control; points before it have none
+    "cost": (("body", "body"), ("placement", lambda p: p.get("placement", 0)), ("n", "iters_per_path"), ("k", "k"),
+             ("region", "region")),
     "sampling": (("body", "body"), ("map", "map"), ("k", "k"), ("sampling", "sampling")),
     "predication": (("placement", lambda p: p.get("placement", 0)), ("variant", "variant"), ("arms", "arms"),
                     ("n", "iters_per_path")),

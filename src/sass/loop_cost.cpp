@@ -375,6 +375,7 @@ CostFit fit_from_cost_result(const json& cost, const std::string& cost_path, con
     throw UsageError(cost_path + ": no summary.bodies[] (a --sweep cost result)");
   std::vector<MeasuredLoop> measured;
   for (const auto& b : cost["summary"]["bodies"]) {
+    if (b.contains("linear_in_n") && b["linear_in_n"] == false) continue;  // no a published: not linear in n
     if (!b.contains("body") || !b.contains("a") || !b["a"].is_number())
       throw UsageError(cost_path + ": summary.bodies[] entry without body and numeric a");
     const double a = b["a"].get<double>();
