@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -239,12 +240,19 @@ json rel_err(const std::optional<double>& pred, double a) {
 }
 
 json constants_json(const CostConstants& c) {
-  return json{{"schema", kLoopCostSchema},
-              {"sm", c.sm},
-              {"arch", "sm_" + std::to_string(c.sm)},
-              {"taken_branch_cycles", c.taken_branch ? json(*c.taken_branch) : json(nullptr)},
-              {"variable_latency_cycles", c.variable_latency ? json(*c.variable_latency) : json(nullptr)},
-              {"source", c.source}};
+  json j{{"schema", kLoopCostSchema},
+         {"sm", c.sm},
+         {"arch", "sm_" + std::to_string(c.sm)},
+         {"taken_branch_cycles", c.taken_branch ? json(*c.taken_branch) : json(nullptr)},
+         {"variable_latency_cycles", c.variable_latency ? json(*c.variable_latency) : json(nullptr)},
+         {"source", c.source}};
+  if (c.band_below && c.band_above)
+    j["placement_band_cycles"] = json{
+        {"below", *c.band_below},
+        {"above", *c.band_above},
+        {"basis", "measured a minus the prediction from the same placement's loop, over the fitted bodies and "
+                  "every placement of the cost sweep: an interval [a - below, a + above] per prediction"}};
+  return j;
 }
 
 }  // namespace
@@ -295,6 +303,10 @@ CostConstants constants_from_json(const json& j, const std::string& what) {
     if (!j.at("taken_branch_cycles").is_null()) c.taken_branch = j.at("taken_branch_cycles").get<double>();
     if (!j.at("variable_latency_cycles").is_null()) c.variable_latency = j.at("variable_latency_cycles").get<double>();
     c.source = j.at("source");
+    if (j.contains("placement_band_cycles")) {
+      c.band_below = j["placement_band_cycles"].at("below").get<double>();
+      c.band_above = j["placement_band_cycles"].at("above").get<double>();
+    }
     return c;
   } catch (const json::exception& e) {
     throw UsageError(what + ": malformed " + kLoopCostSchema + " (" + e.what() + ")");
@@ -390,7 +402,78 @@ CostFit fit_from_cost_result(const json& cost, const std::string& cost_path, con
   const json& p = cost.contains("provenance") ? cost["provenance"] : cost;
   src["measured_git"] = p.value("git", "");
   src["measured_created"] = p.value("created", "");
-  return fit_constants(measured, sm, src);
+  CostFit fit = fit_constants(measured, sm, src);
+  // The placement band: each fitted body's a at each placement against the prediction from that
+  // placement's own work loop (the kernels differ only by their placement filler).
+  std::optional<double> lo, hi;
+  json residuals = json::array();
+  for (const auto& b : cost["summary"]["bodies"]) {
+    if (!b.contains("placements") || !b["placements"].is_array()) continue;
+    const std::string body = b.value("body", "");
+    const auto used = std::find_if(fit.bodies.begin(), fit.bodies.end(),
+                                   [&](const BodyFit& f) { return f.body == body && f.used; });
+    if (used == fit.bodies.end()) continue;
+    const std::vector<LoopFacts> loops = body_work_loops(facts, sm, body);
+    for (const auto& pl : b["placements"]) {
+      const int placement = pl.value("placement", -1);
+      if (placement < 0 || placement >= static_cast<int>(loops.size()) || !pl.contains("a") || !pl["a"].is_number())
+        continue;
+      const CostPrediction pred = predict_loop_cost(loops[static_cast<std::size_t>(placement)], fit.constants);
+      if (!pred.a) continue;
+      const double r = pl["a"].get<double>() - *pred.a;
+      lo = lo ? std::min(*lo, r) : r;
+      hi = hi ? std::max(*hi, r) : r;
+      residuals.push_back(json{{"body", body}, {"placement", placement}, {"measured", pl["a"]}, {"predicted", *pred.a}});
+    }
+  }
+  if (lo && hi) {
+    fit.constants.band_below = std::max(0.0, -*lo);
+    fit.constants.band_above = std::max(0.0, *hi);
+    fit.constants.source["placement_residuals"] = residuals;
+  }
+  return fit;
+}
+
+std::optional<std::pair<double, double>> prediction_interval(const CostPrediction& p, const CostConstants& c) {
+  if (!p.a) return std::nullopt;
+  return std::make_pair(*p.a - c.band_below.value_or(0), *p.a + c.band_above.value_or(0));
+}
+
+json predict_loops(const json& facts, const std::string& function_regex, const CostConstants& c) {
+  std::regex re;
+  try {
+    re = std::regex(function_regex);
+  } catch (const std::regex_error& e) {
+    throw UsageError("--function: not a regular expression: " + function_regex + " (" + e.what() + ")");
+  }
+  json loops = json::array();
+  int matched = 0;
+  for (const auto& cubin : facts.value("cubins", json::array())) {
+    for (const auto& f : cubin.value("functions", json::array())) {
+      const std::string name = f.value("name", ""), demangled = f.value("demangled", "");
+      if (!std::regex_search(name, re) && !std::regex_search(demangled, re)) continue;
+      ++matched;
+      for (const auto& lj : f.value("loops", json::array())) {
+        const LoopFacts l = loop_from_json(lj);
+        if (l.timer_retry) continue;
+        const CostPrediction pred = predict_loop_cost(l, c);
+        const auto interval = prediction_interval(pred, c);
+        const auto stall = l.stall_sum();
+        loops.push_back(json{{"function", name},
+                             {"sm", cubin.value("sm", 0)},
+                             {"loop_start", l.header},
+                             {"instructions", l.instruction_count()},
+                             {"stall_sum", stall ? json(*stall) : json(nullptr)},
+                             {"a_predicted", pred.a ? json(*pred.a) : json(nullptr)},
+                             {"a_min", interval ? json(interval->first) : json(nullptr)},
+                             {"a_max", interval ? json(interval->second) : json(nullptr)},
+                             {"a_lower_bound", pred.lower_bound ? json(*pred.lower_bound) : json(nullptr)},
+                             {"status", pred.status}});
+      }
+    }
+  }
+  if (matched == 0) throw UsageError("--function: no function matches " + function_regex);
+  return json{{"loops", loops}};
 }
 
 CostFit fit_from_kway_results(const std::vector<json>& kway, const std::vector<std::string>& paths, const json& facts,

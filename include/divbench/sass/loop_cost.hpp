@@ -18,6 +18,7 @@
 // Where the constants come from is recorded with them ("divbench.loop_cost/1").
 #pragma once
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ struct CostConstants {
   int sm = 0;                              // architecture fitted on
   std::optional<double> taken_branch;      // B, cycles; nullopt = not fitted
   std::optional<double> variable_latency;  // W, cycles; nullopt = not fitted (no measured body needs it)
+  // The placement band: how far the measured a of the fitted loops lay below and above their own
+  // placement's prediction, over every code placement of the cost sweep (cycles per iteration).
+  // A prediction's interval is [a - below, a + above]. nullopt: not measured (a fit from s/n).
+  std::optional<double> band_below, band_above;
   json source = json::object();            // measurements and binary the fit used
 };
 
@@ -80,6 +85,16 @@ CostConstants constants_from_json(const json& j, const std::string& what);  // t
 // nullopt when that file was missing or is not a loop-cost document.
 inline constexpr const char* kCommittedConstantsFile = "results/h200/loop_cost.json";
 std::optional<CostConstants> committed_constants();
+
+// A prediction's interval [a - band_below, a + band_above]; {a, a} without a band; nullopt when a is.
+std::optional<std::pair<double, double>> prediction_interval(const CostPrediction& p, const CostConstants& c);
+
+// The general entry (`divbench kernels predict --cubin FILE --function REGEX --json`): every loop
+// (timer retry loops aside) of every function of a divbench.kernels/1 document whose mangled or
+// demangled name matches `function_regex` (std::regex, searched), predicted with `c`:
+// {"loops": [{"function", "sm", "loop_start", "instructions", "stall_sum", "a_predicted", "a_min",
+// "a_max", "a_lower_bound", "status"}]}. UsageError for a bad regex or when nothing matches.
+json predict_loops(const json& facts, const std::string& function_regex, const CostConstants& c);
 
 // The mangled-name needles of kway_kernel<Body> for a body name ("fma_chain" -> {"kway_kernel",
 // "8FmaChainE"}): robust to further template parameters (placements).
