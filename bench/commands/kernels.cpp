@@ -17,6 +17,7 @@
 #include "cli/command.hpp"
 #include "divbench/core/errors.hpp"
 #include "divbench/core/json_io.hpp"
+#include "divbench/kernels/validation.hpp"
 #include "divbench/sass/kernel_facts.hpp"
 #include "divbench/sass/loop_cost.hpp"
 #include "divbench/sass/nvdisasm.hpp"
@@ -36,6 +37,7 @@ struct FactsOptions {
 
 struct FitOptions {
   std::string cost, facts, out;
+  std::string validation;  // a --sweep loops result: predicted out of sample into validation[]
   std::vector<std::string> kway;
 };
 
@@ -103,7 +105,16 @@ int run_fit(const FitOptions& o) {
     for (const auto& k : o.kway) docs.push_back(read_json_file(k));
     fit = sass::fit_from_kway_results(docs, o.kway, facts, o.facts);
   }
-  write_json_atomic(o.out, sass::to_json(fit));
+  json doc = sass::to_json(fit);
+  if (!o.validation.empty()) {
+    const json v = sass::validate_loops(read_json_file(o.validation), o.validation, facts, fit.constants,
+                                        validation_kernel_needle);
+    doc.update(v);
+    std::cout << "out of sample (" << o.validation << "): " << v["oos_points"].get<int>() << " loops, median |err| "
+              << v["oos_median_abs_err"].dump() << ", max |err| " << v["oos_max_abs_err"].dump() << ", within 3%: "
+              << v["oos_within_3pct"].get<int>() << ", inside the interval: " << v["oos_in_interval"].get<int>() << "\n";
+  }
+  write_json_atomic(o.out, doc);
   std::cout << sass::fit_summary(fit);
   return kExitOk;
 }
@@ -216,6 +227,8 @@ divbench::cli::Command kernels_command() {
     fit->add_option("--kway", fi->kway, "Provisional instead: --sweep k results, one per body (a ~ s/n)");
     fit->add_option("--facts", fi->facts, "kernel_facts.json of the binary that produced it")->required();
     fit->add_option("--out", fi->out, "Constants JSON (divbench.loop_cost/1)")->required();
+    fit->add_option("--validation", fi->validation,
+                    "A --sweep loops result: loops the fit never sees, predicted into validation[] (out of sample)");
     auto po = std::make_shared<PredictOptions>();
     auto* predict = sub.add_subcommand("predict", "Predicted a, b, s per architecture from SASS and the constants");
     predict->add_option("--facts", po->facts, "divbench.kernels/1 files (every architecture they hold)");

@@ -34,6 +34,7 @@ AXIS_META = {
     "occupancy": {"series": ("", None), "warps_per_sm": ("warps per SM", None), "waves": ("waves", None),
                   "k": ("paths", "--k")},
     "calibration": {"k": ("paths", "--k")},
+    "loops": {"body": ("", None), "placement": ("placement", "--placements"), "n": ("iterations per path", "--n")},
     "lock": {"form": ("", None)},
     "peer_wait": {"rounds": ("rounds", None)},
     "order": {"form": ("", None), "group_size": ("lanes", "--k"), "group_position": ("", None),

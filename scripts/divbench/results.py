@@ -56,6 +56,7 @@ LEGACY_AXES = {
     "occupancy": (("series", _residency("series")), ("warps_per_sm", _residency("warps_per_sm")),
                   ("waves", _residency("waves")), ("k", "k")),
     "calibration": (("k", "k"),),
+    "loops": (("body", "body"), ("placement", lambda p: p.get("placement", 0)), ("n", "iters_per_path")),
     "lock": (("form", "form"),),
     "peer_wait": (("rounds", "rounds"),),
     "order": (("form", "intended_form"), ("group_size", "group_size"), ("group_position", "group_position"),

@@ -8,6 +8,7 @@ reader (results.load_result, jsonio.load_json). A stage file that is missing or 
 its own line (the other summaries still print): a stage summary never stops the GPU run."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -62,6 +63,15 @@ def accuracy(folder: str, t0: float, t1: float, t2: float) -> list[str]:
             if b.get("linear_in_n") is False:
                 line += f" not linear in n ({b.get('not_linear', '')}): a, b, c not published"
             out.append(line)
+    lc_path = os.path.join(folder, "loop_cost.json")
+    if os.path.exists(lc_path):
+        lc = json.loads(open(lc_path, encoding="utf-8").read())
+        if "validation" in lc:  # written by 16-accuracy2 (kernels fit --validation)
+            band = lc.get("placement_band_cycles") or {}
+            out.append(f"loop_cost: B={lc.get('taken_branch_cycles')} W={lc.get('variable_latency_cycles')} "
+                       f"band=[-{band.get('below')}, +{band.get('above')}] out of sample: {lc.get('oos_points')} loops, "
+                       f"median |err|={lc.get('oos_median_abs_err')} max |err|={lc.get('oos_max_abs_err')} "
+                       f"within 3%={lc.get('oos_within_3pct')} in interval={lc.get('oos_in_interval')}")
     sampling = _load(folder, "sampling.json", out)
     if sampling:
         s = sampling.summary

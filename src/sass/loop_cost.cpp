@@ -509,3 +509,80 @@ CostFit fit_from_kway_results(const std::vector<json>& kway, const std::vector<s
 }
 
 }  // namespace divbench::sass
+
+namespace divbench::sass {
+
+json validate_loops(const json& loops_result, const std::string& loops_path, const json& facts, const CostConstants& c,
+                    const std::function<std::string(const std::string&, int)>& needle) {
+  if (loops_result.value("experiment", "") != "loops" || !loops_result.contains("summary") ||
+      !loops_result["summary"].contains("loops") || !loops_result["summary"]["loops"].is_array())
+    throw UsageError(loops_path + ": not a --sweep loops result (summary.loops[])");
+  const int sm = device_sm(loops_result, loops_path);
+  json rows = json::array();
+  std::vector<double> errs;
+  int within3 = 0, inside = 0;
+  double widest = 0;
+  for (const auto& m : loops_result["summary"]["loops"]) {
+    std::string body;
+    int placement = 0;
+    double measured = 0;
+    try {
+      body = m.at("body").get<std::string>();
+      placement = m.at("placement").get<int>();
+      measured = m.at("a").get<double>();
+    } catch (const json::exception&) {
+      throw UsageError(loops_path + ": summary.loops[] entry without body, placement and a");
+    }
+    const auto fns = find_functions(facts, sm, {needle(body, placement)});
+    if (fns.size() != 1 || !fns.front()->contains("work_loop") || (*fns.front())["work_loop"].is_null())
+      throw UsageError("validation loop " + body + " placement " + std::to_string(placement) + ": " +
+                       std::to_string(fns.size()) + " functions with a work loop in the facts for sm_" +
+                       std::to_string(sm) + " (want 1)");
+    const json& f = *fns.front();
+    const LoopFacts loop = loop_from_json(f["loops"].at(f["work_loop"].get<std::size_t>()));
+    const CostPrediction pred = predict_loop_cost(loop, c);
+    const auto interval = prediction_interval(pred, c);
+    json row{{"body", body}, {"placement", placement}, {"measured", measured}, {"loop_start", loop.header},
+             {"instructions", loop.instruction_count()}};
+    if (pred.a && measured > 0) {
+      const double rel = *pred.a / measured - 1;
+      const bool in = measured >= interval->first - 1e-9 && measured <= interval->second + 1e-9;
+      row.update(json{{"predicted", *pred.a},
+                      {"a_min", interval->first},
+                      {"a_max", interval->second},
+                      {"rel_err", rel},
+                      {"in_interval", in}});
+      errs.push_back(std::fabs(rel));
+      within3 += std::fabs(rel) <= 0.03;
+      inside += in;
+      widest = std::max(widest, (interval->second - interval->first) / *pred.a);
+    } else {
+      row.update(json{{"predicted", nullptr}, {"a_min", nullptr}, {"a_max", nullptr}, {"rel_err", nullptr},
+                      {"in_interval", nullptr}, {"status", pred.status}});
+    }
+    rows.push_back(row);
+  }
+  json out{{"validation", rows}, {"oos_points", errs.size()}};
+  if (errs.empty()) {
+    out["oos_median_abs_err"] = nullptr;
+    out["oos_max_abs_err"] = nullptr;
+  } else {
+    std::vector<double> sorted = errs;
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t n = sorted.size();
+    out["oos_median_abs_err"] = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    out["oos_max_abs_err"] = sorted.back();
+  }
+  out["oos_within_3pct"] = within3;
+  out["oos_in_interval"] = inside;
+  out["oos_max_interval_rel_width"] = widest;
+  json src{{"measured", loops_path}};
+  const json& p = loops_result.contains("provenance") ? loops_result["provenance"] : loops_result;
+  src["measured_git"] = p.value("git", json(""));
+  src["measured_created"] = p.value("created", json(""));
+  src["note"] = "loops the constants were not fitted on (kernels/validation/), each predicted from its own placement's SASS";
+  out["validation_source"] = src;
+  return out;
+}
+
+}  // namespace divbench::sass

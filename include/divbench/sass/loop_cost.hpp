@@ -17,6 +17,7 @@
 //   * loops with more than one path per iteration, or without decoded control words.
 // Where the constants come from is recorded with them ("divbench.loop_cost/1").
 #pragma once
+#include <functional>
 #include <optional>
 #include <utility>
 #include <string>
@@ -95,6 +96,16 @@ std::optional<std::pair<double, double>> prediction_interval(const CostPredictio
 // {"loops": [{"function", "sm", "loop_start", "instructions", "stall_sum", "a_predicted", "a_min",
 // "a_max", "a_lower_bound", "status"}]}. UsageError for a bad regex or when nothing matches.
 json predict_loops(const json& facts, const std::string& function_regex, const CostConstants& c);
+
+// Out of sample: the measured a of loops the fit never saw (`--sweep loops`, summary.loops[] = {body,
+// placement, a}) against the prediction from each (body, placement)'s own work loop in `facts` (the
+// function whose mangled name contains needle(body, placement)), with the constants `c`. Returns
+// {"validation": [{body, placement, measured, predicted, a_min, a_max, rel_err, in_interval}],
+//  "oos_points", "oos_median_abs_err", "oos_max_abs_err" (|predicted / measured - 1|),
+//  "oos_within_3pct", "oos_in_interval", "oos_max_interval_rel_width"}. UsageError on a malformed
+// result or a loop the facts do not hold.
+json validate_loops(const json& loops_result, const std::string& loops_path, const json& facts, const CostConstants& c,
+                    const std::function<std::string(const std::string&, int)>& needle);
 
 // The mangled-name needles of kway_kernel<Body> for a body name ("fma_chain" -> {"kway_kernel",
 // "8FmaChainE"}): robust to further template parameters (placements).

@@ -157,6 +157,28 @@ TEST(Finalize, CostPublishesNoABCWhereTheFitIsNotLinearInN) {
   EXPECT_GT(body["placements"][0]["max_rel_residual"].get<double>(), kCostLinearMaxRelResidual);
 }
 
+TEST(Finalize, LoopsDifferenceTwoIterationCountsPerBodyAndPlacement) {
+  // T(n) = 33 n + 900 at placement 0, 35 n + 950 at placement 4: a = 33 and 35, the fixed part gone.
+  std::vector<TimedPoint> pts;
+  for (int placement : {0, 4})
+    for (std::uint32_t n : {1000u, 5000u}) {
+      const double a = placement == 0 ? 33 : 35, fixed = placement == 0 ? 900 : 950;
+      pts.push_back(point(1, a * n + fixed, placement, {{"body", "int_chain"}, {"n", n}}));
+      pts.back().axes.erase("k");
+    }
+  RunOptions o;
+  o.given = {"--placements"};
+  o.placements = 2;
+  const ResultRecord r = finalize("sweep", "loops", o, pts);
+  const json& loops = r.summary["loops"];
+  ASSERT_EQ(loops.size(), 2u);  // the other bodies have no points
+  EXPECT_EQ(loops[0]["body"], "int_chain");
+  EXPECT_NEAR(loops[0]["a"].get<double>(), 33, 1e-9);
+  EXPECT_NEAR(loops[1]["a"].get<double>(), 35, 1e-9);
+  EXPECT_EQ(loops[1]["placement"], 4);
+  EXPECT_EQ(loops[0]["n2"], 5000);
+}
+
 TEST(Finalize, SamplingPairsModesAndSplitsComputeFromMemory) {
   auto pt = [](const char* body, int k, const char* mode, double cycles) {
     TimedPoint p = point(k, cycles, 0, {{"body", body}, {"map", "modulo"}, {"sampling", mode}});
