@@ -10,6 +10,9 @@
 #                   of this very binary: the constants fitted on the cost sweep's measured a (not s/n),
 #                   the placement band, and validation[] with oos_median_abs_err, oos_max_abs_err
 #                   (docs/sass.md, "Out of sample"). CPU only.
+#   occupancy.json  --sweep occupancy (defaults, as --all runs it; about 7 s): the summary gains
+#                   penalty_bounded_min/_max (docs/dynamic.md, "Occupancy"). Same file 20-dynamic
+#                   copies out of --all.
 # cost.json is the same file 15-accuracy's cost step writes (same defaults); run this stage alone to
 # regenerate it without the sampling validation.
 set -uo pipefail
@@ -31,5 +34,6 @@ else
   note "accuracy2: loop_cost.json not written (kernel facts $facts, cost.json or loops.json missing)"
   fail=1
 fi
+step occupancy "$DIVBENCH" --sweep occupancy --no-samples --quiet --out "$G/occupancy.json"
 python3 -m divbench.stage_summary accuracy "$G" "$t0" "$t1" "$t1" >>"$RESULTS/summary.txt"
 exit $fail
