@@ -13,6 +13,7 @@
 #   occupancy.json  --sweep occupancy (defaults, as --all runs it; about 7 s): the summary gains
 #                   penalty_bounded_min/_max (docs/dynamic.md, "Occupancy"). Same file 20-dynamic
 #                   copies out of --all.
+#   order.json      --probe order (defaults; a few seconds): the summary gains distinct_masks.
 # cost.json is the same file 15-accuracy's cost step writes (same defaults); run this stage alone to
 # regenerate it without the sampling validation.
 set -uo pipefail
@@ -35,5 +36,6 @@ else
   fail=1
 fi
 step occupancy "$DIVBENCH" --sweep occupancy --no-samples --quiet --out "$G/occupancy.json"
+step order "$DIVBENCH" --probe order --no-samples --quiet --out "$G/order.json"
 python3 -m divbench.stage_summary accuracy "$G" "$t0" "$t1" "$t1" >>"$RESULTS/summary.txt"
 exit $fail
