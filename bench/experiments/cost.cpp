@@ -17,6 +17,7 @@
 #include "divbench/summary/cost_fit.hpp"
 #include "divbench/summary/kway_fit.hpp"
 #include "divbench/summary/quality.hpp"
+#include "divbench/summary/loop_shape.hpp"
 #include "harness/config.hpp"
 #include "harness/experiment.hpp"
 #include "harness/loop_prediction.hpp"
@@ -127,6 +128,32 @@ std::optional<CostFit> fit_region(const ResultRecord& r, Body body, int placemen
   return fit_cost(samples);
 }
 
+// Whether the control's loops (over paths, and the work loop) equal the divergent kernel's at every
+// placement in the SASS the device runs (the build's kernel facts): b_loop is the loop over paths only
+// where they do. null with why when the facts or the architecture's cubin are missing.
+json control_loops_equal(const ResultRecord& r, Body body, const std::vector<int>& placements) {
+  std::string why;
+  const std::optional<json>& facts = running_kernel_facts(why);
+  if (!facts) return json{{"equal", nullptr}, {"why", why}};
+  const std::optional<int> sm = cubin_sm_for_device(*facts, r.device.cc_major, r.device.cc_minor);
+  if (!sm) return json{{"equal", nullptr}, {"why", "no cubin for the device's architecture in the kernel facts"}};
+  json problems = json::array();
+  try {
+    for (int placement : placements) {
+      const std::string div = kway_kernel_needle(body, placement, false), ctl = kway_kernel_needle(body, placement, true);
+      for (const auto& p : equal_shape_problems(enclosing_loop_shape(*facts, *sm, div),
+                                                enclosing_loop_shape(*facts, *sm, ctl), "loop over paths"))
+        problems.push_back("placement " + std::to_string(placement) + ": " + p);
+      for (const auto& p : equal_shape_problems(work_loop_shape(*facts, *sm, div), work_loop_shape(*facts, *sm, ctl),
+                                                "work loop"))
+        problems.push_back("placement " + std::to_string(placement) + ": " + p);
+    }
+  } catch (const std::runtime_error& e) {
+    return json{{"equal", nullptr}, {"why", e.what()}};
+  }
+  return json{{"equal", problems.empty()}, {"sm", *sm}, {"problems", problems}};
+}
+
 void finalize(const CostConfig& c, ResultRecord& r) {
   json bodies = json::array();
   bool first = true;
@@ -140,6 +167,11 @@ void finalize(const CostConfig& c, ResultRecord& r) {
     json entry{{"body", body_name(body)}, {"sampling", sampling_name(sampling_of(c, body))}};
     entry.update(cost_body_json(fits));
     const bool linear = entry["linear_in_n"].get<bool>();
+    if (!entry["b_loop_cycles_per_path"].is_null()) {
+      const json eq = control_loops_equal(r, body, c.placements);
+      entry["control_loops_equal"] = eq["equal"];
+      entry["control_loops"] = eq;
+    }
     const LoopPrediction pred = predict_loop_cost(r.device, body);
     entry["a_predicted"] = pred.available ? json(pred.a) : json(nullptr);
     entry["a_rel_err"] = pred.available && linear ? json(pred.a / entry["a"].get<double>() - 1) : json(nullptr);

@@ -118,6 +118,9 @@ TEST(Finalize, CostSplitsBIntoTheLoopOverPathsAndDivergenceByTheControl) {
   EXPECT_NEAR(body["placements"][1]["b_divergence"].get<double>(), 19, 0.5);
   EXPECT_NEAR(r.summary["b_divergence_cycles_per_path"].get<double>(), 18, 0.5);
   EXPECT_NEAR(r.summary["b_cycles_per_path"].get<double>(), 182, 1e-6);
+  // No kernel facts next to this test binary: whether the loops are equal is not known, and says why.
+  EXPECT_TRUE(body["control_loops_equal"].is_null());
+  EXPECT_FALSE(body["control_loops"]["why"].get<std::string>().empty());
 }
 
 TEST(Finalize, CostWithoutControlPointsLeavesTheSplitNull) {
