@@ -3,6 +3,8 @@
 //                                          ("divbench.kernels/1"); the build writes kernel_facts.json
 //   kernels fit --cost COST.json --facts F.json --out CONSTANTS.json
 //                                          fits the loop-cost model's constants to measured a values
+//   kernels predict --cubin FILE --function REGEX --json [--constants C.json]
+//                                          a, a_min, a_max of every loop of any cubin (stdout)
 //   kernels predict --facts F.json... --constants C.json --out-dir DIR
 //                                          predicted a, b, s per architecture (results/predicted/)
 #include <algorithm>
@@ -20,6 +22,7 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/core/files.hpp"
 #include "divbench/core/json_io.hpp"
+#include "divbench/kernels/validation.hpp"
 #include "divbench/sass/kernel_facts.hpp"
 #include "divbench/model/kernels_inputs.hpp"
 #include "divbench/model/loop_cost.hpp"
@@ -40,12 +43,15 @@ struct FactsOptions {
 
 struct FitOptions {
   std::string cost, facts, out;
+  std::string validation;  // a --sweep loops result: predicted out of sample into validation[]
   std::vector<std::string> kway;
 };
 
 struct PredictOptions {
   std::vector<std::string> facts;
   std::string constants, out_dir;
+  std::string cubin, function, nvdisasm;  // the general entry: any loop of any cubin or executable
+  bool json_out = false;
   std::uint32_t n = model::kDefaultPredictionIters;
   std::string compare;
   std::vector<std::string> expect;
@@ -133,7 +139,19 @@ int run_fit(const FitOptions& o) {
   check_output("--out", o.out, inputs);
   require_writable(o.out, "--out");
   const model::CostFit fit = fit_inputs(o);
-  write_json_atomic(o.out, model::to_json(fit));
+  json doc = model::to_json(fit);
+  if (!o.validation.empty()) {
+    const json facts = read_json_file(o.facts);
+    const json v = model::with_json_inputs("--validation", [&] {
+      return model::validate_loops(read_json_file(o.validation), o.validation, facts, fit.constants,
+                                   validation_kernel_needle);
+    });
+    doc.update(v);
+    std::cout << "out of sample (" << o.validation << "): " << v["oos_points"].get<int>() << " loops, median |err| "
+              << v["oos_median_abs_err"].dump() << ", max |err| " << v["oos_max_abs_err"].dump() << ", within 3%: "
+              << v["oos_within_3pct"].get<int>() << ", inside the interval: " << v["oos_in_interval"].get<int>() << "\n";
+  }
+  write_json_atomic(o.out, doc);
   std::cout << model::fit_summary(fit);
   return kExitOk;
 }
@@ -173,8 +191,34 @@ int compare_with(const std::vector<std::pair<std::string, json>>& docs, const st
   return problems;
 }
 
+// `kernels predict --cubin FILE --function REGEX --json`: the loops of the matching functions of any
+// cubin, object or executable, predicted with --constants (default: the constants this build carries).
+int run_predict_cubin(const PredictOptions& o) {
+  if (!o.json_out) throw UsageError("kernels predict --cubin: give --json (the loops are printed as JSON on stdout)");
+  if (o.function.empty()) throw UsageError("kernels predict --cubin: give --function REGEX");
+  if (!o.out_dir.empty() || !o.facts.empty() || !o.compare.empty())
+    throw UsageError("kernels predict --cubin: --facts, --out-dir and --compare belong to the per-architecture form");
+  sass::inspect_file(o.cubin);
+  std::string used, why;
+  const auto loaded = model::load_constants(o.constants, used, why);
+  if (!loaded) throw UsageError("kernels predict --cubin: no loop-cost constants (" + why + "); give --constants FILE");
+  const model::CostConstants constants = *loaded;
+  const std::string nvdisasm = sass::find_nvdisasm(o.nvdisasm);
+  TempDir tmp;
+  const std::vector<sass::Cubin> cubins = sass::load_cubins(o.cubin, nvdisasm, tmp);
+  std::vector<sass::CubinAnalysis> analyses;
+  for (const auto& c : cubins) analyses.push_back(sass::analyze(c));
+  const json facts = sass::kernel_facts_document(analyses, nvdisasm, "divbench kernels predict --cubin " + o.cubin);
+  std::cout << model::predict_loops(facts, o.function, constants).dump(1) << "\n";
+  return kExitOk;
+}
+
 int run_predict(const PredictOptions& o) {
   namespace fs = std::filesystem;
+  if (!o.cubin.empty()) return run_predict_cubin(o);
+  if (o.facts.empty() || o.constants.empty() || o.out_dir.empty())
+    throw UsageError("kernels predict: give --facts, --constants and --out-dir (or --cubin FILE --function REGEX --json)");
+  if (o.json_out || !o.function.empty()) throw UsageError("kernels predict: --json and --function go with --cubin");
   std::error_code ec;
   if (!o.compare.empty() && !fs::is_directory(o.compare, ec))
     throw UsageError("--compare: " + o.compare + " is not a directory");
@@ -238,11 +282,18 @@ divbench::cli::Command kernels_command() {
     fit->add_option("--kway", fi->kway, "Provisional instead: --sweep k results, one per body (a ~ s/n)");
     fit->add_option("--facts", fi->facts, "kernel_facts.json of the binary that produced it")->required();
     fit->add_option("--out", fi->out, "Constants JSON (divbench.loop_cost/1)")->required();
+    fit->add_option("--validation", fi->validation,
+                    "A --sweep loops result: loops the fit never sees, predicted into validation[] (out of sample)");
     auto po = std::make_shared<PredictOptions>();
     auto* predict = sub.add_subcommand("predict", "Predicted a, b, s per architecture from SASS and the constants");
-    predict->add_option("--facts", po->facts, "divbench.kernels/1 files (every architecture they hold)")->required();
-    predict->add_option("--constants", po->constants, "Constants JSON from `kernels fit`")->required();
-    predict->add_option("--out-dir", po->out_dir, "Directory for sm_XX.json (created when missing)")->required();
+    predict->add_option("--facts", po->facts, "divbench.kernels/1 files (every architecture they hold)");
+    predict->add_option("--constants", po->constants,
+                        "Constants JSON from `kernels fit` (with --cubin: default the constants this build carries)");
+    predict->add_option("--out-dir", po->out_dir, "Directory for sm_XX.json (created when missing)");
+    predict->add_option("--cubin", po->cubin, "Any cubin, object or executable: predict the loops of --function");
+    predict->add_option("--function", po->function, "With --cubin: regular expression on the function names");
+    predict->add_flag("--json", po->json_out, "With --cubin: print {\"loops\": [...]} on stdout");
+    predict->add_option("--nvdisasm", po->nvdisasm, "With --cubin: path of nvdisasm (default: the search of docs/sass.md)");
     predict->add_option("--n", po->n, "Iterations per path for s = a*n + b (default 10000)");
     predict->add_option("--compare", po->compare, "Compare with the committed sm_XX.json in DIR (exit 1 on a difference)");
     predict->add_option("--expect", po->expect, "With --compare: architectures that must be regenerated (sm_XX ...)");

@@ -9,6 +9,8 @@
 // (summary/order_rule.hpp) and reports whether `first` held across the repeated launches.
 #include <chrono>
 
+#include <set>
+
 #include "divbench/core/errors.hpp"
 #include "divbench/core/lane_group.hpp"
 #include "divbench/core/side_order.hpp"
@@ -197,6 +199,20 @@ void finalize(const OrderConfig&, ResultRecord& r) {
     r.summary["cycles_between_max"] = s.max;
   }
   r.summary["points"] = pts.size();
+  // How many different experiments the points are: a rule sees a point as its form and the lanes on
+  // the fall-through side (the group, or the rest when the group is on the taken side), so a group on
+  // the taken side and its complement on the fall-through side are one lane mask.
+  std::set<std::pair<std::string, std::uint32_t>> masks;
+  std::set<std::uint32_t> fallthrough_masks;
+  for (const auto& p : pts) {
+    std::uint32_t group = 0;
+    for (int lane : p["group_lanes"]) group |= 1u << lane;
+    const std::uint32_t ft = p["group_side"] == "fallthrough" ? group : ~group;
+    masks.insert({p.value("form", ""), ft});
+    fallthrough_masks.insert(ft);
+  }
+  r.summary["distinct_masks"] = masks.size();
+  r.summary["distinct_fallthrough_masks"] = fallthrough_masks.size();
 }
 
 Experiment order_experiment() {

@@ -48,13 +48,16 @@ def _arm(p: dict):
 
 LEGACY_AXES = {
     "kway": (("placement", lambda p: p.get("placement", 0)), ("k", "k")),
-    "cost": (("body", "body"), ("placement", lambda p: p.get("placement", 0)), ("n", "iters_per_path"), ("k", "k")),
+    # region (divergent | control) came with the no-divergence control; points before it have none
+    "cost": (("body", "body"), ("placement", lambda p: p.get("placement", 0)), ("n", "iters_per_path"), ("k", "k"),
+             ("region", "region")),
     "sampling": (("body", "body"), ("map", "map"), ("k", "k"), ("sampling", "sampling")),
     "predication": (("placement", lambda p: p.get("placement", 0)), ("variant", "variant"), ("arms", "arms"),
                     ("n", "iters_per_path")),
     "occupancy": (("series", _residency("series")), ("warps_per_sm", _residency("warps_per_sm")),
                   ("waves", _residency("waves")), ("k", "k")),
     "calibration": (("k", "k"),),
+    "loops": (("body", "body"), ("placement", lambda p: p.get("placement", 0)), ("n", "iters_per_path")),
     "lock": (("form", "form"),),
     "peer_wait": (("rounds", "rounds"),),
     "order": (("form", "intended_form"), ("group_size", "group_size"), ("group_position", "group_position"),

@@ -8,6 +8,7 @@ reader (results.load_result, jsonio.load_json). A stage file that is missing or 
 its own line (the other summaries still print): a stage summary never stops the GPU run."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -42,16 +43,35 @@ def accuracy(folder: str, t0: float, t1: float, t2: float) -> list[str]:
     cost = _load(folder, "cost.json", out)
     if cost:
         s = cost.summary
-        out.append(f"cost: {s['body']} a={s['a_cycles_per_iter']:.3f} [{s['a_cycles_per_iter_min']:.3f}, "
-                   f"{s['a_cycles_per_iter_max']:.3f}] b={s['b_cycles_per_path']:.1f} [{s['b_cycles_per_path_min']:.1f}, "
-                   f"{s['b_cycles_per_path_max']:.1f}] c={s['c_cycles']:.0f} r2={s['r2']:.9f} process wall={t1 - t0:.1f}s")
+        def num(v, fmt: str) -> str:
+            return "n/a" if v is None else format(v, fmt)
+
+        out.append(f"cost: {s['body']} a={num(s['a_cycles_per_iter'], '.3f')} [{num(s['a_cycles_per_iter_min'], '.3f')}, "
+                   f"{num(s['a_cycles_per_iter_max'], '.3f')}] b={num(s['b_cycles_per_path'], '.1f')} "
+                   f"[{num(s['b_cycles_per_path_min'], '.1f')}, {num(s['b_cycles_per_path_max'], '.1f')}] "
+                   f"c={num(s['c_cycles'], '.0f')} r2={num(s['r2'], '.9f')} process wall={t1 - t0:.1f}s")
         for b in s.get("bodies", []):
             pred, err = b.get("a_predicted"), b.get("a_rel_err")
-            pred_s = "n/a" if pred is None else f"{pred:.2f}"
             err_s = "n/a" if err is None else f"{100 * err:+.2f}%"
-            out.append(f"  cost {b['body']:13s} a={b['a']:9.3f} [{b['a_min']:.3f}, {b['a_max']:.3f}] "
-                       f"b={b['b']:8.1f} [{b['b_min']:.1f}, {b['b_max']:.1f}] c={b['c']:8.0f} r2={b['r2']:.9f} "
-                       f"a_predicted={pred_s} a_rel_err={err_s}")
+            line = (f"  cost {b['body']:13s} a={num(b['a'], '9.3f')} [{num(b['a_min'], '.3f')}, {num(b['a_max'], '.3f')}] "
+                    f"b={num(b['b'], '8.1f')} [{num(b['b_min'], '.1f')}, {num(b['b_max'], '.1f')}] c={num(b['c'], '8.0f')} "
+                    f"r2={num(b['r2'], '.9f')} a_predicted={num(pred, '.2f')} a_rel_err={err_s}")
+            if b.get("b_loop_cycles_per_path") is not None:
+                line += (f" b_loop={b['b_loop_cycles_per_path']:.1f} [{b['b_loop_cycles_per_path_min']:.1f}, "
+                         f"{b['b_loop_cycles_per_path_max']:.1f}] b_divergence={b['b_divergence_cycles_per_path']:.1f} "
+                         f"[{b['b_divergence_cycles_per_path_min']:.1f}, {b['b_divergence_cycles_per_path_max']:.1f}]")
+            if b.get("linear_in_n") is False:
+                line += f" not linear in n ({b.get('not_linear', '')}): a, b, c not published"
+            out.append(line)
+    lc_path = os.path.join(folder, "loop_cost.json")
+    if os.path.exists(lc_path):
+        lc = json.loads(open(lc_path, encoding="utf-8").read())
+        if "validation" in lc:  # written by 15-accuracy (kernels fit --validation)
+            band = lc.get("placement_band_cycles") or {}
+            out.append(f"loop_cost: B={lc.get('taken_branch_cycles')} W={lc.get('variable_latency_cycles')} "
+                       f"band=[-{band.get('below')}, +{band.get('above')}] out of sample: {lc.get('oos_points')} loops, "
+                       f"median |err|={lc.get('oos_median_abs_err')} max |err|={lc.get('oos_max_abs_err')} "
+                       f"within 3%={lc.get('oos_within_3pct')} in interval={lc.get('oos_in_interval')}")
     sampling = _load(folder, "sampling.json", out)
     if sampling:
         s = sampling.summary

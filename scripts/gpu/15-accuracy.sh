@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# Stage: accuracy of the slope (the cost decomposition and the sampling validation).
-#   cost.json      --sweep cost: T(k,n) = k*(a*n + b) + c per body and code placement (no raw samples:
-#                  about 2,500 points; every point keeps its median, min, max and CV)
-#   sampling.json  --sweep sampling: single vs warp-per-SM medians per body, map and k
+# Stage: accuracy of the slope and what its parts mean (docs/dynamic.md "Cost", docs/sass.md "Out of sample").
+#   cost.json       --sweep cost at all 8 code placements: T(k,n) = k*(a*n + b) + c per body and placement,
+#                   every point in the divergent kernel and in the no-divergence control (axis region):
+#                   summary.bodies[] has b_cycles_per_path, b_loop_cycles_per_path (the control) and
+#                   b_divergence_cycles_per_path (no raw samples: every point keeps its median, min, max, CV)
+#   loops.json      --sweep loops: the validation loops (kernels/validation/, bodies the fit never sees) at
+#                   8 placements, a = (T(5000) - T(1000)) / 4000 each
+#   loop_cost.json  divbench kernels fit --cost cost.json --validation loops.json with the kernel facts of
+#                   this very binary: the constants fitted on the measured a, the placement band, and
+#                   validation[] with oos_median_abs_err and oos_max_abs_err
+#   sampling.json   --sweep sampling: single vs warp-per-SM medians per body, map and k
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 G="${GPU_RESULTS:?set by scripts/run_on_gpu.sh}"
@@ -11,9 +18,19 @@ STAGE=accuracy
 source scripts/gpu/lib.sh
 
 t0=$(date +%s.%N)
-step cost "$DIVBENCH" --sweep cost --no-samples --quiet --out "$G/cost.json"
+step cost "$DIVBENCH" --sweep cost --placements 8 --no-samples --quiet --out "$G/cost.json"
 t1=$(date +%s.%N)
-step sampling "$DIVBENCH" --sweep sampling --no-samples --quiet --out "$G/sampling.json"
+step loops "$DIVBENCH" --sweep loops --placements 8 --no-samples --quiet --out "$G/loops.json"
+facts="$(dirname "$DIVBENCH")/kernel_facts.json"
+if [ -f "$facts" ] && [ -f "$G/cost.json" ] && [ -f "$G/loops.json" ]; then
+  step fit "$DIVBENCH" kernels fit --cost "$G/cost.json" --validation "$G/loops.json" --facts "$facts" \
+    --out "$G/loop_cost.json"
+else
+  note "accuracy: loop_cost.json not written (kernel facts $facts, cost.json or loops.json missing)"
+  fail=1
+fi
 t2=$(date +%s.%N)
-python3 -m divbench.stage_summary accuracy "$G" "$t0" "$t1" "$t2" >>"$RESULTS/summary.txt"
+step sampling "$DIVBENCH" --sweep sampling --no-samples --quiet --out "$G/sampling.json"
+t3=$(date +%s.%N)
+python3 -m divbench.stage_summary accuracy "$G" "$t0" "$t1" "$t3" >>"$RESULTS/summary.txt"
 exit $fail

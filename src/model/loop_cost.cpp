@@ -11,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -282,12 +283,19 @@ json rel_err(const std::optional<double>& pred, double a) {
 }
 
 json constants_json(const CostConstants& c) {
-  return json{{"schema", kLoopCostSchema},
-              {"sm", c.sm},
-              {"arch", "sm_" + std::to_string(c.sm)},
-              {"taken_branch_cycles", c.taken_branch ? json(*c.taken_branch) : json(nullptr)},
-              {"variable_latency_cycles", c.variable_latency ? json(*c.variable_latency) : json(nullptr)},
-              {"source", c.source}};
+  json j{{"schema", kLoopCostSchema},
+         {"sm", c.sm},
+         {"arch", "sm_" + std::to_string(c.sm)},
+         {"taken_branch_cycles", c.taken_branch ? json(*c.taken_branch) : json(nullptr)},
+         {"variable_latency_cycles", c.variable_latency ? json(*c.variable_latency) : json(nullptr)},
+         {"source", c.source}};
+  if (c.band_below && c.band_above)
+    j["placement_band_cycles"] = json{
+        {"below", *c.band_below},
+        {"above", *c.band_above},
+        {"basis", "measured a minus the prediction from the same placement's loop, over the fitted bodies and "
+                  "every placement of the cost sweep: an interval [a - below, a + above] per prediction"}};
+  return j;
 }
 
 }  // namespace
@@ -342,6 +350,10 @@ CostConstants constants_from_json(const json& j, const std::string& what) {
     // with -1e300 would predict nonsense slopes without a word).
     for (const auto& [key, v] : {std::pair{"taken_branch_cycles", c.taken_branch}, {"variable_latency_cycles", c.variable_latency}})
       if (v && !(*v >= 0 && *v <= 1e6)) throw UsageError(what + ": " + key + " is " + std::to_string(*v) + ", outside 0..1e6 cycles");
+    if (j.contains("placement_band_cycles")) {
+      c.band_below = j["placement_band_cycles"].at("below").get<double>();
+      c.band_above = j["placement_band_cycles"].at("above").get<double>();
+    }
     return c;
   } catch (const json::exception& e) {
     throw UsageError(what + ": malformed " + kLoopCostSchema + " (" + e.what() + ")");
@@ -446,6 +458,7 @@ CostFit fit_from_cost_result(const json& cost, const std::string& cost_path, con
     throw UsageError(cost_path + ": no summary.bodies[] (a --sweep cost result)");
   std::vector<MeasuredLoop> measured;
   for (const auto& b : cost["summary"]["bodies"]) {
+    if (b.contains("linear_in_n") && b["linear_in_n"] == false) continue;  // no a published: not linear in n
     if (!b.contains("body") || !b.contains("a") || !b["a"].is_number())
       throw UsageError(cost_path + ": summary.bodies[] entry without body and numeric a");
     const double a = b["a"].get<double>();
@@ -460,7 +473,78 @@ CostFit fit_from_cost_result(const json& cost, const std::string& cost_path, con
   const json& p = cost.contains("provenance") ? cost["provenance"] : cost;
   src["measured_git"] = p.value("git", "");
   src["measured_created"] = p.value("created", "");
-  return fit_constants(measured, sm, src);
+  CostFit fit = fit_constants(measured, sm, src);
+  // The placement band: each fitted body's a at each placement against the prediction from that
+  // placement's own work loop (the kernels differ only by their placement filler).
+  std::optional<double> lo, hi;
+  json residuals = json::array();
+  for (const auto& b : cost["summary"]["bodies"]) {
+    if (!b.contains("placements") || !b["placements"].is_array()) continue;
+    const std::string body = b.value("body", "");
+    const auto used = std::find_if(fit.bodies.begin(), fit.bodies.end(),
+                                   [&](const BodyFit& f) { return f.body == body && f.used; });
+    if (used == fit.bodies.end()) continue;
+    const std::vector<LoopFacts> loops = body_work_loops(facts, sm, body);
+    for (const auto& pl : b["placements"]) {
+      const int placement = pl.value("placement", -1);
+      if (placement < 0 || placement >= static_cast<int>(loops.size()) || !pl.contains("a") || !pl["a"].is_number())
+        continue;
+      const CostPrediction pred = predict_loop_cost(loops[static_cast<std::size_t>(placement)], fit.constants);
+      if (!pred.a) continue;
+      const double r = pl["a"].get<double>() - *pred.a;
+      lo = lo ? std::min(*lo, r) : r;
+      hi = hi ? std::max(*hi, r) : r;
+      residuals.push_back(json{{"body", body}, {"placement", placement}, {"measured", pl["a"]}, {"predicted", *pred.a}});
+    }
+  }
+  if (lo && hi) {
+    fit.constants.band_below = std::max(0.0, -*lo);
+    fit.constants.band_above = std::max(0.0, *hi);
+    fit.constants.source["placement_residuals"] = residuals;
+  }
+  return fit;
+}
+
+std::optional<std::pair<double, double>> prediction_interval(const CostPrediction& p, const CostConstants& c) {
+  if (!p.a) return std::nullopt;
+  return std::make_pair(*p.a - c.band_below.value_or(0), *p.a + c.band_above.value_or(0));
+}
+
+json predict_loops(const json& facts, const std::string& function_regex, const CostConstants& c) {
+  std::regex re;
+  try {
+    re = std::regex(function_regex);
+  } catch (const std::regex_error& e) {
+    throw UsageError("--function: not a regular expression: " + function_regex + " (" + e.what() + ")");
+  }
+  json loops = json::array();
+  int matched = 0;
+  for (const auto& cubin : facts.value("cubins", json::array())) {
+    for (const auto& f : cubin.value("functions", json::array())) {
+      const std::string name = f.value("name", ""), demangled = f.value("demangled", "");
+      if (!std::regex_search(name, re) && !std::regex_search(demangled, re)) continue;
+      ++matched;
+      for (const auto& lj : f.value("loops", json::array())) {
+        const LoopFacts l = loop_from_json(lj);
+        if (l.timer_retry) continue;
+        const CostPrediction pred = predict_loop_cost(l, c);
+        const auto interval = prediction_interval(pred, c);
+        const auto stall = l.stall_sum();
+        loops.push_back(json{{"function", name},
+                             {"sm", cubin.value("sm", 0)},
+                             {"loop_start", l.header},
+                             {"instructions", l.instruction_count()},
+                             {"stall_sum", stall ? json(*stall) : json(nullptr)},
+                             {"a_predicted", pred.a ? json(*pred.a) : json(nullptr)},
+                             {"a_min", interval ? json(interval->first) : json(nullptr)},
+                             {"a_max", interval ? json(interval->second) : json(nullptr)},
+                             {"a_lower_bound", pred.lower_bound ? json(*pred.lower_bound) : json(nullptr)},
+                             {"status", pred.status}});
+      }
+    }
+  }
+  if (matched == 0) throw UsageError("--function: no function matches " + function_regex);
+  return json{{"loops", loops}};
 }
 
 CostFit fit_from_kway_results(const std::vector<json>& kway, const std::vector<std::string>& paths, const json& facts,
@@ -496,6 +580,80 @@ CostFit fit_from_kway_results(const std::vector<json>& kway, const std::vector<s
       "provisional: a ~ s/n from --sweep k results (fit.s at config.iters = n), which still includes b/n";
   if (kway.front().contains("device")) src["device"] = kway.front()["device"].value("name", "");
   return fit_constants(measured, sm, src);
+}
+
+
+json validate_loops(const json& loops_result, const std::string& loops_path, const json& facts, const CostConstants& c,
+                    const std::function<std::string(const std::string&, int)>& needle) {
+  if (loops_result.value("experiment", "") != "loops" || !loops_result.contains("summary") ||
+      !loops_result["summary"].contains("loops") || !loops_result["summary"]["loops"].is_array())
+    throw UsageError(loops_path + ": not a --sweep loops result (summary.loops[])");
+  const int sm = device_sm(loops_result, loops_path);
+  json rows = json::array();
+  std::vector<double> errs;
+  int within3 = 0, inside = 0;
+  double widest = 0;
+  for (const auto& m : loops_result["summary"]["loops"]) {
+    std::string body;
+    int placement = 0;
+    double measured = 0;
+    try {
+      body = m.at("body").get<std::string>();
+      placement = m.at("placement").get<int>();
+      measured = m.at("a").get<double>();
+    } catch (const json::exception&) {
+      throw UsageError(loops_path + ": summary.loops[] entry without body, placement and a");
+    }
+    const auto fns = find_functions(facts, sm, {needle(body, placement)});
+    if (fns.size() != 1 || !fns.front()->contains("work_loop") || (*fns.front())["work_loop"].is_null())
+      throw UsageError("validation loop " + body + " placement " + std::to_string(placement) + ": " +
+                       std::to_string(fns.size()) + " functions with a work loop in the facts for sm_" +
+                       std::to_string(sm) + " (want 1)");
+    const json& f = *fns.front();
+    const LoopFacts loop = loop_from_json(f["loops"].at(f["work_loop"].get<std::size_t>()));
+    const CostPrediction pred = predict_loop_cost(loop, c);
+    const auto interval = prediction_interval(pred, c);
+    json row{{"body", body}, {"placement", placement}, {"measured", measured}, {"loop_start", loop.header},
+             {"instructions", loop.instruction_count()}};
+    if (pred.a && measured > 0) {
+      const double rel = *pred.a / measured - 1;
+      const bool in = measured >= interval->first - 1e-9 && measured <= interval->second + 1e-9;
+      row.update(json{{"predicted", *pred.a},
+                      {"a_min", interval->first},
+                      {"a_max", interval->second},
+                      {"rel_err", rel},
+                      {"in_interval", in}});
+      errs.push_back(std::fabs(rel));
+      within3 += std::fabs(rel) <= 0.03;
+      inside += in;
+      widest = std::max(widest, (interval->second - interval->first) / *pred.a);
+    } else {
+      row.update(json{{"predicted", nullptr}, {"a_min", nullptr}, {"a_max", nullptr}, {"rel_err", nullptr},
+                      {"in_interval", nullptr}, {"status", pred.status}});
+    }
+    rows.push_back(row);
+  }
+  json out{{"validation", rows}, {"oos_points", errs.size()}};
+  if (errs.empty()) {
+    out["oos_median_abs_err"] = nullptr;
+    out["oos_max_abs_err"] = nullptr;
+  } else {
+    std::vector<double> sorted = errs;
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t n = sorted.size();
+    out["oos_median_abs_err"] = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    out["oos_max_abs_err"] = sorted.back();
+  }
+  out["oos_within_3pct"] = within3;
+  out["oos_in_interval"] = inside;
+  out["oos_max_interval_rel_width"] = widest;
+  json src{{"measured", loops_path}};
+  const json& p = loops_result.contains("provenance") ? loops_result["provenance"] : loops_result;
+  src["measured_git"] = p.value("git", json(""));
+  src["measured_created"] = p.value("created", json(""));
+  src["note"] = "loops the constants were not fitted on (kernels/validation/), each predicted from its own placement's SASS";
+  out["validation_source"] = src;
+  return out;
 }
 
 }  // namespace divbench::model

@@ -49,7 +49,11 @@ std::optional<int> cubin_sm_for_device(const json& facts, int cc_major, int cc_m
   return best;
 }
 
-LoopShape work_loop_shape(const json& facts, int sm, const std::string& needle) {
+namespace {
+
+// The loop of the one function of `sm` matching `needle`: its work loop, or (enclosing) the loop
+// around it.
+LoopShape loop_shape_of(const json& facts, int sm, const std::string& needle, bool enclosing) {
   const json* found = nullptr;
   bool have_sm = false;
   int matches = 0;
@@ -73,19 +77,60 @@ LoopShape work_loop_shape(const json& facts, int sm, const std::string& needle) 
   if (!f.contains("work_loop") || f["work_loop"].is_null())
     throw std::runtime_error(where + " " + f.value("name", "") + ": no single work loop in the timed region");
   try {
-    const json& l = f.at("loops").at(f["work_loop"].get<std::size_t>());
+    const json* l = &f.at("loops").at(f["work_loop"].get<std::size_t>());
+    if (enclosing) {
+      if (l->at("parent").is_null())
+        throw std::runtime_error(where + " " + f.value("name", "") + ": the work loop has no enclosing loop");
+      const int parent = l->at("parent").get<int>();
+      l = nullptr;
+      for (const auto& cand : f.at("loops"))
+        if (cand.at("id").get<int>() == parent) l = &cand;
+      if (!l) throw std::runtime_error(where + " " + f.value("name", "") + ": the work loop's parent is not listed");
+    }
     LoopShape s;
     s.function = f.at("name").get<std::string>();
     s.sm = sm;
-    s.instructions = l.at("instruction_count").get<int>();
-    if (!l.at("stall_sum").is_null()) s.stall_sum = l.at("stall_sum").get<int>();
-    s.taken_branches = l.at("taken_branches").get<int>();
-    s.single_path = l.at("single_path").get<bool>();
-    for (const auto& i : l.at("instructions")) ++s.opcodes[i.at("base").get<std::string>()];
+    s.instructions = l->at("instruction_count").get<int>();
+    if (!l->at("stall_sum").is_null()) s.stall_sum = l->at("stall_sum").get<int>();
+    s.taken_branches = l->at("taken_branches").get<int>();
+    s.single_path = l->at("single_path").get<bool>();
+    for (const auto& i : l->at("instructions")) ++s.opcodes[i.at("base").get<std::string>()];
     return s;
   } catch (const json::exception& e) {
     throw std::runtime_error(where + " " + f.value("name", "") + ": malformed work loop (" + e.what() + ")");
   }
+}
+
+}  // namespace
+
+LoopShape work_loop_shape(const json& facts, int sm, const std::string& needle) {
+  return loop_shape_of(facts, sm, needle, false);
+}
+
+LoopShape enclosing_loop_shape(const json& facts, int sm, const std::string& needle) {
+  return loop_shape_of(facts, sm, needle, true);
+}
+
+std::vector<std::string> equal_shape_problems(const LoopShape& want, const LoopShape& got, const std::string& what) {
+  std::vector<std::string> out;
+  const std::string who = what + " (" + got.function + " against " + want.function + ")";
+  if (got.instructions != want.instructions)
+    out.push_back(who + ": " + std::to_string(got.instructions) + " instructions, want " + std::to_string(want.instructions));
+  if (got.stall_sum != want.stall_sum)
+    out.push_back(who + ": stall sum " + (got.stall_sum ? std::to_string(*got.stall_sum) : "none") + ", want " +
+                  (want.stall_sum ? std::to_string(*want.stall_sum) : "none"));
+  if (got.taken_branches != want.taken_branches || got.single_path != want.single_path)
+    out.push_back(who + ": taken branches or paths differ");
+  if (got.opcodes != want.opcodes) {
+    std::string diff;
+    std::map<std::string, int> all = want.opcodes;
+    all.insert(got.opcodes.begin(), got.opcodes.end());
+    for (const auto& [base, n] : all)
+      if (got.count(base) != want.count(base))
+        diff += " " + base + " " + std::to_string(got.count(base)) + "/" + std::to_string(want.count(base));
+    out.push_back(who + ": opcode counts differ (got/want):" + diff);
+  }
+  return out;
 }
 
 std::vector<std::string> predication_shape_problems(const LoopShape& single, const std::map<int, LoopShape>& predicated) {

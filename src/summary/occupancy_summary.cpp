@@ -61,7 +61,8 @@ void add_occupancy_summary(ResultRecord& r, double min_share) {
     overheads.push_back(p.extra["launch_overhead_ms"]["median"].get<double>());
   }
   json series = json::array(), left_out = json::array();
-  Range penalty, raw, region, region_steady;
+  Range penalty, raw, region, region_steady, bounded;
+  int overcorrected = 0;
   for (const auto& lo : r.points) {
     if (lo.k != 1) continue;
     const json& rl = lo.extra["residency"];
@@ -77,6 +78,19 @@ void add_occupancy_summary(ResultRecord& r, double min_share) {
       const double kr = hi.extra["kernel_ms"]["median"].get<double>() / lo.extra["kernel_ms"]["median"].get<double>();
       const double rp = hi.cycles.median / lo.cycles.median;
       const bool steady = lo.extra["steady_state"].get<bool>() && hi.extra["steady_state"].get<bool>();
+      // The bounded correction: T(k) = k*s + c at this shape, so the two event times imply the fixed
+      // cost c_hat = (K*T(1) - T(K)) / (K - 1), the intercept of kernel time against the work (k),
+      // measured in the same run. Subtracting no more than that (min(empty kernel, c_hat), not below
+      // 0) keeps the penalty at or under K, which subtracting the empty kernel alone does not.
+      const double K = hi.k;
+      const double t1 = lo.extra["kernel_ms"]["median"].get<double>(), tk = hi.extra["kernel_ms"]["median"].get<double>();
+      const double fixed = (K * t1 - tk) / (K - 1);
+      const double empty = 0.5 * (lo.extra["launch_overhead_ms"]["median"].get<double>() +
+                                  hi.extra["launch_overhead_ms"]["median"].get<double>());
+      const double subtracted = std::max(0.0, std::min(empty, fixed));
+      const double kb = (tk - subtracted) / (t1 - subtracted);
+      bounded.add(kb);
+      if (empty > fixed) ++overcorrected;
       penalty.add(kp);
       raw.add(kr);
       region.add(rp);
@@ -90,6 +104,10 @@ void add_occupancy_summary(ResultRecord& r, double min_share) {
                             {"penalty", kp},
                             {"kernel_penalty_raw", kr},
                             {"region_penalty", rp},
+                            {"penalty_bounded", kb},
+                            {"fixed_cost_ms", fixed},
+                            {"fixed_cost_subtracted_ms", subtracted},
+                            {"empty_kernel_exceeds_fixed_cost", empty > fixed},
                             {"steady_state", steady},
                             {"region_share_k1", lo.extra["region_share"]},
                             {"region_share_k", hi.extra["region_share"]},
@@ -109,6 +127,8 @@ void add_occupancy_summary(ResultRecord& r, double min_share) {
     s["penalty_max"] = penalty.hi;
   }
   put(s, "kernel_penalty_raw", raw);
+  put(s, "penalty_bounded", bounded);
+  s["shapes_empty_kernel_exceeds_fixed_cost"] = overcorrected;
   put(s, "region_penalty", region);
   put(s, "region_penalty_steady", region_steady);
   std::ostringstream test;

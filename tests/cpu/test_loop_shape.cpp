@@ -128,3 +128,42 @@ TEST(LoopShape, FactsAbsentSaysWhy) {
   why.clear();
   if (!running_kernel_facts(why)) EXPECT_FALSE(why.empty());
 }
+
+TEST(LoopShape, EnclosingLoopIsTheWorkLoopsParent) {
+  json fn{{"name", "kway_x"}, {"work_loop", 1}};
+  json outer = loop_doc({"ISETP", "BSSY", "BRA", "LDC", "LDC", "MATCH", "BRA"}, false, 0);
+  outer["id"] = 0;
+  outer["parent"] = nullptr;
+  json inner = loop_doc(chain_loop(4));
+  inner["id"] = 1;
+  inner["parent"] = 0;
+  fn["loops"] = json::array({outer, inner});
+  json doc = facts_with(90, {});
+  doc["cubins"][0]["functions"].push_back(fn);
+  const LoopShape s = enclosing_loop_shape(doc, 90, "kway_x");
+  EXPECT_EQ(s.instructions, 7);
+  EXPECT_EQ(s.count("LDC"), 2);
+  EXPECT_FALSE(s.single_path);
+  EXPECT_EQ(work_loop_shape(doc, 90, "kway_x").count("FFMA"), 4);
+  // A work loop with no enclosing loop (the predication kernels' facts_with shape has parent absent).
+  doc["cubins"][0]["functions"][0]["loops"][1]["parent"] = nullptr;
+  EXPECT_THROW(enclosing_loop_shape(doc, 90, "kway_x"), std::runtime_error);
+}
+
+TEST(LoopShape, EqualShapesPassAndEachDifferenceFails) {
+  const LoopShape a = shape(4);
+  EXPECT_TRUE(equal_shape_problems(a, shape(4), "work loop").empty());
+  EXPECT_EQ(equal_shape_problems(a, shape(5), "work loop").size(), 2u);  // count and opcodes
+  LoopShape b = a;
+  b.stall_sum = 24;
+  ASSERT_EQ(equal_shape_problems(a, b, "loop over paths").size(), 1u);
+  EXPECT_NE(equal_shape_problems(a, b, "loop over paths")[0].find("stall sum 24, want 23"), std::string::npos);
+  b = a;
+  b.opcodes["FFMA"] = 3;
+  b.opcodes["FADD"] = 1;  // same count, other opcodes
+  ASSERT_EQ(equal_shape_problems(a, b, "w").size(), 1u);
+  EXPECT_NE(equal_shape_problems(a, b, "w")[0].find("FADD 1/0 FFMA 3/4"), std::string::npos);
+  b = a;
+  b.taken_branches = 2;
+  EXPECT_EQ(equal_shape_problems(a, b, "w").size(), 1u);
+}

@@ -37,3 +37,29 @@ def test_missing_stage_file_is_reported_and_the_rest_still_prints(tmp_path, caps
     out = capsys.readouterr().out.splitlines()
     assert any(line.startswith("lock: completed=True") for line in out)
     assert any(line.startswith("dynamic: predication.json: missing or unreadable") for line in out)
+
+
+def test_accuracy_lines_keep_the_committed_cost_lines_and_show_the_split_and_unpublished_fits(tmp_path):
+    # the committed run's cost lines come out again (older file: no control, every fit numeric)
+    lines = stage_summary.accuracy(str(H200), 0.0, 16.3, 20.0)
+    strip = lambda line: re.sub(r"process wall=[0-9.]+s", "", line)  # noqa: E731
+    committed = {strip(line) for line in committed_summary() if line.startswith(("cost", "  cost"))}
+    assert committed and {strip(line) for line in lines if line.startswith(("cost", "  cost"))} == committed
+    # a result with the control's split and a body not linear in n (a, b, c null)
+    import json
+    doc = json.loads((H200 / "cost.json").read_text())
+    for b in doc["summary"]["bodies"]:
+        if b["body"] == "mem_divergent":
+            for key in ("a", "a_min", "a_max", "b", "b_min", "b_max", "c", "c_min", "c_max", "r2", "a_rel_err"):
+                b[key] = None
+            b["linear_in_n"], b["not_linear"] = False, "placement 0: max relative residual 54"
+        else:
+            b.update({"b_loop_cycles_per_path": 160.0, "b_loop_cycles_per_path_min": 159.0,
+                      "b_loop_cycles_per_path_max": 161.5, "b_divergence_cycles_per_path": 19.3,
+                      "b_divergence_cycles_per_path_min": 18.0, "b_divergence_cycles_per_path_max": 20.0})
+    (tmp_path / "cost.json").write_text(json.dumps(doc))
+    out = stage_summary.accuracy(str(tmp_path), 0.0, 1.0, 1.0)
+    (mem,) = [line for line in out if "cost mem_divergent" in line]
+    assert "a=n/a [n/a, n/a] b=n/a" in mem and "not linear in n (placement 0: max relative residual 54)" in mem
+    (chain,) = [line for line in out if "cost fma_chain" in line]
+    assert chain.endswith("b_loop=160.0 [159.0, 161.5] b_divergence=19.3 [18.0, 20.0]")

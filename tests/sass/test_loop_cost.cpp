@@ -236,6 +236,84 @@ TEST(LoopCost, CostResultFit) {
   EXPECT_THROW(fit_from_cost_result(json{{"device", json{{"cc", "9.0"}}}}, "x.json", facts(90), "f"), UsageError);
 }
 
+TEST(LoopCost, CostResultFitRecordsThePlacementBand) {
+  // fma_chain measured 28 at placement 0 and 30 at placement 1 (the same loop): the band is 0 below,
+  // 2 above; a body not linear in n (a null) is left out of the fit.
+  json cost{{"device", json{{"name", "test GPU"}, {"cc", "9.0"}}},
+            {"summary", json{{"bodies", json::array({json{{"body", "fma_chain"}, {"a", 28.0},
+                                                          {"placements", json::array({json{{"placement", 0}, {"a", 28.0}},
+                                                                                      json{{"placement", 1}, {"a", 30.0}}})}},
+                                                     json{{"body", "int_alu"}, {"a", 48.0},
+                                                          {"placements", json::array({json{{"placement", 0}, {"a", 47.5}}})}},
+                                                     json{{"body", "mem_divergent"}, {"a", nullptr},
+                                                          {"linear_in_n", false}}})}}}};
+  json two = facts(90);
+  two["cubins"][0]["functions"].push_back(function_with_loop("kway_kernelI8FmaChainELi1E", fma_chain()));
+  const CostFit f = fit_from_cost_result(cost, "cost.json", two, "facts.json");
+  ASSERT_TRUE(f.constants.band_below && f.constants.band_above);
+  EXPECT_NEAR(*f.constants.band_above, 2.0, 0.05);
+  EXPECT_NEAR(*f.constants.band_below, 0.5, 0.05);  // int_alu 47.5 against its prediction of 48
+  EXPECT_EQ(f.bodies.size(), 2u);                     // mem_divergent not linear: not measured
+  const CostConstants back = constants_from_json(to_json(f), "c.json");
+  EXPECT_EQ(back.band_above, f.constants.band_above);
+  CostPrediction p;
+  p.a = 28.0;
+  const auto iv = prediction_interval(p, back);
+  EXPECT_NEAR(iv->first, 28.0 - *back.band_below, 1e-12);
+  EXPECT_NEAR(iv->second, 28.0 + *back.band_above, 1e-12);
+}
+
+TEST(LoopCost, ValidationPredictsLoopsTheFitNeverSaw) {
+  json val = facts(90);
+  val["cubins"][0]["functions"].push_back(function_with_loop("loop_kernelINS0_5ChainELi0EE", fma_chain()));
+  val["cubins"][0]["functions"].push_back(function_with_loop("loop_kernelINS0_5ChainELi1EE", fma_chain()));
+  val["cubins"][0]["functions"].push_back(function_with_loop("loop_kernelINS0_3IntELi0EE", int_alu()));
+  const json loops{{"experiment", "loops"},
+                   {"device", json{{"cc", "9.0"}}},
+                   {"git", "xyz"},
+                   {"summary", json{{"loops", json::array({json{{"body", "chain"}, {"placement", 0}, {"a", 28.0}},
+                                                           json{{"body", "chain"}, {"placement", 1}, {"a", 31.0}},
+                                                           json{{"body", "int"}, {"placement", 0}, {"a", 50.0}}})}}}};
+  auto needle = [](const std::string& body, int placement) {
+    return std::string(body == "chain" ? "5Chain" : "3Int") + "ELi" + std::to_string(placement) + "EE";
+  };
+  CostConstants c = constants(5, 17);
+  c.band_below = 0.0;
+  c.band_above = 2.0;
+  const json v = validate_loops(loops, "loops.json", val, c, needle);
+  ASSERT_EQ(v["validation"].size(), 3u);
+  EXPECT_NEAR(v["validation"][0]["predicted"].get<double>(), 28.0, 1e-9);
+  EXPECT_TRUE(v["validation"][0]["in_interval"].get<bool>());
+  EXPECT_NEAR(v["validation"][1]["rel_err"].get<double>(), 28.0 / 31.0 - 1, 1e-9);
+  EXPECT_FALSE(v["validation"][1]["in_interval"].get<bool>());  // 31 > 28 + 2
+  EXPECT_NEAR(v["validation"][2]["rel_err"].get<double>(), 48.0 / 50.0 - 1, 1e-9);
+  EXPECT_NEAR(v["oos_max_abs_err"].get<double>(), 3.0 / 31.0, 1e-9);
+  EXPECT_NEAR(v["oos_median_abs_err"].get<double>(), 2.0 / 50.0, 1e-9);
+  EXPECT_EQ(v["oos_within_3pct"].get<int>(), 1);
+  EXPECT_EQ(v["oos_in_interval"].get<int>(), 2);  // int: 50 is at the top of [48, 48 + 2]
+  EXPECT_EQ(v["validation_source"]["measured_git"], "xyz");
+  json missing = loops;
+  missing["summary"]["loops"][0]["placement"] = 5;  // no such kernel in the facts
+  EXPECT_THROW(validate_loops(missing, "loops.json", val, c, needle), UsageError);
+  EXPECT_THROW(validate_loops(json{{"experiment", "cost"}}, "cost.json", val, c, needle), UsageError);
+}
+
+TEST(LoopCost, PredictLoopsOfMatchingFunctions) {
+  CostConstants c = constants(5, 17);
+  c.band_below = 0.5;
+  c.band_above = 2.0;
+  const json out = predict_loops(facts(90), "FmaChain|MemDiv", c);
+  ASSERT_EQ(out["loops"].size(), 2u);
+  EXPECT_EQ(out["loops"][0]["instructions"], 7);
+  EXPECT_NEAR(out["loops"][0]["a_predicted"].get<double>(), 28.0, 1e-9);
+  EXPECT_NEAR(out["loops"][0]["a_min"].get<double>(), 27.5, 1e-9);
+  EXPECT_NEAR(out["loops"][0]["a_max"].get<double>(), 30.0, 1e-9);
+  EXPECT_TRUE(out["loops"][1]["a_predicted"].is_null());  // waits on memory: a lower bound only
+  EXPECT_NEAR(out["loops"][1]["a_lower_bound"].get<double>(), 40.0, 1e-9);
+  EXPECT_THROW(predict_loops(facts(90), "nothing_matches", c), UsageError);
+  EXPECT_THROW(predict_loops(facts(90), "(", c), UsageError);
+}
+
 TEST(SlopePrediction, DocumentsPerArchitectureAndComparison) {
   const auto docs = predict_slopes({facts(80)}, {"facts.json"}, constants(5, 17), "constants.json", 10000);
   ASSERT_EQ(docs.size(), 1u);

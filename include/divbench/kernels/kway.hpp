@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #ifndef __CUDACC_RTC__  // NVRTC (tests/sass/nvrtc/) sees KwayParams only
+#include <string>
 #include <vector>
 
 #include "divbench/core/body.hpp"
@@ -16,6 +17,10 @@
 #include "divbench/kernels/timed_kernel.hpp"
 
 namespace divbench {
+
+// The lanes' path in the no-divergence control (kway_control_kernel): never equal to a step q < 32,
+// so every lane runs every step; its parameters sit in slot kControlPath % 32.
+inline constexpr std::uint8_t kControlPath = kWarpLanes;
 
 struct KwayParams {
   std::int32_t k = 1;
@@ -36,11 +41,26 @@ KwayParams make_kway_params(Body body, int k, const LaneAssignment& lanes);
 // Bodies that read a table get one device copy per device, made at the first launch.
 TimedKernel kway_timed_kernel(Body body, const KwayParams& p, int placement);
 
+// The no-divergence control (kway_control_kernel, kernels/kway/kway.cuh): the same loop over k paths,
+// every lane on every path, each step running the body for n iterations under a full __syncwarp.
+// Throws std::invalid_argument for k outside 1..32.
+KwayParams make_kway_control_params(Body body, int k, std::uint32_t n);
+
+// The control kernel of `body` at `placement` as a TimedKernel (parameters from make_kway_control_params).
+TimedKernel kway_control_timed_kernel(Body body, const KwayParams& p, int placement);
+
+// What lane `lane` of the control must produce.
+float kway_control_reference(Body body, const KwayParams& p, int lane);
+
 // The table a body reads (mem_divergent: 2^21 small floats from a fixed seed; other bodies: empty).
 const std::vector<float>& kway_body_table(Body body);
 
 // What lane `lane` must produce (host computation of the same body, same float operations).
 float kway_reference(Body body, const KwayParams& p, int lane);
+
+// A substring of the mangled name of exactly one kernel: kway_kernel<body, placement>, or (control)
+// kway_control_kernel<body, placement> (for the kernel facts: the control's SASS check).
+std::string kway_kernel_needle(Body body, int placement, bool control);
 
 // Largest relative error accepted against kway_reference (0: bit-exact).
 double kway_tolerance(Body body);

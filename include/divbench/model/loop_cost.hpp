@@ -17,7 +17,9 @@
 //   * loops with more than one path per iteration, or without decoded control words.
 // Where the constants come from is recorded with them ("divbench.loop_cost/1").
 #pragma once
+#include <functional>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,10 @@ struct CostConstants {
   int sm = 0;                              // architecture fitted on
   std::optional<double> taken_branch;      // B, cycles; nullopt = not fitted
   std::optional<double> variable_latency;  // W, cycles; nullopt = not fitted (no measured body needs it)
+  // The placement band: how far the measured a of the fitted loops lay below and above their own
+  // placement's prediction, over every code placement of the cost sweep (cycles per iteration).
+  // A prediction's interval is [a - below, a + above]. nullopt: not measured (a fit from s/n).
+  std::optional<double> band_below, band_above;
   json source = json::object();            // measurements and binary the fit used
 };
 
@@ -90,6 +96,26 @@ std::string default_constants_path(const std::string& exe_dir);
 // The constants in `path` ("" = default_constants_path(executable_dir())), and in `used` the file
 // read. nullopt with `why` set when there is no such file or it is not a loop-cost document.
 std::optional<CostConstants> load_constants(const std::string& path, std::string& used, std::string& why);
+
+// A prediction's interval [a - band_below, a + band_above]; {a, a} without a band; nullopt when a is.
+std::optional<std::pair<double, double>> prediction_interval(const CostPrediction& p, const CostConstants& c);
+
+// The general entry (`divbench kernels predict --cubin FILE --function REGEX --json`): every loop
+// (timer retry loops aside) of every function of a divbench.kernels/1 document whose mangled or
+// demangled name matches `function_regex` (std::regex, searched), predicted with `c`:
+// {"loops": [{"function", "sm", "loop_start", "instructions", "stall_sum", "a_predicted", "a_min",
+// "a_max", "a_lower_bound", "status"}]}. UsageError for a bad regex or when nothing matches.
+json predict_loops(const json& facts, const std::string& function_regex, const CostConstants& c);
+
+// Out of sample: the measured a of loops the fit never saw (`--sweep loops`, summary.loops[] = {body,
+// placement, a}) against the prediction from each (body, placement)'s own work loop in `facts` (the
+// function whose mangled name contains needle(body, placement)), with the constants `c`. Returns
+// {"validation": [{body, placement, measured, predicted, a_min, a_max, rel_err, in_interval}],
+//  "oos_points", "oos_median_abs_err", "oos_max_abs_err" (|predicted / measured - 1|),
+//  "oos_within_3pct", "oos_in_interval", "oos_max_interval_rel_width"}. UsageError on a malformed
+// result or a loop the facts do not hold.
+json validate_loops(const json& loops_result, const std::string& loops_path, const json& facts, const CostConstants& c,
+                    const std::function<std::string(const std::string&, int)>& needle);
 
 // The mangled-name needles of kway_kernel<Body> for a body name ("fma_chain" -> {"kway_kernel",
 // "8FmaChainE"}): robust to further template parameters (placements).

@@ -1,9 +1,13 @@
 // The cost decomposition T(k, n) = k * (a*n + b) + c: a is the body's cost per loop iteration, b what
-// divergence itself costs per path (the branch, BSSY/BSYNC, __syncwarp, the loop over paths: all that
-// runs with n = 0), c the fixed cost of the region. Fitted by least squares over the columns k*n, k
+// a path costs besides its body (the loop over paths, the branch, BSSY/BSYNC, the parameter loads,
+// __syncwarp: all that runs with n = 0), c the fixed cost of the region. b is split by the
+// no-divergence control (the same loop over k paths with every lane on every path,
+// kway_control_kernel): its own b is b_loop, the loop over paths, and b - b_loop is b_divergence,
+// what divergence itself costs per path. Fitted by least squares over the columns k*n, k
 // and 1 for each code placement; reported as the median over placements with min and max.
 // Host-only; tested on synthetic points.
 #pragma once
+#include <optional>
 #include <vector>
 
 #include "divbench/core/json_io.hpp"
@@ -27,6 +31,28 @@ struct CostFit {
 CostFit fit_cost(const std::vector<CostSample>& samples);
 
 json to_json(const CostFit& f);
+
+// A fit is linear in n when its largest relative residual is at most kCostLinearMaxRelResidual and b
+// is positive: the compute bodies' fits stay below 0.13 on the H200, mem_divergent's (whose time per
+// iteration grows with n as its table misses more) reach 54 with b < 0. Where a fit is not linear, a,
+// b and c mean nothing and are not published.
+inline constexpr double kCostLinearMaxRelResidual = 0.25;
+bool cost_fit_linear(const CostFit& f);
+
+// One placement of one body: the divergent kernel's fit and, when it ran, the control's.
+struct PlacementCost {
+  int placement = 0;
+  CostFit divergent;
+  std::optional<CostFit> control;
+};
+
+// A body's summary over its placements (the cost sweep's summary.bodies[] less the body's name and
+// prediction): a, b, c, r2 (spread: median, _min, _max), a_se, b_direct; b_cycles_per_path,
+// b_loop_cycles_per_path (the control's b) and b_divergence_cycles_per_path (b - b_loop at the same
+// placement), each with _min, _max over placements and _se (the median over placements of the
+// standard error; for b_divergence sqrt(se_b^2 + se_b_loop^2)); linear_in_n and, where false, the
+// reason in not_linear with a, b, c and the b split null; placements[] the per-placement fits.
+json cost_body_json(const std::vector<PlacementCost>& fits);
 
 // {"<key>": median over fits, "<key>_min": min, "<key>_max": max} for a, b, c, r2 of `fits`, under
 // the names given (e.g. "a_cycles_per_iter").

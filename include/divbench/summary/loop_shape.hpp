@@ -44,6 +44,15 @@ std::optional<int> cubin_sm_for_device(const json& facts, int cc_major, int cc_m
 // cubin, no or several matching functions, no work loop.
 LoopShape work_loop_shape(const json& facts, int sm, const std::string& needle);
 
+// The loop enclosing that work loop (the k-way kernels' loop over paths). std::runtime_error as
+// work_loop_shape, and when the work loop is outermost.
+LoopShape enclosing_loop_shape(const json& facts, int sm, const std::string& needle);
+
+// Equal shapes: the same instruction count, stall sum, taken branches and count per opcode. One line
+// per difference, naming `what`; empty when equal. (The no-divergence control's rule: at every
+// placement its loop over paths and its work loop equal the divergent kernel's.)
+std::vector<std::string> equal_shape_problems(const LoopShape& want, const LoopShape& got, const std::string& what);
+
 // The predication rule at one placement: `single` the single path's loop, `predicated` arms -> the
 // K-arm form's loop. One line per violation; empty when the shapes are equal.
 std::vector<std::string> predication_shape_problems(const LoopShape& single, const std::map<int, LoopShape>& predicated);

@@ -31,3 +31,22 @@ TEST(BodyReferences, EveryLaneDependsOnTheIterationCount) {
     }
   }
 }
+
+TEST(BodyReferences, TheControlRunsTheBodyOncePerPathOnEveryLane) {
+  for (Body b : all_bodies()) {
+    if (kway_tolerance(b) != 0) continue;
+    const KwayParams one = make_kway_control_params(b, 1, 1000), three = make_kway_control_params(b, 3, 1000);
+    const KwayParams more = make_kway_control_params(b, 3, 1001);
+    for (int lane = 0; lane < 32; ++lane) {
+      EXPECT_EQ(one.path_of_lane[lane], kControlPath);
+      const float x = kway_control_reference(b, one, lane);  // one step against three
+      const float r3 = kway_control_reference(b, three, lane);
+      EXPECT_FALSE(same(x, r3)) << body_name(b) << " lane " << lane;
+      EXPECT_FALSE(same(r3, kway_control_reference(b, more, lane))) << body_name(b) << " lane " << lane;
+    }
+    EXPECT_EQ(three.mask_of_path[kControlPath % 32], 0xffffffffu);
+    EXPECT_EQ(three.iters_of_path[kControlPath % 32], 1000u);
+  }
+  EXPECT_THROW(make_kway_control_params(Body::fma_chain, 0, 1), std::invalid_argument);
+  EXPECT_THROW(make_kway_control_params(Body::fma_chain, 33, 1), std::invalid_argument);
+}

@@ -3,6 +3,7 @@
 // occupancy: test_predication_summary.cpp, test_occupancy_summary.cpp.
 #include <gtest/gtest.h>
 
+#include "divbench/summary/cost_fit.hpp"
 #include "harness/experiment.hpp"
 
 using namespace divbench;
@@ -80,6 +81,105 @@ TEST(Finalize, CostRecoversABCPerPlacement) {
   EXPECT_NEAR(body["a"].get<double>(), 28.5, 1e-6);
   EXPECT_TRUE(body.contains("a_predicted"));
   EXPECT_EQ(body["placements"].size(), 2u);
+}
+
+TEST(Finalize, CostSplitsBIntoTheLoopOverPathsAndDivergenceByTheControl) {
+  // Divergent b 180/184 by placement, the control's 163/165: b_divergence 17/19. a and c shared.
+  std::vector<TimedPoint> pts;
+  const double b[2] = {180, 184}, loop[2] = {163, 165};
+  for (int i = 0; i < 2; ++i)
+    for (double n : {0.0, 1000.0, 3000.0})
+      for (int k : {1, 2, 4, 8}) {
+        const json ax{{"body", "fma_chain"}, {"n", static_cast<int>(n)}};
+        json div = ax, ctl = ax;
+        div["region"] = "divergent";
+        ctl["region"] = "control";
+        // The control's points carry a small alternating error: its b gets a standard error.
+        const double noise = (k % 2 ? 0.5 : -0.5) * (n == 0 ? 1 : 0);
+        pts.push_back(point(k, k * (28 * n + b[i]) + 700, 4 * i, div));  // --placements 2: 0 and 4
+        pts.push_back(point(k, k * (28 * n + loop[i]) + 700 + noise, 4 * i, ctl));
+      }
+  RunOptions o;
+  o.given = {"--body", "--placements"};
+  o.placements = 2;
+  const ResultRecord r = finalize("sweep", "cost", o, pts);
+  const json& body = r.summary["bodies"][0];
+  EXPECT_TRUE(body["linear_in_n"].get<bool>());
+  EXPECT_NEAR(body["b_cycles_per_path_min"].get<double>(), 180, 1e-6);
+  EXPECT_NEAR(body["b_cycles_per_path_max"].get<double>(), 184, 1e-6);
+  EXPECT_NEAR(body["b_loop_cycles_per_path_min"].get<double>(), 163, 0.5);
+  EXPECT_NEAR(body["b_loop_cycles_per_path_max"].get<double>(), 165, 0.5);
+  EXPECT_NEAR(body["b_divergence_cycles_per_path"].get<double>(), 18, 0.5);  // median of 17 and 19
+  EXPECT_NEAR(body["b_divergence_cycles_per_path_min"].get<double>(), 17, 0.5);
+  EXPECT_NEAR(body["b_divergence_cycles_per_path_max"].get<double>(), 19, 0.5);
+  EXPECT_GT(body["b_loop_cycles_per_path_se"].get<double>(), 0);
+  EXPECT_NEAR(body["b_divergence_cycles_per_path_se"].get<double>(), body["b_loop_cycles_per_path_se"].get<double>(), 1e-6);
+  EXPECT_NEAR(body["a"].get<double>(), 28, 1e-6);  // the divergent fit, not the control's
+  EXPECT_NEAR(body["placements"][1]["b_divergence"].get<double>(), 19, 0.5);
+  EXPECT_NEAR(r.summary["b_divergence_cycles_per_path"].get<double>(), 18, 0.5);
+  EXPECT_NEAR(r.summary["b_cycles_per_path"].get<double>(), 182, 1e-6);
+  // No kernel facts next to this test binary: whether the loops are equal is not known, and says why.
+  EXPECT_TRUE(body["control_loops_equal"].is_null());
+  EXPECT_FALSE(body["control_loops"]["why"].get<std::string>().empty());
+}
+
+TEST(Finalize, CostWithoutControlPointsLeavesTheSplitNull) {
+  std::vector<TimedPoint> pts;  // a result written before the control: no region axis
+  for (double n : {0.0, 1000.0})
+    for (int k : {1, 2, 4}) pts.push_back(point(k, k * (28 * n + 180) + 700, 0, {{"body", "fma_chain"}, {"n", static_cast<int>(n)}}));
+  RunOptions o;
+  o.given = {"--body"};
+  const ResultRecord r = finalize("sweep", "cost", o, pts);
+  const json& body = r.summary["bodies"][0];
+  EXPECT_NEAR(body["b_cycles_per_path"].get<double>(), 180, 1e-6);
+  EXPECT_TRUE(body["b_loop_cycles_per_path"].is_null());
+  EXPECT_TRUE(body["b_divergence_cycles_per_path"].is_null());
+}
+
+TEST(Finalize, CostPublishesNoABCWhereTheFitIsNotLinearInN) {
+  // Time per iteration that grows with n (a table that misses more): no k*(a*n + b) + c fits it.
+  std::vector<TimedPoint> pts;
+  for (double n : {0.0, 100.0, 300.0, 1000.0})
+    for (int k : {1, 2, 4, 8, 16, 32})
+      for (const char* region : {"divergent", "control"})
+        pts.push_back(point(k, k * (180 + 0.4 * n * n) + 1000, 0,
+                            {{"body", "mem_divergent"}, {"n", static_cast<int>(n)}, {"region", region}}));
+  RunOptions o;
+  o.given = {"--body"};
+  o.body = "mem_divergent";
+  const ResultRecord r = finalize("sweep", "cost", o, pts);
+  const json& body = r.summary["bodies"][0];
+  EXPECT_FALSE(body["linear_in_n"].get<bool>());
+  EXPECT_NE(body["not_linear"].get<std::string>().find("max relative residual"), std::string::npos);
+  for (const char* key : {"a", "a_min", "b", "b_max", "c", "b_cycles_per_path", "b_loop_cycles_per_path",
+                          "b_divergence_cycles_per_path", "a_rel_err"})
+    EXPECT_TRUE(body[key].is_null()) << key;
+  EXPECT_NEAR(body["b_direct"].get<double>(), 180, 1e-6);  // n = 0 alone is linear in k
+  EXPECT_TRUE(r.summary["b_cycles_per_path"].is_null());
+  // The fit of each placement stays in placements[] for the record.
+  EXPECT_GT(body["placements"][0]["max_rel_residual"].get<double>(), kCostLinearMaxRelResidual);
+}
+
+TEST(Finalize, LoopsDifferenceTwoIterationCountsPerBodyAndPlacement) {
+  // T(n) = 33 n + 900 at placement 0, 35 n + 950 at placement 4: a = 33 and 35, the fixed part gone.
+  std::vector<TimedPoint> pts;
+  for (int placement : {0, 4})
+    for (std::uint32_t n : {1000u, 5000u}) {
+      const double a = placement == 0 ? 33 : 35, fixed = placement == 0 ? 900 : 950;
+      pts.push_back(point(1, a * n + fixed, placement, {{"body", "int_chain"}, {"n", n}}));
+      pts.back().axes.erase("k");
+    }
+  RunOptions o;
+  o.given = {"--placements"};
+  o.placements = 2;
+  const ResultRecord r = finalize("sweep", "loops", o, pts);
+  const json& loops = r.summary["loops"];
+  ASSERT_EQ(loops.size(), 2u);  // the other bodies have no points
+  EXPECT_EQ(loops[0]["body"], "int_chain");
+  EXPECT_NEAR(loops[0]["a"].get<double>(), 33, 1e-9);
+  EXPECT_NEAR(loops[1]["a"].get<double>(), 35, 1e-9);
+  EXPECT_EQ(loops[1]["placement"], 4);
+  EXPECT_EQ(loops[0]["n2"], 5000);
 }
 
 TEST(Finalize, SamplingPairsModesAndSplitsComputeFromMemory) {

@@ -101,6 +101,11 @@ TEST(OrderProbe, FinalizeFitsTheRuleAndReportsConsistency) {
   EXPECT_TRUE(s["layout_verified"].get<bool>());
   EXPECT_TRUE(s["layout_mismatches"].empty());
   EXPECT_EQ(s["points"], 7);
+  // g = 16 low on either side: the fall-through lanes are 0..15 or 16..31; g = 1 and 31 low on the
+  // two sides: {0}, ~{0}, {0..30}, {31}; the warpsync point ~{31} is another form: 7 of 7 distinct,
+  // 6 distinct fall-through masks (~{31} = {0..30} under bssy).
+  EXPECT_EQ(s["distinct_masks"], 7);
+  EXPECT_EQ(s["distinct_fallthrough_masks"], 6);
   EXPECT_TRUE(s["rule_by_form"]["warpsync"].get<std::string>().find("1 of 1 points") != std::string::npos);
 }
 

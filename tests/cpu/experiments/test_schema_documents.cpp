@@ -147,13 +147,15 @@ TEST(SchemaDocuments, CostTwoBodiesTwoPlacements) {
   for (const char* body : {"fma_chain", "sfu"})
     for (int placement : {0, 4})  // --placements 2: the window's two ends
       for (std::uint32_t n : {0u, 100u, 1000u})
-        for (int k : {1, 2, 4, 8}) {
-          const double a = body[0] == 'f' ? 28 : 40;
-          r.points.push_back(
-              timed(k, k * (a * n + 180 + placement) + 700, placement, {{"body", body}, {"iters_per_path", n}}));
-          r.points.back().axes = {{"body", body}, {"placement", placement}, {"n", n}, {"k", k}};
-        }
+        for (int k : {1, 2, 4, 8})
+          for (const char* region : {"divergent", "control"}) {
+            const double a = body[0] == 'f' ? 28 : 40;
+            const double b = (region[0] == 'd' ? 180 : 163) + placement;
+            r.points.push_back(timed(k, k * (a * n + b) + 700, placement, {{"body", body}, {"iters_per_path", n}}));
+            r.points.back().axes = {{"body", body}, {"placement", placement}, {"n", n}, {"k", k}, {"region", region}};
+          }
   const json doc = document("sweep", "cost", o, std::move(r));
+  EXPECT_NEAR(doc["summary"]["bodies"][1]["b_divergence_cycles_per_path"].get<double>(), 17, 1e-6);
   ASSERT_EQ(doc["summary"]["bodies"].size(), 2u);
   EXPECT_EQ(doc["summary"]["bodies"][0]["placements"].size(), 2u);
   EXPECT_NEAR(doc["summary"]["a_cycles_per_iter"].get<double>(), 28, 1e-6);

@@ -24,6 +24,7 @@ namespace divbench::nvrtc {
 template <class Body, int... Pad>
 __device__ void kway_placements(void**& p, std::integer_sequence<int, Pad...>) {
   ((*p++ = reinterpret_cast<void*>(&kway::kway_kernel<Body, Pad>)), ...);
+  ((*p++ = reinterpret_cast<void*>(&kway::kway_control_kernel<Body, Pad>)), ...);
 }
 
 template <int... Pad>
