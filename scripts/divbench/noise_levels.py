@@ -13,25 +13,27 @@ written into the file beside the levels, with the files the levels came from. do
 evidence and the false-alarm rate measured on quiet sweeps that were not used here."""
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 from pathlib import Path
 
 from divbench import quality as q
 from divbench import results as dr
 from divbench.cli import ArgumentParser, guarded, tool_main
-from divbench.jsonio import write_json
-from divbench.paths import rel
+from divbench.jsonio import InputError, write_json
+from divbench.paths import rel, repo_root
 
 MEMORY_BODIES = ["mem_divergent"]   # tests/cpu check this against the C++ body_touches_memory()
 FIT_FLOORS = {"c_min": 0.0, "r2_min": {"compute": 0.999999, "memory": 0.999}}
 
 
-def levels(files: list[Path], large: float) -> dict:
+def levels(files: list[Path], large: float, commit: str | None = None) -> dict:
     crit = q.Criterion(factor=1, floor_cycles=0, classes={}, memory_bodies=frozenset(MEMORY_BODIES),
                        c_min=0, r2_min={})
     out: dict[str, dict] = {}
     for f in files:
-        r = dr.load_result(f)
+        r = dr.load_result(f) if commit is None else from_commit(commit, f)
         for i, p in enumerate(r.points):
             if "median_cycles" not in p:
                 continue
@@ -51,18 +53,32 @@ def levels(files: list[Path], large: float) -> dict:
     return dict(sorted(out.items()))
 
 
+def from_commit(commit: str, f: Path) -> dr.Result:
+    """The result file `f` (a path in the repository) as committed at `commit` (git show)."""
+    path = rel(f)
+    p = subprocess.run(["git", "-C", str(repo_root()), "show", f"{commit}:{path}"], capture_output=True)
+    if p.returncode != 0:
+        raise InputError(f"{path}: not in commit {commit} ({p.stderr.decode(errors='replace').strip()})")
+    try:
+        data = json.loads(p.stdout)
+    except ValueError as e:
+        raise InputError(f"{path} at {commit}: not valid JSON ({e})") from None
+    return dr.check_result(Path(path), data)
+
+
 def run(args) -> int:
     doc = {
         "schema": q.CRITERION_SCHEMA,
         "what": "quiet-GPU noise levels per class of point and the policy that turns them into a verdict "
                 "(python3 -m divbench.noise_levels; docs/timing.md)",
-        "made_by": "python3 -m divbench.noise_levels " + " ".join(rel(f) for f in args.files),
+        "made_by": "python3 -m divbench.noise_levels " + (f"--from-commit {args.from_commit} " if args.from_commit else "")
+                   + " ".join(rel(f) for f in args.files),
         "factor": args.factor,
         "floor_cycles": args.floor_cycles,
         "large_median_cycles": args.large_median,
         "memory_bodies": MEMORY_BODIES,
         "fit": FIT_FLOORS,
-        "classes": levels(args.files, args.large_median),
+        "classes": levels(args.files, args.large_median, args.from_commit),
     }
     write_json(args.out, doc)
     print(f"wrote {args.out}: {len(doc['classes'])} classes")
@@ -77,6 +93,8 @@ def main(argv=None) -> int:
     ap.add_argument("--factor", type=float, default=4.0)
     ap.add_argument("--floor-cycles", type=float, default=64.0)
     ap.add_argument("--large-median", type=float, default=1e6)
+    ap.add_argument("--from-commit", metavar="SHA",
+                    help="read the files as committed at SHA (git show), not from the working tree")
     return guarded("noise_levels", run, ap.parse_args(argv))
 
 

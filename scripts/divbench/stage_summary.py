@@ -63,7 +63,7 @@ def accuracy(folder: str, t0: float, t1: float, t2: float) -> list[str]:
             if b.get("linear_in_n") is False:
                 line += f" not linear in n ({b.get('not_linear', '')}): a, b, c not published"
             out.append(line)
-    lc_path = os.path.join(folder, "loop_cost.json")
+    lc_path = os.path.join(folder, "loop_cost_fit.json")
     if os.path.exists(lc_path):
         lc = json.loads(open(lc_path, encoding="utf-8").read())
         if "validation" in lc:  # written by 15-accuracy (kernels fit --validation)

@@ -6,9 +6,11 @@
 #                   b_divergence_cycles_per_path (no raw samples: every point keeps its median, min, max, CV)
 #   loops.json      --sweep loops: the validation loops (kernels/validation/, bodies the fit never sees) at
 #                   8 placements, a = (T(5000) - T(1000)) / 4000 each
-#   loop_cost.json  divbench kernels fit --cost cost.json --validation loops.json with the kernel facts of
+#   loop_cost_fit.json  divbench kernels fit --cost cost.json --validation loops.json with the kernel facts of
 #                   this very binary: the constants fitted on the measured a, the placement band, and
-#                   validation[] with oos_median_abs_err and oos_max_abs_err
+#                   validation[] with oos_median_abs_err and oos_max_abs_err. It does not replace
+#                   loop_cost.json (the constants the build carries and results/predicted/ come from) until
+#                   the predictions are regenerated from it (scripts/predict.sh)
 #   sampling.json   --sweep sampling: single vs warp-per-SM medians per body, map and k
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -24,9 +26,9 @@ step loops "$DIVBENCH" --sweep loops --placements 8 --no-samples --quiet --out "
 facts="$(dirname "$DIVBENCH")/kernel_facts.json"
 if [ -f "$facts" ] && [ -f "$G/cost.json" ] && [ -f "$G/loops.json" ]; then
   step fit "$DIVBENCH" kernels fit --cost "$G/cost.json" --validation "$G/loops.json" --facts "$facts" \
-    --out "$G/loop_cost.json"
+    --out "$G/loop_cost_fit.json"
 else
-  note "accuracy: loop_cost.json not written (kernel facts $facts, cost.json or loops.json missing)"
+  note "accuracy: loop_cost_fit.json not written (kernel facts $facts, cost.json or loops.json missing)"
   fail=1
 fi
 t2=$(date +%s.%N)

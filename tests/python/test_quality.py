@@ -50,7 +50,7 @@ def test_committed_h200_results_are_trustworthy():
 def test_the_criterion_is_made_from_quiet_results_by_the_generator(tmp_path):
     """data/noise_criterion.json is what `python3 -m divbench.noise_levels` makes from the files it names."""
     committed = json.loads(quality.criterion_path().read_text())
-    files = committed["made_by"].split()[3:]
+    files = committed["made_by"].split()[3:]   # "--from-commit SHA" and the files
     out = tmp_path / "nc.json"
     p = subprocess.run([sys.executable, "-m", "divbench.noise_levels", *files, "--out", str(out)], cwd=ROOT,
                        capture_output=True, text=True, env={"PYTHONPATH": str(ROOT / "scripts"), "PATH": "/usr/bin:/bin"})
