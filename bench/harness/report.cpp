@@ -11,13 +11,14 @@ void Progress::note(const std::string& line) const {
   if (!quiet_) std::fprintf(stderr, "[divbench] %s\n", line.c_str());
 }
 
+void Progress::warn(const std::string& line) const { std::fprintf(stderr, "[divbench] %s\n", line.c_str()); }
+
 void Progress::point(std::size_t done, std::size_t total, const std::string& name, const PointResult& r) const {
   // A warp-per-SM launch whose warps shared an SM is said even under --quiet: its samples are not
   // what the mode promises (another context held SMs, or the scheduler placed two blocks together).
   const int shared = r.timed ? r.point.extra.value("launches_with_shared_sm", 0) : 0;
   if (shared > 0)
-    std::fprintf(stderr, "[divbench] warning: %s: %d launch(es) ran two warps on one SM (warp-per-sm sampling)\n",
-                 name.c_str(), shared);
+    warn("warning: " + name + ": " + std::to_string(shared) + " launch(es) ran two warps on one SM (warp-per-sm sampling)");
   if (quiet_) return;
   if (r.timed)
     std::fprintf(stderr, "[divbench] (%zu/%zu) %s: median %.0f cycles, cv %.2e, %.0f MHz%s\n", done, total,

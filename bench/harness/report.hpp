@@ -13,6 +13,8 @@ class Progress {
  public:
   explicit Progress(bool quiet) : quiet_(quiet) {}
   void note(const std::string& line) const;
+  // Said even under --quiet: what makes a result not what it seems (disturbed points, the verdict).
+  void warn(const std::string& line) const;
   void point(std::size_t done, std::size_t total, const std::string& name, const PointResult& r) const;
 
  private:

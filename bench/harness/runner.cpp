@@ -42,20 +42,19 @@ struct Job {
   std::vector<std::string> timed_names, raw_names;  // benchmark names of record.points / points_extra
 };
 
-void say(const std::string& line) { std::fprintf(stderr, "[divbench] %s\n", line.c_str()); }
 
 // One stderr line per disturbed point and the verdict line (also under --quiet: a result that is not
 // to be trusted is never silent). Returns 1 when the result is not trustworthy.
-int report_verdict(const json& q, const std::vector<std::string>& names, const std::string& experiment,
-                   const std::string& path) {
+int report_verdict(const Progress& progress, const json& q, const std::vector<std::string>& names,
+                   const std::string& experiment, const std::string& path) {
   for (const auto& d : q["disturbed"]) {
     const std::size_t i = d["index"].get<std::size_t>();
     std::string why;
     for (const auto& r : d["reasons"]) why += (why.empty() ? "" : "; ") + r.get<std::string>();
-    say("DISTURBED " + (i < names.size() ? names[i] : "point " + std::to_string(i)) + ": " + why);
+    progress.warn("DISTURBED " + (i < names.size() ? names[i] : "point " + std::to_string(i)) + ": " + why);
   }
   if (q["trustworthy"].get<bool>()) {
-    say("verdict " + experiment + ": trustworthy (" + std::to_string(q["points_remeasured"].get<int>()) +
+    progress.warn("verdict " + experiment + ": trustworthy (" + std::to_string(q["points_remeasured"].get<int>()) +
         " point(s) re-measured)");
     return 0;
   }
@@ -169,7 +168,9 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
         }
         PointResult r;
         for (auto _ : st) {
-          r = measure_point(j->points[i], j->record, policy, name, say, [] { return interrupted_signal() != 0; });
+          r = measure_point(j->points[i], j->record, policy, name,
+                            [&progress](const std::string& line) { progress.warn(line); },
+                            [] { return interrupted_signal() != 0; });
           st.SetIterationTime(r.seconds);
         }
         if (opts.metrics && j->points[i].launch_once) {
@@ -250,7 +251,7 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
     if (!path.empty()) progress.note("wrote " + path);
     std::vector<std::string> names = j->timed_names;
     names.insert(names.end(), j->raw_names.begin(), j->raw_names.end());
-    untrustworthy += report_verdict(j->record.quality, names, j->exp->name, path);
+    untrustworthy += report_verdict(progress, j->record.quality, names, j->exp->name, path);
   }
   progress.note("total wall " + std::to_string(wall_s) + " s, summed in-kernel region time " +
                 std::to_string(region_s) + " s");
