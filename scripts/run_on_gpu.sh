@@ -16,6 +16,10 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 : "${OUT:=$PWD/out}"
 mkdir -p "$OUT"
+# A remote call carries the bundle packed (scripts/gpu/prepare.sh): unpack it when the folder is absent.
+if [ ! -d .gpubundle ] && [ -f .gpubundle.tar.xz ]; then
+  mkdir -p .gpubundle && tar -C .gpubundle -xJf .gpubundle.tar.xz || exit 1
+fi
 export BUNDLE="$PWD/.gpubundle"
 export BIN="$BUNDLE/bin"
 export DIVBENCH="$BIN/divbench"

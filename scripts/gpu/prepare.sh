@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run HERE (the CPU build machine): build the GPU's tree (CMake preset $DIVBENCH_PRESET, default h200:
 # sm_90, build dir build-<preset>) and gather what the GPU machine needs into .gpubundle/ (ignored by
-# git), which the device tool carries:
+# git), which the device tool carries (packed as .gpubundle.tar.xz):
 #   .gpubundle/bin/   divbench, its kernel_facts.json and the test executables (GPU tests run there)
 #   .gpubundle/lib/   shared libraries the test machine lacks (Google Benchmark)
 #   .gpubundle/share/ extra files stages need (e.g. standalone cubins), if any
@@ -20,6 +20,11 @@ mkdir -p "$b/bin" "$b/lib" "$b/share"
 cp "$build"/divbench "$b/bin/"
 # The co-tenant of the disturbed-measurement stage and GPU test.
 cp "$build"/divbench_cotenant "$b/bin/" 2>/dev/null || echo "prepare: no $build/divbench_cotenant"
+# `divbench attribute`: its CUPTI injection library (loaded from beside divbench) and the programs it
+# is validated on.
+for f in libdivbench_inject.so divbench_attribute_targets divbench_attribute_thrust; do
+  cp "$build/$f" "$b/bin/" 2>/dev/null || echo "prepare: no $build/$f"
+done
 # Its SASS facts (divbench kernels facts, written by the build), read at run time next to the binary.
 cp "$build"/kernel_facts.json "$b/bin/" 2>/dev/null || echo "prepare: no $build/kernel_facts.json (nvdisasm missing)"
 # Test executables that need or use a GPU (the static-pipeline tests read build-tree files and run in CI).
@@ -37,7 +42,15 @@ copy_dep() {  # copy the shared library that $1 resolves for pattern $2
   if [ -n "$path" ] && [ -f "$path" ]; then cp -L "$path" "$b/lib/"; echo "bundled $(basename "$path")"; fi
 }
 copy_dep "$b/bin/divbench" libbenchmark
+# The device tool carries at most 64 MiB with the tree: symbols nobody reads there are dropped.
+find "$b/bin" -type f -executable -exec strip --strip-unneeded {} + 2>/dev/null || true
+strip --strip-unneeded "$b/bin/libdivbench_inject.so" 2>/dev/null || true
 if [ "${DIVBENCH_BUNDLE_CUPTI:-0}" = 1 ]; then
   for l in libcupti.so.13 libnvperf_host.so libnvperf_target.so; do cp -L "/usr/local/cuda/lib64/$l" "$b/lib/"; done
 fi
 du -sh "$b" | awk '{print ".gpubundle: " $1}'
+# The same, packed: what a remote GPU call carries (the device tool takes 64 MiB with the tracked tree);
+# scripts/run_on_gpu.sh unpacks it when .gpubundle/ is not there.
+rm -f .gpubundle.tar.xz
+tar -C "$b" -cJf .gpubundle.tar.xz .
+du -sh .gpubundle.tar.xz | awk '{print ".gpubundle.tar.xz: " $1}'
