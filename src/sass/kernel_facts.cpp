@@ -24,13 +24,13 @@ std::optional<int> LoopFacts::stall_sum() const {
   return s;
 }
 
-namespace {
-
 std::string demangle(const std::string& name) {
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
   return status == 0 && d ? std::string(d.get()) : name;
 }
+
+namespace {
 
 // Name of the entry (function or subroutine) whose code holds block b: follow immediate dominators
 // up to the child of the virtual root.

@@ -208,7 +208,10 @@ Cubin disassemble(const std::string& cubin_path, const std::string& nvdisasm, co
   c.path = c.source = cubin_path;
   c.sm = info.sm;
   ListingMeta meta;
-  auto r = run_process({nvdisasm, "-json", file_arg(cubin_path)});
+  std::vector<std::string> json_argv = {nvdisasm, "-json"};
+  if (opt.line_info) json_argv.push_back("-g");
+  json_argv.push_back(file_arg(cubin_path));
+  auto r = run_process(json_argv);
   bool have_json = r.exit_code == 0;
   if (!have_json) {
     const std::string why = r.err + r.out;
@@ -226,6 +229,12 @@ Cubin disassemble(const std::string& cubin_path, const std::string& nvdisasm, co
   }
   c.producer = meta.producer.empty() ? "nvdisasm " + tool_version(nvdisasm) : meta.producer;
   c.toolkit = meta.toolkit;
+  c.source_files = meta.source_files;
+  // An nvdisasm whose -json carries no line table (13.0): the text listing's line comments.
+  if (opt.line_info && c.source_files.empty()) {
+    auto g = run_process({nvdisasm, "-g", "-c", file_arg(cubin_path)});
+    if (g.exit_code == 0) apply_line_table(c.functions, c.source_files, g.out);
+  }
   if (meta.sm && meta.sm != c.sm && c.sm == 0) c.sm = meta.sm;
   return c;
 }

@@ -51,8 +51,22 @@ std::vector<Function> parse_nvdisasm_json(const json& doc, ListingMeta* meta) {
 
 namespace {
 std::vector<Function> parse_document(const json& doc, ListingMeta* meta) {
-  if (!doc.is_array() || doc.size() != 2 || !doc[0].is_object() || !doc[1].is_array())
+  if (!doc.is_array() || doc.size() < 2 || doc.size() > 3 || !doc[0].is_object() || !doc[1].is_array())
     throw UsageError("nvdisasm -json output is not [metadata, [functions]]");
+  if (meta && doc.size() == 3 && doc[2].is_object()) {  // -g: the line table's files
+    const auto& t = doc[2];
+    std::vector<std::string> dirs;
+    if (t.contains("directories") && t["directories"].is_array())
+      for (const auto& d : t["directories"]) dirs.push_back(d.is_string() ? d.get<std::string>() : "");
+    if (t.contains("files") && t["files"].is_array())
+      for (const auto& f : t["files"]) {
+        std::string name = f.is_object() ? f.value("file", "") : "";
+        const int dir = f.is_object() ? f.value("dir-idx", -1) : -1;
+        if (dir >= 0 && static_cast<std::size_t>(dir) < dirs.size() && !dirs[dir].empty() && (name.empty() || name[0] != '/'))
+          name = dirs[dir] + "/" + name;
+        meta->source_files.push_back(name);
+      }
+  }
   if (meta) {
     const auto& m = doc[0];
     if (m.contains("SM") && m["SM"].contains("version"))
@@ -75,12 +89,19 @@ std::vector<Function> parse_document(const json& doc, ListingMeta* meta) {
       f.length = jf.at("length").get<std::uint64_t>();
       f.instruction_bytes = slot;
       std::uint64_t off = f.start;
+      int file = -1, line = 0;  // the line table's position holds until the next entry names one
       for (const auto& ji : jf.at("sass-instructions")) {
         Instruction ins;
         ins.offset = off;
         off += static_cast<std::uint64_t>(slot);
         ins.opcode = ji.at("opcode").get<std::string>();
+        if (ji.contains("source-line")) {
+          file = ji.value("source-file-id", -1);
+          line = ji.value("source-line", 0);
+        }
         if (ins.opcode.empty() && slot == 8) continue;  // control word slot
+        ins.source_file = file;
+        ins.source_line = line;
         fill_guard(ins, ji.value("predicate", ""));
         split_opcode(ins.opcode, ins.base, ins.modifiers);
         ins.operands = split_operands(ji.value("operands", ""));

@@ -347,3 +347,51 @@ void merge_text_listing(std::vector<Function>& from_json, const std::vector<Func
 }
 
 }  // namespace divbench::sass
+
+namespace divbench::sass {
+
+void apply_line_table(std::vector<Function>& functions, std::vector<std::string>& files, const std::string& listing) {
+  std::map<std::string, Function*> by_name;
+  for (auto& f : functions) by_name[f.name] = &f;
+  Function* current = nullptr;
+  int file = -1, line = 0;
+  std::map<std::string, int> file_index;
+  for (std::size_t i = 0; i < files.size(); ++i) file_index[files[i]] = static_cast<int>(i);
+  std::istringstream in(listing);
+  std::string text;
+  while (std::getline(in, text)) {
+    const auto a = text.find_first_not_of(" \t");
+    if (a == std::string::npos) continue;
+    const std::string t = text.substr(a);
+    if (t.rfind(".text.", 0) == 0 && t.back() == ':') {  // ".text.<name>:" opens a function
+      const auto it = by_name.find(t.substr(6, t.size() - 7));
+      current = it == by_name.end() ? nullptr : it->second;
+      file = -1, line = 0;
+      continue;
+    }
+    if (t.rfind("//## File \"", 0) == 0) {  // //## File "path", line N[, ...]
+      const auto q = t.find('"', 11);
+      const auto l = t.find(", line ", q == std::string::npos ? 0 : q);
+      if (q == std::string::npos || l == std::string::npos) continue;
+      const std::string path = t.substr(11, q - 11);
+      auto [it, added] = file_index.emplace(path, static_cast<int>(files.size()));
+      if (added) files.push_back(path);
+      file = it->second;
+      line = std::atoi(t.c_str() + l + 7);
+      continue;
+    }
+    if (!current || t.rfind("/*", 0) != 0) continue;  // "/*0040*/  INSTR ;"
+    const auto e = t.find("*/");
+    if (e == std::string::npos) continue;
+    const auto off = parse_integer("0x" + t.substr(2, e - 2));
+    if (!off || *off < 0) continue;
+    for (auto& ins : current->instructions)
+      if (ins.offset == static_cast<std::uint64_t>(*off)) {
+        ins.source_file = file;
+        ins.source_line = line;
+        break;
+      }
+  }
+}
+
+}  // namespace divbench::sass

@@ -47,6 +47,10 @@ struct Instruction {
   bool control_flow = false;     // nvdisasm's "control-flow" attribute (or inferred from base)
   bool subroutine_call = false;  // nvdisasm's "subroutine-call" attribute (CALL)
   std::optional<Encoding> encoding;
+  // Source position from the cubin's line table (nvdisasm -json -g; a -lineinfo or -G build): an
+  // index into Cubin::source_files and a line; source_line 0 = unknown.
+  int source_file = -1;
+  int source_line = 0;
 
   bool has(const std::string& modifier) const;
   bool guarded() const { return !guard.empty(); }
@@ -76,6 +80,7 @@ struct Cubin {
   std::string producer;      // nvdisasm's Producer string, or its --version line
   std::string toolkit;       // ptxas version from .note.nv.tkinfo when present
   std::vector<Function> functions;
+  std::vector<std::string> source_files;  // the line table's files (paths), when disassembled with line info
 };
 
 // Splits "BSSY.RECONVERGENT" into base and modifiers; splits operand text at top-level commas

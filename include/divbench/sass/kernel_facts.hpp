@@ -70,6 +70,8 @@ std::optional<json> load_kernel_facts(const std::string& dir, const std::string&
 std::optional<json> load_kernel_facts(const std::string& dir, std::string& why);
 // Directory of the running executable (/proc/self/exe), "" when unknown.
 std::string executable_dir();
+// The C++ name of a mangled symbol; the symbol itself when it does not demangle.
+std::string demangle(const std::string& name);
 // The functions of the cubin for `sm` whose mangled name contains every needle.
 std::vector<const json*> find_functions(const json& facts, int sm, const std::vector<std::string>& needles);
 
