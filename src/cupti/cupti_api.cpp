@@ -1,4 +1,5 @@
 #include "cupti_api.hpp"
+#include "divbench/cupti/metrics.hpp"
 
 #include <dlfcn.h>
 
@@ -81,3 +82,12 @@ const Api* load_api(std::string* why) {
 }
 
 }  // namespace divbench::cupti
+
+namespace divbench {
+
+std::string cupti_library(std::string* why) {
+  const cupti::Api* api = cupti::load_api(why);
+  return api ? api->path : "";
+}
+
+}  // namespace divbench

@@ -10,6 +10,10 @@
 
 namespace divbench {
 
+// The CUPTI library this process can load (the search of src/cupti/cupti_api.hpp), as a path or the
+// bare soname when the loader's own search found it; "" with `why` set when none loads.
+std::string cupti_library(std::string* why);
+
 // The metrics divbench reads by default (cupti/region.hpp names them): the efficiency ratio and its
 // two sums, the predicated-on ratio and its sum, the branch-uniformity percentage and its two sums.
 const std::vector<std::string>& default_metrics();

@@ -1,0 +1,317 @@
+// divbench attribute: cycles lost to divergence, per branch, in any CUDA program (docs/attribute.md).
+//   attribute [--kernel REGEX] [--out F.json] [--report F.md] -- PROGRAM ARGS...
+//       runs PROGRAM with the CUPTI injection library (SASS metrics per instruction, one process, no
+//       replay), joins the counts with the SASS of the modules it loaded, and ranks the divergent
+//       branches by estimated cycles lost; PROGRAM's output passes through, its exit code is ours.
+//   attribute --static [--json] [--kernel REGEX] FILE...
+//       the branch table of any program, object or cubin from the binary alone (no GPU).
+#include <unistd.h>
+
+#include <algorithm>
+#include <deque>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "cli/command.hpp"
+#include "divbench/attribute/attribution.hpp"
+#include "divbench/attribute/launch.hpp"
+#include "divbench/attribute/report.hpp"
+#include "divbench/core/errors.hpp"
+#include "divbench/core/files.hpp"
+#include "divbench/core/json_io.hpp"
+#include "divbench/core/provenance.hpp"
+#include "divbench/cupti/metrics.hpp"
+#include "divbench/model/issue_cost.hpp"
+#include "divbench/model/loop_cost.hpp"
+#include "divbench/sass/kernel_facts.hpp"
+#include "divbench/sass/nvdisasm.hpp"
+
+namespace {
+
+using namespace divbench;
+namespace fs = std::filesystem;
+
+struct AttributeOptions {
+  std::vector<std::string> args;  // FILE... with --static, else PROGRAM ARGS...
+  std::string kernel = ".";
+  std::string out, report, constants, nvdisasm;
+  std::string save_counts, from_counts;  // keep the raw counts and modules / analyse recorded ones
+  std::size_t top = 20;
+  bool static_only = false, json_out = false, quiet = false;
+};
+
+std::regex kernel_regex(const std::string& r) {
+  try {
+    return std::regex(r);
+  } catch (const std::regex_error& e) {
+    throw UsageError("--kernel: not a regular expression: " + one_line(r) + " (" + e.what() + ")");
+  }
+}
+
+bool matches(const std::regex& re, const std::string& mangled) {
+  return std::regex_search(mangled, re) || std::regex_search(sass::demangle(mangled), re);
+}
+
+void check_outputs(const AttributeOptions& o, const std::vector<std::string>& inputs) {
+  for (const auto& [opt, path] : {std::pair{"--out", o.out}, {"--report", o.report}}) {
+    if (path.empty()) continue;
+    check_output(opt, path, inputs);
+    std::string why;
+    if (!path_is_writable(path, &why)) throw UsageError(std::string(opt) + ": " + why);
+  }
+  if (!o.out.empty() && !o.report.empty() && (o.out == o.report || same_file(o.out, o.report)))
+    throw UsageError("--out and --report name the same file: " + one_line(o.out));
+}
+
+int run_static(const AttributeOptions& o) {
+  if (o.args.empty()) throw UsageError("attribute --static: give at least one program, object or cubin");
+  if (!o.report.empty()) throw UsageError("attribute --static: --report belongs to a run (the static table has no counts)");
+  const std::regex re = kernel_regex(o.kernel);
+  check_outputs(o, o.args);
+  for (const auto& f : o.args) sass::inspect_file(f);
+  const std::string nvdisasm = sass::find_nvdisasm(o.nvdisasm);
+  TempDir tmp;
+  sass::DisassembleOptions dopt;
+  dopt.line_info = true;
+  std::vector<attribute::FunctionBranches> tables;
+  for (const auto& f : o.args)
+    for (const auto& cubin : sass::load_cubins(f, nvdisasm, tmp, dopt)) {
+      const auto analysis = sass::analyze(cubin);
+      for (const auto& fa : analysis.functions)
+        if (matches(re, fa.function->name)) tables.push_back(attribute::branch_table(fa, cubin.sm, cubin.source_files));
+    }
+  if (tables.empty()) throw UsageError("attribute --static: no kernel matches --kernel " + one_line(o.kernel));
+  json doc = attribute::static_document(tables);
+  if (!o.out.empty()) write_json_atomic(o.out, doc);
+  if (o.json_out) std::cout << doc.dump(1) << "\n";
+  else if (!o.quiet) std::cout << attribute::static_console(tables);
+  return kExitOk;
+}
+
+// Every document a recorded run left under `dir` (--save-counts): launches-*.json and counts-*.json.
+attribute::RunCounts read_recorded(const std::string& dir) {
+  if (!fs::is_directory(dir)) throw UsageError("--from-counts: not a directory: " + one_line(dir));
+  std::vector<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    const std::string n = e.path().filename().string();
+    if (e.is_regular_file() && (n.rfind("counts-", 0) == 0 || n.rfind("launches-", 0) == 0) && e.path().extension() == ".json")
+      files.push_back(e.path().string());
+  }
+  if (files.empty()) throw UsageError("--from-counts: no counts-*.json or launches-*.json under " + one_line(dir));
+  std::sort(files.begin(), files.end());
+  attribute::RunCounts all;
+  for (const auto& f : files) merge_counts(all, attribute::read_counts(f));
+  return all;
+}
+
+// The analysed module of one CUPTI cubin CRC, disassembled once.
+struct Module {
+  sass::Cubin cubin;
+  sass::CubinAnalysis analysis;
+};
+
+int run_program(const AttributeOptions& o) {
+  if (o.args.empty() && o.from_counts.empty())
+    throw UsageError("attribute: give the program to run after --, e.g. divbench attribute -- ./app");
+  if (!o.args.empty() && !o.from_counts.empty()) throw UsageError("attribute: --from-counts analyses a recorded run; give no program");
+  if (o.json_out) throw UsageError("attribute: --json belongs to --static (a run writes its JSON with --out)");
+  const std::regex re = kernel_regex(o.kernel);
+  std::vector<std::string> argv = o.args;
+  if (!argv.empty()) argv[0] = attribute::resolve_program(argv[0]);
+  std::vector<std::string> inputs;
+  if (!argv.empty()) inputs.push_back(argv[0]);
+  if (!o.save_counts.empty()) {
+    if (fs::exists(o.save_counts) && (!fs::is_directory(o.save_counts) || !fs::is_empty(o.save_counts)))
+      throw UsageError("--save-counts: " + one_line(o.save_counts) + " exists and is not an empty directory");
+    if (!o.from_counts.empty()) throw UsageError("--save-counts belongs to a run, not to --from-counts");
+  }
+  if (!o.constants.empty()) inputs.push_back(o.constants);
+  check_outputs(o, inputs);
+  std::string used, why;
+  const auto constants = model::load_constants(o.constants, used, why);
+  if (!constants) throw UsageError("attribute: no loop-cost constants (" + why + "); give --constants FILE (divbench.loop_cost/1)");
+  const std::string nvdisasm = sass::find_nvdisasm(o.nvdisasm);
+  std::string inject, cupti_dir;
+  if (o.from_counts.empty()) {
+    inject = attribute::find_inject_library();
+    const std::string cupti = cupti_library(&why);
+    if (cupti.empty()) throw UsageError("attribute: " + why + "; set DIVBENCH_CUPTI_LIB to libcupti.so");
+    cupti_dir = cupti.find('/') == std::string::npos ? "" : fs::path(cupti).parent_path().string();
+  }
+
+  TempDir tmp;
+  attribute::RunCounts counts;
+  attribute::ProgramRun run;
+  json runs = json::array();
+  if (!o.from_counts.empty()) {
+    counts = read_recorded(o.from_counts);
+  } else {
+    // 1. Discovery: the program as it is (its output passes through), its kernels and modules.
+    if (!o.quiet) std::cerr << "divbench attribute: running " << one_line(argv[0]) << " to find its kernels\n";
+    const std::string disc_dir = tmp.path() + "/discover";
+    run = attribute::run_injected(argv, inject, disc_dir, cupti_dir, "", false);
+    runs.push_back({{"target", nullptr}, {"exit_code", run.exit_code}, {"wall_s", run.wall_s}});
+    attribute::RunCounts found;
+    try {
+      found = attribute::collect_counts(disc_dir, run, "launches");
+    } catch (const UsageError& e) {
+      if (run.exit_code == 0) throw;
+      std::cerr << "divbench: " << e.what() << "\n";  // the program failed: its exit code is ours
+      return run.exit_code;
+    }
+    std::vector<std::string> targets;
+    for (const auto& [name, n] : found.launches)
+      if (matches(re, name)) targets.push_back(name);
+    if (targets.empty())
+      throw UsageError("attribute: no kernel that ran matches --kernel " + one_line(o.kernel) + " (" +
+                       std::to_string(found.launches.size()) + " kernel(s) ran)");
+    counts = found;
+    // 2. One more run per kernel, that kernel instrumented (see src/attribute/inject/inject.cpp: CUPTI
+    // patches one function per process); the program's output goes to a log.
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      if (!o.quiet)
+        std::cerr << "divbench attribute: kernel " << i + 1 << "/" << targets.size() << ": "
+                  << one_line(sass::demangle(targets[i]).substr(0, 100)) << "\n";
+      const std::string dir = tmp.path() + "/k" + std::to_string(i + 1);
+      const attribute::ProgramRun r = attribute::run_injected(argv, inject, dir, cupti_dir, targets[i], true);
+      runs.push_back({{"target", targets[i]}, {"exit_code", r.exit_code}, {"wall_s", r.wall_s}});
+      if (r.exit_code != run.exit_code)
+        std::cerr << "divbench attribute: WARNING the run for " << one_line(sass::demangle(targets[i]).substr(0, 80))
+                  << " ended with exit code " << r.exit_code << ", the first with " << run.exit_code
+                  << ": the program does not repeat itself\n";
+      attribute::RunCounts c = attribute::collect_counts(dir, r, "counts");
+      c.launches.clear();  // the discovery run's launch counts stand
+      c.functions.erase(std::remove_if(c.functions.begin(), c.functions.end(),
+                                       [&](const attribute::FunctionCounts& f) { return f.name != targets[i]; }),
+                        c.functions.end());
+      merge_counts(counts, c);
+    }
+    if (!o.save_counts.empty()) {
+      fs::create_directories(o.save_counts);
+      fs::copy(tmp.path(), o.save_counts, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+    }
+  }
+
+  std::map<std::uint32_t, std::unique_ptr<Module>> modules;
+  std::deque<attribute::FunctionBranches> tables;
+  std::deque<std::vector<model::IssueCost>> costs;
+  std::vector<attribute::KernelAttribution> kernels;
+  std::vector<std::string> not_found;
+  sass::DisassembleOptions dopt;
+  dopt.line_info = true;
+  for (const auto& fc : counts.functions) {
+    if (!matches(re, fc.name)) continue;
+    auto mit = modules.find(fc.crc);
+    if (mit == modules.end()) {
+      const auto cit = counts.cubins.find(fc.crc);
+      std::unique_ptr<Module> m;
+      if (cit != counts.cubins.end()) {
+        m = std::make_unique<Module>();
+        m->cubin = sass::disassemble(cit->second, nvdisasm, dopt);
+        m->analysis = sass::analyze(m->cubin);
+      }
+      mit = modules.emplace(fc.crc, std::move(m)).first;
+    }
+    const Module* m = mit->second.get();
+    const sass::FunctionAnalysis* fa = nullptr;
+    if (m)
+      for (const auto& a : m->analysis.functions)
+        if (a.function->name == fc.name) fa = &a;
+    if (!fa) {
+      not_found.push_back(fc.name);
+      continue;
+    }
+    tables.push_back(attribute::branch_table(*fa, m->cubin.sm, m->cubin.source_files));
+    costs.push_back(model::issue_costs(*fa->function, *constants));
+    kernels.push_back(attribute::attribute_kernel(tables.back(), fc, *fa->function, costs.back()));
+  }
+  if (kernels.empty()) {
+    if (!not_found.empty())
+      throw UsageError("attribute: the code of " + one_line(sass::demangle(not_found.front())) + " was not among the modules the program loaded");
+    throw UsageError("attribute: no recorded kernel matches --kernel " + one_line(o.kernel) + " (" +
+                     std::to_string(counts.functions.size()) + " kernel(s) recorded)");
+  }
+
+  std::string command;
+  for (const auto& a : o.args) command += (command.empty() ? "" : " ") + a;
+  double wall_all = 0;
+  for (const auto& r : runs) wall_all += r["wall_s"].get<double>();
+  double total = 0;
+  std::size_t divergent = 0;
+  json jk = json::array();
+  for (const auto& k : kernels) {
+    total += k.cycles_lost;
+    for (const auto& b : k.branches) divergent += b.divergent > 0;
+    jk.push_back(attribute::to_json(k));
+  }
+  const int sm = kernels.front().table->sm;
+  json cost_model{{"file", used},
+                  {"fitted_on", "sm_" + std::to_string(constants->sm)},
+                  {"taken_branch_cycles", constants->taken_branch ? json(*constants->taken_branch) : json(nullptr)},
+                  {"variable_latency_cycles", constants->variable_latency ? json(*constants->variable_latency) : json(nullptr)},
+                  {"summary", "issue cycles per instruction from the control words' stall fields, B per branch, W per "
+                              "variable-latency wait (model/issue_cost.hpp); constants from " + used}};
+  if (constants->sm != sm)
+    cost_model["caveat"] = "constants fitted on sm_" + std::to_string(constants->sm) + ", applied to sm_" + std::to_string(sm);
+  json doc{{"schema", attribute::kAttributeSchema},
+           {"provenance", to_json(make_provenance(this_command_line()))},
+           {"program", {{"command", command}, {"exit_code", run.exit_code}, {"signal", run.signal}, {"wall_s", run.wall_s}}},
+           {"launches", counts.launches},
+           {"device", counts.device},
+           {"collection", {{"method", "CUPTI SASS metrics: per-instruction patching, in the program's own process, no "
+                                      "kernel replay; one run to find the kernels, then one run per kernel attributed "
+                                      "(CUPTI patches one function per process)"},
+                           {"runs", runs},
+                           {"runs_wall_s", wall_all},
+                           {"recorded", o.from_counts.empty() ? json(nullptr) : json(o.from_counts)},
+                           {"metrics", counts.metrics},
+                           {"dropped_records", counts.dropped_records},
+                           {"processes", counts.processes},
+                           {"kernels_ran", counts.functions.size()}}},
+           {"cost_model", cost_model},
+           {"totals", {{"kernels", kernels.size()}, {"divergent_branches", divergent}, {"cycles_lost", total}}},
+           {"kernels", jk}};
+  if (!not_found.empty()) doc["kernels_without_code"] = not_found;
+  if (!o.out.empty()) write_json_atomic(o.out, doc);
+  if (!o.report.empty()) write_text_atomic(o.report, attribute::markdown_report(kernels, doc));
+  if (!o.quiet) {
+    std::cerr << attribute::ranked_table(kernels, o.top);
+    if (!argv.empty())
+      std::cerr << "divbench attribute: " << runs.size() << " runs of " << one_line(argv[0]) << ", " << wall_all
+                << " s in all (the first " << run.wall_s << " s, exit code " << run.exit_code << ")\n";
+    if (counts.dropped_records) std::cerr << "divbench attribute: WARNING " << counts.dropped_records << " records dropped by CUPTI\n";
+  }
+  return run.exit_code;
+}
+
+divbench::cli::Command attribute_command() {
+  divbench::cli::Command c;
+  c.name = "attribute";
+  c.help = "Cycles lost to divergence per branch in any CUDA program (-- PROGRAM ARGS), or its static branch table (--static FILE)";
+  c.setup = [](CLI::App& sub) -> std::function<int()> {
+    auto o = std::make_shared<AttributeOptions>();
+    sub.add_option("args", o->args, "PROGRAM ARGS... (after --), or with --static the programs, objects or cubins");
+    sub.add_flag("--static", o->static_only, "No run: the branch table from the binary alone");
+    sub.add_flag("--json", o->json_out, "--static: the table as JSON on stdout");
+    sub.add_option("--kernel", o->kernel, "Only kernels whose mangled or demangled name matches REGEX");
+    sub.add_option("--out", o->out, "Write the JSON result to FILE (atomically)");
+    sub.add_option("--report", o->report, "Write the markdown report to FILE");
+    sub.add_option("--constants", o->constants, "Loop-cost constants (divbench.loop_cost/1; default: the committed H200 fit)");
+    sub.add_option("--nvdisasm", o->nvdisasm, "Path of nvdisasm");
+    sub.add_option("--save-counts", o->save_counts, "Keep the raw counts and the program's modules in DIR (new or empty)");
+    sub.add_option("--from-counts", o->from_counts, "Analyse the counts a run kept with --save-counts (no program, no GPU)");
+    sub.add_option("--top", o->top, "Rows of the ranked console table")->check(CLI::Range(1, 100000));
+    sub.add_flag("--quiet", o->quiet, "No console table or progress");
+    return [o] { return o->static_only ? run_static(*o) : run_program(*o); };
+  };
+  return c;
+}
+
+}  // namespace
+
+DIVBENCH_REGISTER_COMMAND(attribute_command);

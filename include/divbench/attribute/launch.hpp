@@ -1,0 +1,39 @@
+// Running the user's program under the injection library: its stdout/stderr pass through, its exit
+// status is returned, and the counts it leaves are read back.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "divbench/attribute/counts.hpp"
+
+namespace divbench::attribute {
+
+// The program as execvp would run it: a name with a '/' must be an executable file; a bare name is
+// looked up on PATH. UsageError (one line) when there is none, before anything runs.
+std::string resolve_program(const std::string& name);
+
+// Where libdivbench_inject.so is: $DIVBENCH_INJECT_LIB, else next to the divbench executable, else in
+// its lib/. UsageError when there is none.
+std::string find_inject_library();
+
+struct ProgramRun {
+  int exit_code = 0;       // the program's status; 128 + N when a signal N ended it
+  int signal = 0;          // that signal, 0 when it exited
+  double wall_s = 0;       // from fork to exit
+};
+
+// Runs argv (argv[0] resolved by resolve_program) with the injection library writing into `dir`
+// (created if missing), `target` as the function to instrument ("" = the discovery run), and `ld_dir`
+// (CUPTI's folder) in front of LD_LIBRARY_PATH; waits for it. With `quiet` its stdout and stderr go to
+// `dir`/program.log instead of ours. While it runs, SIGINT/SIGTERM reach it (same process group) and
+// divbench waits for it to end.
+ProgramRun run_injected(const std::vector<std::string>& argv, const std::string& inject_lib, const std::string& dir,
+                        const std::string& ld_dir, const std::string& target, bool quiet);
+
+// What every process of one run left in `dir` (`prefix`-<pid>.json: "launches" for the discovery run,
+// "counts" for a target run), merged; UsageError when a CUPTI failure was recorded (errors-<pid>.txt:
+// its first line, with the permission case named), when the program ran no CUDA code, or when no
+// process wrote its document.
+RunCounts collect_counts(const std::string& dir, const ProgramRun& run, const std::string& prefix);
+
+}  // namespace divbench::attribute

@@ -1,0 +1,118 @@
+// The static branch table: potentially divergent branches, their IPDom, placement and region.
+#include "divbench/attribute/branches.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "divbench/sass/cfg.hpp"
+
+namespace divbench::attribute {
+
+namespace {
+
+// The worst guard record of a branch, in the placement pass's order (before > after > at), an
+// unguarded or unclosed record dominating: what a reader needs to know first.
+int severity(const std::string& p) {
+  if (p == "unguarded") return 5;
+  if (p == "unclosed") return 4;
+  if (p == "before") return 3;
+  if (p == "after") return 2;
+  if (p == "at") return 1;
+  return 0;
+}
+
+// Blocks reachable from the successors of block `b` without entering block `stop` (-1: none).
+std::vector<int> region_blocks(const sass::Cfg& cfg, int b, int stop) {
+  std::vector<char> seen(cfg.blocks.size(), 0);
+  std::vector<int> work;
+  for (int s : cfg.blocks[b].succ)
+    if (s != stop && s >= 0 && s < static_cast<int>(cfg.blocks.size()) && !seen[s]) seen[s] = 1, work.push_back(s);
+  while (!work.empty()) {
+    const int x = work.back();
+    work.pop_back();
+    for (int s : cfg.blocks[x].succ)
+      if (s != stop && s >= 0 && s < static_cast<int>(cfg.blocks.size()) && !seen[s]) seen[s] = 1, work.push_back(s);
+  }
+  std::vector<int> out;
+  for (std::size_t i = 0; i < seen.size(); ++i)
+    if (seen[i]) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+}  // namespace
+
+std::string source_of(const sass::Instruction& ins, const std::vector<std::string>& source_files) {
+  if (ins.source_line <= 0 || ins.source_file < 0 || static_cast<std::size_t>(ins.source_file) >= source_files.size())
+    return "";
+  return source_files[ins.source_file] + ":" + std::to_string(ins.source_line);
+}
+
+FunctionBranches branch_table(const sass::FunctionAnalysis& a, int sm, const std::vector<std::string>& source_files) {
+  const sass::Function& f = *a.function;
+  FunctionBranches out;
+  out.name = f.name;
+  out.sm = sm;
+  // Placement records by branch offset (a branch guarded by two back-to-back regions has two).
+  std::map<std::uint64_t, std::string> placement;
+  for (const auto& r : a.placement.branches) {
+    auto it = placement.find(r.offset);
+    if (it == placement.end() || severity(r.placement) > severity(it->second)) placement[r.offset] = r.placement;
+  }
+  for (std::size_t i = 0; i < f.instructions.size(); ++i) {
+    const auto& ins = f.instructions[i];
+    if (!sass::is_potentially_divergent(ins)) continue;
+    const int b = i < a.cfg.block_of_instruction.size() ? a.cfg.block_of_instruction[i] : -1;
+    if (b < 0) continue;  // unreachable code
+    StaticBranch s;
+    s.index = i;
+    s.pc = ins.offset - f.start;
+    s.text = ins.text();
+    s.indirect = sass::is_indirect_branch(ins);
+    s.source = source_of(ins, source_files);
+    const auto pit = placement.find(ins.offset);
+    s.placement = pit == placement.end() ? "unguarded" : pit->second;
+    s.guarded = s.placement != "unguarded";
+    const int p = a.pd.ipdom.empty() ? -1 : a.pd.ipdom[b];
+    const bool to_exit = p < 0 || p == a.pd.exit;
+    if (!to_exit) {
+      s.ipdom = a.cfg.blocks[p].start - f.start;
+      // Lanes "after" are read past the block's BSYNCs: a BSYNC runs once per arriving path.
+      std::size_t k = a.cfg.blocks[p].first;
+      while (k < a.cfg.blocks[p].last && f.instructions[k].base == "BSYNC") ++k;
+      s.ipdom_index = k;
+    }
+    for (int rb : region_blocks(a.cfg, b, to_exit ? -1 : p))
+      for (std::size_t k = a.cfg.blocks[rb].first; k <= a.cfg.blocks[rb].last; ++k) s.region.push_back(k);
+    std::sort(s.region.begin(), s.region.end());
+    out.branches.push_back(std::move(s));
+  }
+  // Nesting: the number of other branches whose region holds this branch (a loop's own branch,
+  // whose region runs back through it, does not count itself).
+  for (auto& s : out.branches)
+    for (const auto& o : out.branches)
+      if (&o != &s && std::binary_search(o.region.begin(), o.region.end(), s.index) &&
+          !std::binary_search(s.region.begin(), s.region.end(), o.index))
+        ++s.nesting;
+  return out;
+}
+
+json to_json(const StaticBranch& b) {
+  return json{{"pc", b.pc},
+              {"ipdom", b.ipdom ? json(*b.ipdom) : json(nullptr)},
+              {"placement", b.placement},
+              {"guarded", b.guarded},
+              {"source", b.source.empty() ? json(nullptr) : json(b.source)},
+              {"nesting", b.nesting},
+              {"indirect", b.indirect},
+              {"region_instructions", b.region.size()},
+              {"instruction", b.text}};
+}
+
+json to_json(const FunctionBranches& f) {
+  json br = json::array();
+  for (const auto& b : f.branches) br.push_back(to_json(b));
+  return json{{"name", f.name}, {"arch", "sm_" + std::to_string(f.sm)}, {"branches", br}};
+}
+
+}  // namespace divbench::attribute

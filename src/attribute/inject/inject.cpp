@@ -1,0 +1,335 @@
+// libdivbench_inject.so: loaded into a CUDA program by the driver (CUDA_INJECTION64_PATH) when
+// `divbench attribute -- PROGRAM` runs it; it writes into $DIVBENCH_ATTRIBUTE_DIR.
+//
+// Two roles, chosen by $DIVBENCH_ATTRIBUTE_TARGET:
+//   unset   discovery: every kernel launch is counted by function (launches-<pid>.json) and every
+//           module the program loads is saved (cubins/<crc>.cubin: from the executable, its shared
+//           libraries, or compiled at run time by NVRTC or the PTX JIT); nothing is instrumented.
+//   NAME    the function NAME (mangled) is instrumented through CUPTI's SASS metrics from its first
+//           launch on, and its per-instruction counts, summed over every launch, are written at exit
+//           (counts-<pid>.json, "divbench.attribute_counts/1", attribute/counts.hpp).
+// Why one function per process: on the H200 (CUPTI 13.0, driver 580) the SASS metrics API patches only
+// the first function launched after cuptiSassMetricsEnable; later functions, and every function in a
+// later Enable range of the same process, collect nothing, and non-lazy patching collects nothing for
+// the runtime's kernels (measured with a three-kernel program; docs/attribute.md). `divbench attribute`
+// therefore runs the program once to discover its kernels and once more per kernel it attributes.
+// errors-<pid>.txt gets one line per CUPTI failure (e.g. no profiling permission).
+#include <cuda.h>
+#include <cupti.h>
+#include <cupti_pcsampling.h>
+#include <cupti_profiler_target.h>
+#include <cupti_sass_metrics.h>
+#include <cupti_target.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using json = nlohmann::json;
+
+// The metrics, in the order of a counts row after the pc.
+const char* const kMetrics[] = {"smsp__sass_inst_executed", "smsp__sass_thread_inst_executed",
+                                "smsp__sass_thread_inst_executed_pred_on",
+                                "smsp__sass_branch_targets_threads_divergent",
+                                "smsp__sass_branch_targets_threads_uniform"};
+constexpr int kMetricCount = 5;
+
+struct State {
+  std::mutex mu;
+  std::string dir;
+  CUpti_SubscriberHandle subscriber = nullptr;
+  std::map<std::uint64_t, int> metric_slot;    // metric id -> index in kMetrics
+  std::map<std::uint32_t, bool> configured;    // device index -> SetConfig done
+  std::map<CUcontext, std::uint32_t> enabled;  // contexts with collection enabled -> device
+  std::map<CUcontext, bool> failed;            // contexts where enabling failed (not retried)
+  std::string target;                          // the function to instrument ("": discovery)
+  std::map<std::string, std::uint64_t> launches;  // launches per function (symbol name)
+  std::map<std::uint32_t, std::string> cubins; // crc -> file name (relative)
+  // (crc, function name) -> pc -> counts
+  std::map<std::pair<std::uint32_t, std::string>, std::map<std::uint32_t, std::array<std::uint64_t, kMetricCount>>> counts;
+  json device = json::object();
+  std::uint64_t dropped = 0;
+  std::vector<std::string> errors;
+  bool written = false;
+};
+
+State& state() {
+  static State* s = new State;  // never destroyed: atexit handlers may still use it
+  return *s;
+}
+
+// A CUPTI parameter struct: zeroed, with its size set.
+template <class T>
+T params(std::size_t size) {
+  T p{};
+  p.structSize = size;
+  return p;
+}
+
+// DIVBENCH_ATTRIBUTE_DEBUG=1: each step on stderr.
+void debug(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+void debug(const char* fmt, ...) {
+  static const bool on = [] { const char* e = std::getenv("DIVBENCH_ATTRIBUTE_DEBUG"); return e && *e == '1'; }();
+  if (!on) return;
+  va_list ap;
+  va_start(ap, fmt);
+  std::fprintf(stderr, "divbench inject: ");
+  std::vfprintf(stderr, fmt, ap);
+  std::fprintf(stderr, "\n");
+  va_end(ap);
+}
+
+void note_error(State& s, const std::string& what, CUptiResult r) {
+  const char* text = nullptr;
+  cuptiGetResultString(r, &text);
+  s.errors.push_back(what + ": " + (text ? text : "CUPTI error " + std::to_string(static_cast<int>(r))));
+  std::fprintf(stderr, "divbench attribute: %s\n", s.errors.back().c_str());
+}
+
+#define INJECT_TRY(s, call)                 \
+  do {                                      \
+    const CUptiResult r_ = (call);          \
+    if (r_ != CUPTI_SUCCESS) {              \
+      note_error(s, #call, r_);             \
+      return false;                         \
+    }                                       \
+  } while (0)
+
+bool configure_device(State& s, std::uint32_t device) {
+  if (s.configured.count(device)) return s.configured[device];
+  s.configured[device] = false;
+  auto pi = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+  INJECT_TRY(s, cuptiProfilerInitialize(&pi));
+  auto cn = params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+  cn.deviceIndex = device;
+  INJECT_TRY(s, cuptiDeviceGetChipName(&cn));
+  std::vector<CUpti_SassMetrics_Config> configs;
+  for (int m = 0; m < kMetricCount; ++m) {
+    auto gp = params<CUpti_SassMetrics_GetProperties_Params>(CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE);
+    gp.pChipName = cn.pChipName;
+    gp.pMetricName = kMetrics[m];
+    INJECT_TRY(s, cuptiSassMetricsGetProperties(&gp));
+    s.metric_slot[gp.metric.metricId] = m;
+    configs.push_back({gp.metric.metricId, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU});
+  }
+  auto sc = params<CUpti_SassMetricsSetConfig_Params>(CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE);
+  sc.numOfMetricConfig = configs.size();
+  sc.pConfigs = configs.data();
+  sc.deviceIndex = device;
+  INJECT_TRY(s, cuptiSassMetricsSetConfig(&sc));
+  CUdevice dev = 0;
+  char name[256] = {0};
+  int major = 0, minor = 0, sms = 0;
+  if (cuDeviceGet(&dev, static_cast<int>(device)) == CUDA_SUCCESS) {
+    cuDeviceGetName(name, sizeof name, dev);
+    cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+    cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+    cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+  }
+  s.device = json{{"name", name}, {"cc", std::to_string(major) + "." + std::to_string(minor)}, {"sms", sms},
+                  {"chip", cn.pChipName ? cn.pChipName : ""}, {"index", device}};
+  s.configured[device] = true;
+  return true;
+}
+
+bool enable_context(State& s, CUcontext ctx) {
+  std::uint32_t device = 0;
+  INJECT_TRY(s, cuptiGetDeviceId(ctx, &device));
+  if (!configure_device(s, device)) return false;
+  auto en = params<CUpti_SassMetricsEnable_Params>(CUpti_SassMetricsEnable_Params_STRUCT_SIZE);
+  en.ctx = ctx;
+  en.enableLazyPatching = 1;
+  INJECT_TRY(s, cuptiSassMetricsEnable(&en));
+  s.enabled[ctx] = device;
+  debug("enabled on context %p (device %u)", static_cast<void*>(ctx), device);
+  return true;
+}
+
+// Moves CUPTI's records for `ctx` into the state (CUPTI resets them: a later flush adds only what ran
+// since).
+bool collect_records(State& s, CUcontext ctx) {
+  auto dp = params<CUpti_SassMetricsGetDataProperties_Params>(CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE);
+  dp.ctx = ctx;
+  INJECT_TRY(s, cuptiSassMetricsGetDataProperties(&dp));
+  debug("flush context %p: %zu records x %zu instances", static_cast<void*>(ctx), dp.numOfPatchedInstructionRecords, dp.numOfInstances);
+  if (dp.numOfPatchedInstructionRecords > 0 && dp.numOfInstances > 0) {
+    std::vector<CUpti_SassMetrics_Data> data(dp.numOfPatchedInstructionRecords);
+    std::vector<CUpti_SassMetrics_InstanceValue> values(dp.numOfPatchedInstructionRecords * dp.numOfInstances);
+    for (std::size_t i = 0; i < data.size(); ++i) {
+      data[i].structSize = sizeof(CUpti_SassMetrics_Data);
+      data[i].pInstanceValues = &values[i * dp.numOfInstances];
+    }
+    auto fd = params<CUpti_SassMetricsFlushData_Params>(CUpti_SassMetricsFlushData_Params_STRUCT_SIZE);
+    fd.ctx = ctx;
+    fd.numOfPatchedInstructionRecords = data.size();
+    fd.numOfInstances = dp.numOfInstances;
+    fd.pMetricsData = data.data();
+    INJECT_TRY(s, cuptiSassMetricsFlushData(&fd));
+    for (const auto& d : data) {
+      debug("record %u %s 0x%x", d.cubinCrc, d.functionName ? d.functionName : "?", d.pcOffset);
+      auto& row = s.counts[{d.cubinCrc, d.functionName ? d.functionName : ""}][d.pcOffset];
+      for (std::size_t k = 0; k < dp.numOfInstances; ++k) {
+        const auto it = s.metric_slot.find(d.pInstanceValues[k].metricId);
+        if (it != s.metric_slot.end()) row[it->second] += d.pInstanceValues[k].value;
+      }
+      std::free(const_cast<char*>(d.functionName));  // allocated by CUPTI for the caller
+    }
+  }
+  return true;
+}
+
+// Collects what is left for `ctx` and ends collection on it.
+bool flush_context(State& s, CUcontext ctx) {
+  if (!s.enabled.count(ctx)) return true;
+  const bool ok = collect_records(s, ctx);
+  s.enabled.erase(ctx);
+  if (!ok) return false;
+  auto di = params<CUpti_SassMetricsDisable_Params>(CUpti_SassMetricsDisable_Params_STRUCT_SIZE);
+  di.ctx = ctx;
+  INJECT_TRY(s, cuptiSassMetricsDisable(&di));
+  s.dropped += di.numOfDroppedRecords;
+  return true;
+}
+
+void save_cubin(State& s, const void* image, std::size_t size) {
+  if (!image || size == 0) return;
+  CUpti_GetCubinCrcParams p{};
+  p.size = CUpti_GetCubinCrcParamsSize;
+  p.cubinSize = size;
+  p.cubin = image;
+  if (const CUptiResult r = cuptiGetCubinCrc(&p); r != CUPTI_SUCCESS) {
+    note_error(s, "cuptiGetCubinCrc", r);
+    return;
+  }
+  const auto crc = static_cast<std::uint32_t>(p.cubinCrc);
+  if (s.cubins.count(crc)) return;
+  const std::string rel = "cubins/" + std::to_string(crc) + ".cubin";
+  const std::string path = s.dir + "/" + rel;
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  if (FILE* f = std::fopen(tmp.c_str(), "wb")) {
+    const bool ok = std::fwrite(image, 1, size, f) == size;
+    if (std::fclose(f) == 0 && ok && std::rename(tmp.c_str(), path.c_str()) == 0) s.cubins[crc] = rel;
+    else std::remove(tmp.c_str());
+  }
+}
+
+void write_counts(State& s) {
+  if (s.written) return;
+  s.written = true;
+  json doc{{"schema", "divbench.attribute_counts/1"}, {"pid", ::getpid()}, {"device", s.device},
+           {"metrics", json::array()}, {"dropped_records", s.dropped}, {"cubins", json::array()},
+           {"functions", json::array()}};
+  for (const char* m : kMetrics) doc["metrics"].push_back(m);
+  for (const auto& [crc, file] : s.cubins) doc["cubins"].push_back({{"crc", crc}, {"file", file}});
+  for (const auto& [key, pcs] : s.counts) {
+    json rows = json::array();
+    for (const auto& [pc, v] : pcs) rows.push_back({pc, v[0], v[1], v[2], v[3], v[4]});
+    doc["functions"].push_back({{"crc", key.first}, {"name", key.second}, {"pcs", rows}});
+  }
+  json launches = json::object();
+  for (const auto& [name, n] : s.launches) launches[name] = n;
+  doc["launches"] = launches;
+  doc["target"] = s.target;
+  const std::string pid = std::to_string(::getpid());
+  const std::string path = s.dir + (s.target.empty() ? "/launches-" : "/counts-") + pid + ".json";
+  const std::string tmp = path + ".tmp";
+  if (FILE* f = std::fopen(tmp.c_str(), "w")) {
+    const std::string text = doc.dump();
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (std::fclose(f) == 0 && ok) std::rename(tmp.c_str(), path.c_str());
+    else std::remove(tmp.c_str());
+  }
+  if (!s.errors.empty())
+    if (FILE* f = std::fopen((s.dir + "/errors-" + pid + ".txt").c_str(), "w")) {
+      for (const auto& e : s.errors) std::fprintf(f, "%s\n", e.c_str());
+      std::fclose(f);
+    }
+}
+
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    // One collection range per launch: enabled as the launch enters (the context is current there;
+    // enabling at context creation collects nothing) and, once the kernel has run, its records
+    // collected and the range closed. Measured on the H200 (CUPTI 13.0): within one range only the
+    // first function launched is patched, so a range never spans two launches.
+    const auto* info = static_cast<const CUpti_CallbackData*>(data);
+    if (info->callbackSite != CUPTI_API_ENTER || !info->symbolName) return;
+    ++s.launches[info->symbolName];
+    // The target's first launch opens the one collection range of this process (the context is
+    // current here; enabling from the context-creation callback collects nothing).
+    if (!s.target.empty() && s.target == info->symbolName && info->context && !s.enabled.count(info->context) &&
+        !s.failed.count(info->context) && !enable_context(s, info->context))
+      s.failed[info->context] = true;
+    return;
+  }
+  if (domain != CUPTI_CB_DOMAIN_RESOURCE) return;
+  const auto* rd = static_cast<const CUpti_ResourceData*>(data);
+  debug("resource callback %u", static_cast<unsigned>(id));
+  if (id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+    flush_context(s, rd->context);
+  } else if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
+    const auto* m = static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor);
+    debug("module loaded: %zu bytes", m ? m->cubinSize : 0);
+    if (m) save_cubin(s, m->pCubin, m->cubinSize);
+  }
+}
+
+void at_exit() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  debug("at exit: %zu live context(s)", s.enabled.size());
+  std::vector<CUcontext> live;
+  for (const auto& [ctx, dev] : s.enabled) live.push_back(ctx);
+  for (CUcontext ctx : live) flush_context(s, ctx);
+  write_counts(s);
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (s.subscriber) return 1;
+  const char* dir = std::getenv("DIVBENCH_ATTRIBUTE_DIR");
+  if (!dir || !*dir) {
+    std::fprintf(stderr, "divbench attribute: DIVBENCH_ATTRIBUTE_DIR is not set; the injection library does nothing\n");
+    return 0;
+  }
+  s.dir = dir;
+  ::mkdir((s.dir + "/cubins").c_str(), 0700);
+  CUptiResult r = cuptiSubscribe(&s.subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_callback), nullptr);
+  if (r != CUPTI_SUCCESS) {
+    note_error(s, "cuptiSubscribe", r);
+    s.subscriber = nullptr;
+    write_counts(s);
+    return 0;
+  }
+  for (CUpti_CallbackId id : {CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
+                              CUPTI_CBID_RESOURCE_MODULE_LOADED})
+    if ((r = cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE, id)) != CUPTI_SUCCESS) note_error(s, "cuptiEnableCallback", r);
+  // Every driver entry that launches a kernel (the runtime's launches go through these).
+  for (CUpti_CallbackId id : {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+                              CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+                              CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+                              CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz, CUPTI_DRIVER_TRACE_CBID_cuLaunch,
+                              CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+                              CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz})
+    if ((r = cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id)) != CUPTI_SUCCESS) note_error(s, "cuptiEnableCallback", r);
+  if (const char* t = std::getenv("DIVBENCH_ATTRIBUTE_TARGET"); t && *t) s.target = t;
+  std::atexit(at_exit);
+  return 1;
+}

@@ -1,0 +1,150 @@
+// Running a program under the injection library (attribute/launch.hpp).
+#include "divbench/attribute/launch.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "divbench/core/errors.hpp"
+#include "divbench/core/files.hpp"
+#include "divbench/sass/kernel_facts.hpp"
+
+namespace divbench::attribute {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool executable_file(const std::string& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
+}
+
+}  // namespace
+
+std::string resolve_program(const std::string& name) {
+  if (name.empty()) throw UsageError("attribute: give the program to run after --");
+  if (name.find('/') != std::string::npos) {
+    struct stat st {};
+    if (::stat(name.c_str(), &st) != 0) throw UsageError(one_line(name) + ": no such program");
+    if (!S_ISREG(st.st_mode)) throw UsageError(one_line(name) + ": not a regular file");
+    if (::access(name.c_str(), X_OK) != 0) throw UsageError(one_line(name) + ": not executable");
+    return name;
+  }
+  const char* path = std::getenv("PATH");
+  std::string p = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t a = 0;
+  while (a <= p.size()) {
+    const std::size_t b = p.find(':', a);
+    const std::string d = p.substr(a, b == std::string::npos ? std::string::npos : b - a);
+    const std::string c = (d.empty() ? "." : d) + "/" + name;
+    if (executable_file(c)) return c;
+    if (b == std::string::npos) break;
+    a = b + 1;
+  }
+  throw UsageError(one_line(name) + ": no such program on PATH");
+}
+
+std::string find_inject_library() {
+  if (const char* e = std::getenv("DIVBENCH_INJECT_LIB"); e && *e) {
+    if (!fs::is_regular_file(e)) throw UsageError(std::string("DIVBENCH_INJECT_LIB: no such file: ") + one_line(e));
+    return e;
+  }
+  const std::string dir = sass::executable_dir();
+  for (const std::string& c : {dir + "/libdivbench_inject.so", dir + "/lib/libdivbench_inject.so"})
+    if (fs::is_regular_file(c)) return c;
+  throw UsageError("attribute: libdivbench_inject.so not found next to divbench (a build without CUPTI headers?); set DIVBENCH_INJECT_LIB");
+}
+
+ProgramRun run_injected(const std::vector<std::string>& argv, const std::string& inject_lib, const std::string& dir,
+                        const std::string& ld_dir, const std::string& target, bool quiet) {
+  fs::create_directories(dir);
+  const std::string log = dir + "/program.log";
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::string ld = ld_dir;
+  if (const char* old = std::getenv("LD_LIBRARY_PATH"); old && *old) ld += (ld.empty() ? "" : ":") + std::string(old);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::setenv("CUDA_INJECTION64_PATH", inject_lib.c_str(), 1);
+    ::setenv("DIVBENCH_ATTRIBUTE_DIR", dir.c_str(), 1);
+    if (target.empty()) ::unsetenv("DIVBENCH_ATTRIBUTE_TARGET");
+    else ::setenv("DIVBENCH_ATTRIBUTE_TARGET", target.c_str(), 1);
+    if (quiet) {
+      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      if (fd >= 0) {
+        ::dup2(fd, 1);
+        ::dup2(fd, 2);
+        ::close(fd);
+      }
+    }
+    if (!ld.empty()) ::setenv("LD_LIBRARY_PATH", ld.c_str(), 1);
+    ::execv(args[0], args.data());
+    std::fprintf(stderr, "divbench attribute: cannot run %s: %s\n", args[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  // The terminal's SIGINT reaches the program too: let it decide, and wait for it.
+  struct sigaction ignore {}, old_int {}, old_term {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGINT, &ignore, &old_int);
+  ::sigaction(SIGTERM, &ignore, &old_term);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGTERM, &old_term, nullptr);
+  ProgramRun r;
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status)) r.signal = WTERMSIG(status), r.exit_code = 128 + r.signal;
+  return r;
+}
+
+RunCounts collect_counts(const std::string& dir, const ProgramRun& run, const std::string& prefix) {
+  RunCounts all;
+  std::string first_error;
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string n = e.path().filename().string();
+    if (n.rfind("errors-", 0) == 0 && first_error.empty()) {
+      std::ifstream in(e.path());
+      std::getline(in, first_error);
+    }
+    if (n.rfind(prefix + "-", 0) == 0 && n.size() > 5 && n.substr(n.size() - 5) == ".json") files.push_back(e.path().string());
+  }
+  if (!first_error.empty()) {
+    if (first_error.find("INSUFFICIENT_PRIVILEGES") != std::string::npos || first_error.find("privilege") != std::string::npos)
+      throw UsageError("attribute: no permission to profile this GPU (" + one_line(first_error) +
+                       "); see NVIDIA's ERR_NVGPUCTRPERM note: run as root or set NVreg_RestrictProfilingToAdminUsers=0");
+    throw UsageError("attribute: collection failed in the program: " + one_line(first_error));
+  }
+  if (files.empty()) {
+    if (run.signal)
+      throw UsageError("attribute: the program was ended by signal " + std::to_string(run.signal) + " (" + strsignal(run.signal) +
+                       ") before its counts were written");
+    if (!fs::exists(dir + "/cubins") || fs::is_empty(dir + "/cubins"))
+      throw UsageError("attribute: the program ran no CUDA code (no CUDA context or module was created; exit code " +
+                       std::to_string(run.exit_code) + ")");
+    throw UsageError("attribute: the program ended without writing its counts (exit code " + std::to_string(run.exit_code) +
+                     "; did it call _exit or quick_exit?)");
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) merge_counts(all, read_counts(f));
+  return all;
+}
+
+}  // namespace divbench::attribute

@@ -1,0 +1,165 @@
+// Console, JSON and markdown output of `divbench attribute` (attribute/report.hpp).
+#include "divbench/attribute/report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "divbench/core/files.hpp"
+#include "divbench/sass/kernel_facts.hpp"
+
+namespace divbench::attribute {
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+std::string hexpc(std::uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%04llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+std::string short_name(const std::string& mangled, std::size_t width) {
+  std::string d = sass::demangle(mangled);
+  if (d.size() > width) d = d.substr(0, width - 3) + "...";
+  return d;
+}
+
+// The text of line `n` of `file`, trimmed; "" when the file is not readable here.
+std::string source_line_text(const std::string& where) {
+  const auto colon = where.rfind(':');
+  if (colon == std::string::npos) return "";
+  const std::string file = where.substr(0, colon);
+  const int n = std::atoi(where.c_str() + colon + 1);
+  std::ifstream in(file);
+  std::string line;
+  for (int i = 1; in && std::getline(in, line); ++i)
+    if (i == n) {
+      const auto a = line.find_first_not_of(" \t");
+      return a == std::string::npos ? "" : line.substr(a);
+    }
+  return "";
+}
+
+std::string opt(const std::optional<double>& v, const char* f) { return v ? fmt(f, *v) : "-"; }
+
+}  // namespace
+
+json static_document(const std::vector<FunctionBranches>& kernels) {
+  json k = json::array();
+  for (const auto& f : kernels) k.push_back(to_json(f));
+  return json{{"schema", kStaticSchema}, {"kernels", k}};
+}
+
+std::string static_console(const std::vector<FunctionBranches>& kernels) {
+  std::ostringstream o;
+  for (const auto& f : kernels) {
+    o << "sm_" << f.sm << "  " << short_name(f.name, 90) << ": " << f.branches.size() << " potentially divergent branch(es)\n";
+    for (const auto& b : f.branches)
+      o << "  pc " << hexpc(b.pc) << "  ipdom " << (b.ipdom ? hexpc(*b.ipdom) : std::string("exit  ")) << "  "
+        << b.placement << (b.guarded ? "" : " (unguarded)") << "  nesting " << b.nesting << "  "
+        << (b.source.empty() ? "(no line info)" : b.source) << "  " << b.text << "\n";
+  }
+  return o.str();
+}
+
+std::vector<const BranchCost*> ranked(const std::vector<KernelAttribution>& kernels,
+                                      std::vector<const KernelAttribution*>* owner) {
+  std::vector<std::pair<const BranchCost*, const KernelAttribution*>> all;
+  for (const auto& k : kernels)
+    for (const auto& b : k.branches)
+      if (b.divergent > 0) all.emplace_back(&b, &k);
+  std::stable_sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.first->cycles_lost > y.first->cycles_lost; });
+  std::vector<const BranchCost*> out;
+  for (const auto& [b, k] : all) {
+    out.push_back(b);
+    if (owner) owner->push_back(k);
+  }
+  return out;
+}
+
+std::string ranked_table(const std::vector<KernelAttribution>& kernels, std::size_t top) {
+  std::vector<const KernelAttribution*> owner;
+  const auto rows = ranked(kernels, &owner);
+  double total = 0;
+  for (const auto& k : kernels) total += k.cycles_lost;
+  std::ostringstream o;
+  if (rows.empty()) {
+    o << "No divergent branch executed (" << kernels.size() << " kernel(s) measured).\n";
+    return o.str();
+  }
+  char line[512];
+  std::snprintf(line, sizeof line, "%-4s %-34s %-8s %-26s %10s %7s %6s %15s %9s %14s %s\n", "rank", "kernel", "pc", "source",
+                "execs", "div%", "paths", "lanes b/in/a", "placement", "cycles lost", "");
+  o << line;
+  for (std::size_t i = 0; i < rows.size() && i < top; ++i) {
+    const BranchCost& b = *rows[i];
+    std::string src = b.branch->source.empty() ? "-" : b.branch->source;
+    if (src.size() > 26) src = "..." + src.substr(src.size() - 23);
+    const std::string lanes = fmt("%.1f", b.active_before) + "/" + opt(b.active_inside, "%.1f") + "/" + opt(b.active_after, "%.1f");
+    std::snprintf(line, sizeof line, "%-4zu %-34s %-8s %-26s %10llu %6.1f%% %6s %15s %9s %14.4g %s\n", i + 1,
+                  short_name(owner[i]->table->name, 34).c_str(), hexpc(b.branch->pc).c_str(), src.c_str(),
+                  static_cast<unsigned long long>(b.executions), 100.0 * double(b.divergent) / double(b.executions),
+                  opt(b.paths_mean, "%.2f").c_str(), lanes.c_str(), b.branch->placement.c_str(), b.cycles_lost,
+                  b.lower_bound ? "(lower bound)" : "");
+    o << line;
+  }
+  if (rows.size() > top) o << "... " << rows.size() - top << " more divergent branch(es) in the JSON result\n";
+  o << "Estimated cycles lost to divergence, all kernels: " << fmt("%.4g", total)
+    << " (warp-cycles of issue, summed over warps; nested regions counted once)\n";
+  return o.str();
+}
+
+std::string markdown_report(const std::vector<KernelAttribution>& kernels, const json& run) {
+  std::ostringstream o;
+  o << "# Where does divergence cost this program?\n\n";
+  if (run.contains("program")) o << "Program: `" << run["program"].value("command", "") << "`";
+  if (run.contains("device")) o << " on " << run["device"].value("name", "?") << " (cc " << run["device"].value("cc", "?") << ")";
+  o << "\n\n";
+  if (run.contains("cost_model"))
+    o << "Cost model: " << run["cost_model"].value("summary", "") << "\n\n";
+  std::vector<const KernelAttribution*> owner;
+  const auto rows = ranked(kernels, &owner);
+  o << "## Ranked divergent branches\n\n";
+  if (rows.empty()) o << "No divergent branch executed.\n\n";
+  else {
+    o << "| rank | kernel | pc | source | executions | divergent | mean paths | active lanes before / inside / after | "
+         "region efficiency | reconvergence | est. cycles lost |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const BranchCost& b = *rows[i];
+      o << "| " << i + 1 << " | `" << short_name(owner[i]->table->name, 60) << "` | " << hexpc(b.branch->pc) << " | "
+        << (b.branch->source.empty() ? "-" : "`" + b.branch->source + "`") << " | " << b.executions << " | " << b.divergent
+        << " | " << opt(b.paths_mean, "%.3f") << " | " << fmt("%.2f", b.active_before) << " / " << opt(b.active_inside, "%.2f")
+        << " / " << opt(b.active_after, "%.2f") << " | " << opt(b.region_efficiency, "%.3f") << " | " << b.branch->placement
+        << " | " << fmt("%.4g", b.cycles_lost) << (b.lower_bound ? " (lower bound)" : "") << " |\n";
+    }
+    o << "\n";
+  }
+  o << "## By kernel and source line\n\n";
+  for (const auto& k : kernels) {
+    o << "### `" << short_name(k.table->name, 200) << "` (" << "sm_" << k.table->sm << ")\n\n";
+    o << "Warps: " << k.warps << "; thread instructions per warp instruction: "
+      << (k.inst ? fmt("%.3f", double(k.thread_inst) / double(k.inst)) : "-") << "; divergent branch executions: " << k.divergent
+      << "; estimated cycles lost: " << fmt("%.4g", k.cycles_lost) << "\n\n";
+    for (const auto& b : k.branches) {
+      if (b.executions == 0) continue;
+      o << "- pc " << hexpc(b.branch->pc) << " `" << b.branch->text << "`"
+        << (b.branch->source.empty() ? "" : " at `" + b.branch->source + "`");
+      const std::string text = b.branch->source.empty() ? "" : source_line_text(b.branch->source);
+      if (!text.empty()) o << ": `" << one_line(text) << "`";
+      o << " — " << b.executions << " executions, " << b.divergent << " divergent; reconverges "
+        << b.branch->placement << " its IPDom; est. " << fmt("%.4g", b.cycles_lost) << " cycles lost\n";
+    }
+    o << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace divbench::attribute

@@ -1,0 +1,52 @@
+// Cycles of one warp-pass through each instruction (model/issue_cost.hpp).
+#include "divbench/model/issue_cost.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "divbench/sass/cfg.hpp"
+#include "divbench/sass/control_word.hpp"
+
+namespace divbench::model {
+
+std::vector<IssueCost> issue_costs(const sass::Function& f, const CostConstants& c) {
+  const double B = c.taken_branch.value_or(0);
+  const double W = c.variable_latency.value_or(0);
+  const sass::Cfg cfg = sass::build_cfg(f);
+  std::vector<IssueCost> out(f.instructions.size());
+  for (const auto& block : cfg.blocks) {
+    // Per scoreboard: when it is released (relative issue time in this block), and by a memory access.
+    std::array<double, 6> ready{};
+    std::array<bool, 6> by_memory{};
+    std::array<bool, 6> set{};
+    double t = 0;
+    for (std::size_t k = block.first; k <= block.last && k < f.instructions.size(); ++k) {
+      const auto& ins = f.instructions[k];
+      IssueCost& cost = out[k];
+      const auto w = sass::scheduling_control(f, k);
+      if (!w) {
+        cost.no_control = true;
+        cost.cycles = 1 + (sass::is_branch(ins) ? B : 0.0);
+        t += cost.cycles;
+        continue;
+      }
+      double issue = t;
+      for (int b = 0; b < 6; ++b) {
+        if (!(w->wait_mask & (1 << b)) || !set[b]) continue;
+        if (by_memory[b]) cost.memory_wait = true;
+        else issue = std::max(issue, ready[b]);
+      }
+      if (w->write_barrier >= 0 && w->write_barrier < 6) {
+        set[w->write_barrier] = true;
+        by_memory[w->write_barrier] = is_memory_access(ins.base);
+        ready[w->write_barrier] = issue + (by_memory[w->write_barrier] ? 0.0 : W);
+      }
+      const double stall = std::max(1, w->stall);
+      cost.cycles = (issue - t) + stall + (sass::is_branch(ins) ? B : 0.0);
+      t = issue + stall + (sass::is_branch(ins) ? B : 0.0);
+    }
+  }
+  return out;
+}
+
+}  // namespace divbench::model
