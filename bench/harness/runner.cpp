@@ -11,6 +11,8 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/core/run_conditions.hpp"
 #include "divbench/core/samples.hpp"
+#include "divbench/model/loop_cost.hpp"
+#include "divbench/sass/kernel_facts.hpp"
 #include "divbench/cuda/check.hpp"
 #include "divbench/cuda/clock.hpp"
 #include "divbench/cuda/device_info.hpp"
@@ -110,6 +112,13 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
     std::vector<std::string> stems_one;
     for (const auto& p : prepared) stems_one.push_back(p.result_name);
     OutputPlan check(opts.out, stems_one);
+    // Google Benchmark's own output file under the same rule: the inputs of this run are the
+    // loop-cost constants (given or the committed file found from the executable).
+    std::vector<std::string> results;
+    for (const auto& s : stems_one)
+      if (!check.path_of(s).empty()) results.push_back(check.path_of(s));
+    check_benchmark_out(gb_args, {opts.loop_cost.empty() ? model::default_constants_path(sass::executable_dir()) : opts.loop_cost},
+                        opts.out, results);
   }
 
   const std::vector<int> devices = resolve_devices(opts.device);  // NoDeviceError (exit 3) without a GPU
