@@ -46,6 +46,7 @@ set(BENCHMARK_ENABLE_WERROR OFF CACHE BOOL "divbench: fetched benchmark without 
 set(BENCHMARK_INSTALL_DOCS OFF CACHE BOOL "divbench: fetched benchmark without docs")
 set(JSON_BuildTests OFF CACHE BOOL "divbench: fetched nlohmann_json without its tests")
 set(JSON_Install OFF CACHE BOOL "divbench: fetched nlohmann_json not installed")
+set(JSON_Diagnostics ON CACHE BOOL "divbench: key paths in the JSON exceptions (also set below for the system package)")
 set(CLI11_BUILD_TESTS OFF CACHE BOOL "divbench: fetched CLI11 without its tests")
 set(CLI11_BUILD_EXAMPLES OFF CACHE BOOL "divbench: fetched CLI11 without examples")
 set(CLI11_BUILD_DOCS OFF CACHE BOOL "divbench: fetched CLI11 without docs")
@@ -89,6 +90,15 @@ endfunction()
 
 divbench_dependency(nlohmann_json 3.9 nlohmann-json3-dev nlohmann_json)
 divbench_alias_target(nlohmann_json::nlohmann_json nlohmann_json)
+# JSON_DIAGNOSTICS=1: the library's exceptions carry the JSON pointer of the offending value
+# ("(/bodies/0/a) type must be number"), so a bad input is refused naming its key. It changes the layout
+# of basic_json, so every translation unit that includes nlohmann/json must see the same value: it is
+# set on the one target they all link (system or fetched), never per target.
+get_target_property(divbench_json_target nlohmann_json::nlohmann_json ALIASED_TARGET)
+if(NOT divbench_json_target)
+  set(divbench_json_target nlohmann_json::nlohmann_json)
+endif()
+set_property(TARGET ${divbench_json_target} APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS JSON_DIAGNOSTICS=1)
 divbench_dependency(CLI11 2.1 libcli11-dev cli11)
 divbench_alias_target(CLI11::CLI11 CLI11)
 divbench_dependency(benchmark 1.6 libbenchmark-dev benchmark)

@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <sstream>
 
 #include "divbench/build_info.hpp"
 #include "divbench/core/errors.hpp"
+#include "divbench/core/files.hpp"
 
 namespace divbench {
 namespace {
@@ -74,6 +76,34 @@ void check_benchmark_flags(const std::vector<std::string>& gb_args) {
     if (!has_value && allowed == kBool) continue;  // a bare boolean flag means true
     if (("|" + allowed + "|").find("|" + value + "|") == std::string::npos)
       throw UsageError(name + "=" + value + ": expected one of " + allowed);
+  }
+}
+
+void check_benchmark_out(const std::vector<std::string>& gb_args, const std::vector<std::string>& inputs,
+                         const std::string& out, const std::vector<std::string>& results) {
+  namespace fs = std::filesystem;
+  const std::string flag = "--benchmark_out";
+  // The same spelling after following every symlink that exists (a target not written yet is
+  // compared by its normalized absolute path).
+  auto resolved = [](const std::string& p) {
+    std::error_code ec;
+    fs::path r = fs::weakly_canonical(fs::absolute(p, ec), ec);
+    return ec ? fs::path(p).lexically_normal() : r;
+  };
+  for (std::size_t i = 1; i < gb_args.size(); ++i) {  // every occurrence: Google Benchmark takes the last
+    const std::string& a = gb_args[i];
+    if (a.rfind(flag + "=", 0) != 0) continue;
+    const std::string file = a.substr(flag.size() + 1);
+    if (file.empty()) throw UsageError(flag + ": needs a value (" + flag + "=...)");
+    if (!out.empty() && (same_file(file, out) || resolved(file) == resolved(out)))
+      throw UsageError(flag + " " + file + " is divbench's own --out: give Google Benchmark a file of its own");
+    for (const auto& r : results)
+      if (same_file(file, r) || resolved(file) == resolved(r))
+        throw UsageError(flag + " " + file + " is a result divbench writes (--out " + out +
+                         "): give Google Benchmark a file of its own");
+    check_output(flag, file, inputs);
+    std::string why;
+    if (!path_is_writable(file, &why)) throw UsageError(flag + ": cannot write " + file + ": " + why);
   }
 }
 

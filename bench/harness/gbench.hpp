@@ -17,6 +17,14 @@ namespace divbench {
 // would add points to the fit) or one it does not know. gb_args[0] is argv[0].
 void check_benchmark_flags(const std::vector<std::string>& gb_args);
 
+// --benchmark_out=FILE, which Google Benchmark writes itself, under divbench's output rule
+// (divbench/core/files.hpp), checked before any GPU work: FILE is none of `inputs` (realpath and hard
+// links included), not a directory or special file, its directory exists and is writable, and it is
+// none of `results` (the files divbench's own --out writes) nor --out itself (`out`). UsageError, one
+// line; creates and removes nothing (the writability probe is removed again).
+void check_benchmark_out(const std::vector<std::string>& gb_args, const std::vector<std::string>& inputs,
+                         const std::string& out, const std::vector<std::string>& results);
+
 // The console reporter divbench shows: Google Benchmark's per-point lines, no CPU context banner.
 // It reads the library's context once, to record whether the library was built in debug mode.
 // Colour only on a terminal (Google Benchmark decides that for its own reporter, not for one passed in).

@@ -438,8 +438,10 @@ int device_sm(const json& result, const std::string& what) {
     const std::string cc = d.at("cc").get<std::string>();
     const auto dot = cc.find('.');
     return std::stoi(cc.substr(0, dot)) * 10 + std::stoi(cc.substr(dot + 1));
-  } catch (const std::exception&) {
-    throw UsageError(what + ": no device compute capability (device.cc)");
+  } catch (const json::exception& e) {  // e.what(): the path of the key that is missing or wrong
+    throw UsageError(what + ": no device compute capability (device.cc): " + e.what());
+  } catch (const std::exception&) {  // std::stoi: a cc that is not MAJOR.MINOR
+    throw UsageError(what + ": device.cc is not MAJOR.MINOR");
   }
 }
 
@@ -457,10 +459,12 @@ CostFit fit_from_cost_result(const json& cost, const std::string& cost_path, con
   if (!cost.contains("summary") || !cost["summary"].contains("bodies") || !cost["summary"]["bodies"].is_array())
     throw UsageError(cost_path + ": no summary.bodies[] (a --sweep cost result)");
   std::vector<MeasuredLoop> measured;
+  std::size_t index = 0;
   for (const auto& b : cost["summary"]["bodies"]) {
+    const std::string where = "/summary/bodies/" + std::to_string(index++);  // the key path, as the json library names it
     if (b.contains("linear_in_n") && b["linear_in_n"] == false) continue;  // no a published: not linear in n
     if (!b.contains("body") || !b.contains("a") || !b["a"].is_number())
-      throw UsageError(cost_path + ": summary.bodies[] entry without body and numeric a");
+      throw UsageError(cost_path + ": (" + where + ") summary.bodies[] entry without body and numeric a");
     const double a = b["a"].get<double>();
     if (!std::isfinite(a) || a <= 0) throw UsageError(cost_path + ": body " + b["body"].get<std::string>() + " has a <= 0");
     const std::string body = b["body"].get<std::string>();
@@ -563,8 +567,8 @@ CostFit fit_from_kway_results(const std::vector<json>& kway, const std::vector<s
       body = r.at("config").at("body").get<std::string>();
       n = r.at("config").at("iters").get<double>();
       s = r.at("fit").at("s").get<double>();
-    } catch (const json::exception&) {
-      throw UsageError(paths[i] + ": not a --sweep k result (config.body, config.iters, fit.s)");
+    } catch (const json::exception& e) {  // e.what(): the path of the key that is missing or wrong
+      throw UsageError(paths[i] + ": not a --sweep k result (config.body, config.iters, fit.s): " + e.what());
     }
     if (!(n > 0) || !(s > 0) || !std::isfinite(s)) throw UsageError(paths[i] + ": fit.s or config.iters not positive");
     auto loop = loops.find(body);  // once per body: the facts are searched per body, not per file
@@ -601,8 +605,8 @@ json validate_loops(const json& loops_result, const std::string& loops_path, con
       body = m.at("body").get<std::string>();
       placement = m.at("placement").get<int>();
       measured = m.at("a").get<double>();
-    } catch (const json::exception&) {
-      throw UsageError(loops_path + ": summary.loops[] entry without body, placement and a");
+    } catch (const json::exception& e) {  // e.what(): the path of the key that is missing or wrong
+      throw UsageError(loops_path + ": summary.loops[] entry without body, placement and a: " + e.what());
     }
     const auto fns = find_functions(facts, sm, {needle(body, placement)});
     if (fns.size() != 1 || !fns.front()->contains("work_loop") || (*fns.front())["work_loop"].is_null())

@@ -182,9 +182,32 @@ def make_inputs(data: Path, craft_tool: str, cubin: str) -> None:
                                 "summary": {"bodies": []}, "points": []},
              "constants_negative": {**consts, "taken_branch_cycles": -1e300},
              "deep": "[" * 100_000 + "]" * 100_000}
+    # A wrong type or a missing key deep inside: the refusal names its key path (JSON_DIAGNOSTICS).
+    cost = json.loads((h200 / "cost.json").read_text(encoding="utf-8"))
+    kway = result_doc()
+    loops = json.loads((h200 / "loops.json").read_text(encoding="utf-8"))
+
+    def edited(doc, edit):
+        d = copy.deepcopy(doc)
+        edit(d)
+        return d
+
+    jdocs.update({
+        "cost_body_number": edited(cost, lambda d: d["summary"]["bodies"][0].update(body=7)),
+        "cost_a_string": edited(cost, lambda d: d["summary"]["bodies"][1].update(a="fast")),
+        "cost_cc_number": edited(cost, lambda d: d["device"].update(cc=9.0)),
+        "kway_body_missing": edited(kway, lambda d: d["config"].pop("body")),
+        "constants_sm_string": {**consts, "sm": "ninety"},
+        "constants_band_string": {**consts, "placement_band_cycles": {"below": "wide", "above": 1.0}},
+        "facts_sm_string": edited(facts, lambda d: [c.update(sm="ninety") for c in d["cubins"]]),
+        "loops_placement_string": edited(loops, lambda d: d["summary"]["loops"][2].update(placement="third")),
+    })
     (data / "json").mkdir()
     for name, doc in jdocs.items():
         (data / "json" / f"{name}.json").write_text(doc if isinstance(doc, str) else json.dumps(doc), encoding="utf-8")
+    # Valid loop-cost constants (the dynamic runs' --loop-cost input) and a hard link to them.
+    shutil.copyfile(h200 / "loop_cost.json", data / "loop_cost.json")
+    os.link(data / "loop_cost.json", data / "loop_cost_hard.json")
     stage = data / "stage_escape"  # a Slurm stage whose task list names a folder outside DIVBENCH_RESULTS
     (stage / "status").mkdir(parents=True)
     (stage / "tasks.tsv").write_text("1\t0\tgpu\t../escape\n")

@@ -158,6 +158,28 @@ TEST(LoopCost, FitRecoversKnownConstants) {
   EXPECT_NE(fit_summary(f).find("sfu"), std::string::npos);
 }
 
+// The json library is built with JSON_DIAGNOSTICS (cmake/Dependencies.cmake): a wrong type or a missing
+// key deep in an input is refused naming its key path, so the user knows which value to fix.
+TEST(LoopCost, MalformedConstantsNameTheKeyPath) {
+  const auto message = [](const std::string& text) {
+    try {
+      constants_from_json(json::parse(text), "c.json");
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string head = R"({"schema": "divbench.loop_cost/1", "sm": 90, "taken_branch_cycles": 5, )";
+  EXPECT_NE(message(head + R"("variable_latency_cycles": 17, "source": {}, "placement_band_cycles": {"below": "wide", "above": 1}})")
+                .find("(/placement_band_cycles/below) type must be number"),
+            std::string::npos);
+  EXPECT_NE(message(head + R"("variable_latency_cycles": 17, "source": {}, "placement_band_cycles": {"below": 1}})")
+                .find("(/placement_band_cycles) key 'above' not found"),
+            std::string::npos);
+  EXPECT_NE(message(head + R"("variable_latency_cycles": [17], "source": {}})").find("(/variable_latency_cycles)"),
+            std::string::npos);
+}
+
 TEST(LoopCost, ManyFilesOfABodyFitAsOneAndStayLinear) {
   // kernels fit --kway with thousands of results (issue 25): the files of one body are one group (the
   // objective costs one simulation per body) and leave-one-out leaves a whole body out, once per body.
