@@ -8,7 +8,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
+#include <functional>
+#include <set>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -42,6 +45,7 @@ struct AttributeOptions {
   std::string out, report, constants, nvdisasm;
   std::string save_counts, from_counts;  // keep the raw counts and modules / analyse recorded ones
   std::size_t top = 20;
+  int jobs = 4;
   bool static_only = false, json_out = false, quiet = false;
 };
 
@@ -93,16 +97,16 @@ int run_static(const AttributeOptions& o) {
   return kExitOk;
 }
 
-// Every document a recorded run left under `dir` (--save-counts): launches-*.json and counts-*.json.
+// Every document a recorded run left under `dir` (--save-counts): counts-*.json.
 attribute::RunCounts read_recorded(const std::string& dir) {
   if (!fs::is_directory(dir)) throw UsageError("--from-counts: not a directory: " + one_line(dir));
   std::vector<std::string> files;
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
     const std::string n = e.path().filename().string();
-    if (e.is_regular_file() && (n.rfind("counts-", 0) == 0 || n.rfind("launches-", 0) == 0) && e.path().extension() == ".json")
+    if (e.is_regular_file() && n.rfind("counts-", 0) == 0 && e.path().extension() == ".json")
       files.push_back(e.path().string());
   }
-  if (files.empty()) throw UsageError("--from-counts: no counts-*.json or launches-*.json under " + one_line(dir));
+  if (files.empty()) throw UsageError("--from-counts: no counts-*.json under " + one_line(dir));
   std::sort(files.begin(), files.end());
   attribute::RunCounts all;
   for (const auto& f : files) merge_counts(all, attribute::read_counts(f));
@@ -112,7 +116,7 @@ attribute::RunCounts read_recorded(const std::string& dir) {
 // The analysed module of one CUPTI cubin CRC, disassembled once.
 struct Module {
   sass::Cubin cubin;
-  sass::CubinAnalysis analysis;
+  std::map<std::string, std::unique_ptr<sass::FunctionAnalysis>> analysed;  // only the functions that ran
 };
 
 int run_program(const AttributeOptions& o) {
@@ -145,20 +149,27 @@ int run_program(const AttributeOptions& o) {
   }
 
   TempDir tmp;
+  const auto t_start = std::chrono::steady_clock::now();
+  double wall_total = 0;  // the runs, from the first start to the last end
   attribute::RunCounts counts;
   attribute::ProgramRun run;
   json runs = json::array();
   if (!o.from_counts.empty()) {
     counts = read_recorded(o.from_counts);
   } else {
-    // 1. Discovery: the program as it is (its output passes through), its kernels and modules.
+    // 1. Discovery: the program as it is (its output passes through): its kernels, its modules, and the
+    // counts of the first kernel it launches.
     if (!o.quiet) std::cerr << "divbench attribute: running " << one_line(argv[0]) << " to find its kernels\n";
-    const std::string disc_dir = tmp.path() + "/discover";
-    run = attribute::run_injected(argv, inject, disc_dir, cupti_dir, "", false);
-    runs.push_back({{"target", nullptr}, {"exit_code", run.exit_code}, {"wall_s", run.wall_s}});
+    const std::string disc_dir = tmp.path() + "/k0";
+    try {
+      run = attribute::run_injected({{argv, disc_dir, "", false}}, inject, cupti_dir, 1).front();
+    } catch (const attribute::Interrupted& i) {
+      return 128 + i.signal;  // the program ended on the signal; nothing is written
+    }
+    runs.push_back({{"target", "(discovery: the first kernel launched)"}, {"exit_code", run.exit_code}, {"wall_s", run.wall_s}});
     attribute::RunCounts found;
     try {
-      found = attribute::collect_counts(disc_dir, run, "launches");
+      found = attribute::collect_counts(disc_dir, run, "counts");
     } catch (const UsageError& e) {
       if (run.exit_code == 0) throw;
       std::cerr << "divbench: " << e.what() << "\n";  // the program failed: its exit code is ours
@@ -170,27 +181,44 @@ int run_program(const AttributeOptions& o) {
     if (targets.empty())
       throw UsageError("attribute: no kernel that ran matches --kernel " + one_line(o.kernel) + " (" +
                        std::to_string(found.launches.size()) + " kernel(s) ran)");
+    const auto keep_only = [&](attribute::RunCounts& c, const std::function<bool(const std::string&)>& keep) {
+      c.functions.erase(std::remove_if(c.functions.begin(), c.functions.end(),
+                                       [&](const attribute::FunctionCounts& f) { return !keep(f.name); }),
+                        c.functions.end());
+    };
+    keep_only(found, [&](const std::string& n) { return matches(re, n); });
     counts = found;
-    // 2. One more run per kernel, that kernel instrumented (see src/attribute/inject/inject.cpp: CUPTI
-    // patches one function per process); the program's output goes to a log.
-    for (std::size_t i = 0; i < targets.size(); ++i) {
-      if (!o.quiet)
-        std::cerr << "divbench attribute: kernel " << i + 1 << "/" << targets.size() << ": "
-                  << one_line(sass::demangle(targets[i]).substr(0, 100)) << "\n";
-      const std::string dir = tmp.path() + "/k" + std::to_string(i + 1);
-      const attribute::ProgramRun r = attribute::run_injected(argv, inject, dir, cupti_dir, targets[i], true);
-      runs.push_back({{"target", targets[i]}, {"exit_code", r.exit_code}, {"wall_s", r.wall_s}});
+    std::set<std::string> done;
+    for (const auto& f : found.functions) done.insert(f.name);
+    // 2. One more run per kernel not yet counted, that kernel instrumented (CUPTI patches one function
+    // per process: src/attribute/inject/inject.cpp), --jobs at a time; their output goes to logs.
+    std::vector<attribute::InjectedRun> more;
+    for (const auto& t : targets)
+      if (!done.count(t)) more.push_back({argv, tmp.path() + "/k" + std::to_string(more.size() + 1), t, true});
+    std::vector<attribute::ProgramRun> results;
+    try {
+      results = attribute::run_injected(more, inject, cupti_dir, o.jobs, [&](std::size_t i) {
+        if (!o.quiet)
+          std::cerr << "divbench attribute: kernel " << i + 1 << "/" << more.size() << ": "
+                    << one_line(sass::demangle(more[i].target).substr(0, 100)) << "\n";
+      });
+    } catch (const attribute::Interrupted& i) {
+      return 128 + i.signal;
+    }
+    for (std::size_t i = 0; i < more.size(); ++i) {
+      const auto& r = results[i];
+      runs.push_back({{"target", more[i].target}, {"exit_code", r.exit_code}, {"wall_s", r.wall_s}});
       if (r.exit_code != run.exit_code)
-        std::cerr << "divbench attribute: WARNING the run for " << one_line(sass::demangle(targets[i]).substr(0, 80))
+        std::cerr << "divbench attribute: WARNING the run for " << one_line(sass::demangle(more[i].target).substr(0, 80))
                   << " ended with exit code " << r.exit_code << ", the first with " << run.exit_code
                   << ": the program does not repeat itself\n";
-      attribute::RunCounts c = attribute::collect_counts(dir, r, "counts");
+      attribute::RunCounts c = attribute::collect_counts(more[i].dir, r, "counts");
       c.launches.clear();  // the discovery run's launch counts stand
-      c.functions.erase(std::remove_if(c.functions.begin(), c.functions.end(),
-                                       [&](const attribute::FunctionCounts& f) { return f.name != targets[i]; }),
-                        c.functions.end());
+      keep_only(c, [&](const std::string& n) { return n == more[i].target; });
       merge_counts(counts, c);
     }
+    const auto t_end = std::chrono::steady_clock::now();
+    wall_total = std::chrono::duration<double>(t_end - t_start).count();
     if (!o.save_counts.empty()) {
       fs::create_directories(o.save_counts);
       fs::copy(tmp.path(), o.save_counts, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
@@ -213,15 +241,18 @@ int run_program(const AttributeOptions& o) {
       if (cit != counts.cubins.end()) {
         m = std::make_unique<Module>();
         m->cubin = sass::disassemble(cit->second, nvdisasm, dopt);
-        m->analysis = sass::analyze(m->cubin);
       }
       mit = modules.emplace(fc.crc, std::move(m)).first;
     }
-    const Module* m = mit->second.get();
+    Module* m = mit->second.get();
     const sass::FunctionAnalysis* fa = nullptr;
     if (m)
-      for (const auto& a : m->analysis.functions)
-        if (a.function->name == fc.name) fa = &a;
+      for (const auto& f : m->cubin.functions)
+        if (f.name == fc.name) {
+          auto& slot = m->analysed[f.name];
+          if (!slot) slot = std::make_unique<sass::FunctionAnalysis>(sass::analyze(f));
+          fa = slot.get();
+        }
     if (!fa) {
       not_found.push_back(fc.name);
       continue;
@@ -239,8 +270,6 @@ int run_program(const AttributeOptions& o) {
 
   std::string command;
   for (const auto& a : o.args) command += (command.empty() ? "" : " ") + a;
-  double wall_all = 0;
-  for (const auto& r : runs) wall_all += r["wall_s"].get<double>();
   double total = 0;
   std::size_t divergent = 0;
   json jk = json::array();
@@ -267,7 +296,8 @@ int run_program(const AttributeOptions& o) {
                                       "kernel replay; one run to find the kernels, then one run per kernel attributed "
                                       "(CUPTI patches one function per process)"},
                            {"runs", runs},
-                           {"runs_wall_s", wall_all},
+                           {"jobs", o.jobs},
+                           {"runs_wall_s", wall_total},
                            {"recorded", o.from_counts.empty() ? json(nullptr) : json(o.from_counts)},
                            {"metrics", counts.metrics},
                            {"dropped_records", counts.dropped_records},
@@ -282,8 +312,8 @@ int run_program(const AttributeOptions& o) {
   if (!o.quiet) {
     std::cerr << attribute::ranked_table(kernels, o.top);
     if (!argv.empty())
-      std::cerr << "divbench attribute: " << runs.size() << " runs of " << one_line(argv[0]) << ", " << wall_all
-                << " s in all (the first " << run.wall_s << " s, exit code " << run.exit_code << ")\n";
+      std::cerr << "divbench attribute: " << runs.size() << " run(s) of " << one_line(argv[0]) << " in " << wall_total
+                << " s (the first " << run.wall_s << " s, exit code " << run.exit_code << ")\n";
     if (counts.dropped_records) std::cerr << "divbench attribute: WARNING " << counts.dropped_records << " records dropped by CUPTI\n";
   }
   return run.exit_code;
@@ -305,6 +335,8 @@ divbench::cli::Command attribute_command() {
     sub.add_option("--nvdisasm", o->nvdisasm, "Path of nvdisasm");
     sub.add_option("--save-counts", o->save_counts, "Keep the raw counts and the program's modules in DIR (new or empty)");
     sub.add_option("--from-counts", o->from_counts, "Analyse the counts a run kept with --save-counts (no program, no GPU)");
+    sub.add_option("--jobs", o->jobs, "Runs of the program at once, one kernel instrumented in each (default 4)")
+        ->check(CLI::Range(1, 64));
     sub.add_option("--top", o->top, "Rows of the ranked console table")->check(CLI::Range(1, 100000));
     sub.add_flag("--quiet", o->quiet, "No console table or progress");
     return [o] { return o->static_only ? run_static(*o) : run_program(*o); };

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <fstream>
 
 #include "divbench/core/errors.hpp"
@@ -66,25 +68,28 @@ std::string find_inject_library() {
   throw UsageError("attribute: libdivbench_inject.so not found next to divbench (a build without CUPTI headers?); set DIVBENCH_INJECT_LIB");
 }
 
-ProgramRun run_injected(const std::vector<std::string>& argv, const std::string& inject_lib, const std::string& dir,
-                        const std::string& ld_dir, const std::string& target, bool quiet) {
-  fs::create_directories(dir);
-  const std::string log = dir + "/program.log";
+namespace {
+
+// One child: the program with the injection library, its output to `dir`/program.log when quiet.
+pid_t start_injected(const InjectedRun& run, const std::string& inject_lib, const std::string& ld_dir) {
+  fs::create_directories(run.dir);
+  const std::string log = run.dir + "/program.log";
   std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  for (const auto& a : run.argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   std::string ld = ld_dir;
   if (const char* old = std::getenv("LD_LIBRARY_PATH"); old && *old) ld += (ld.empty() ? "" : ":") + std::string(old);
-  const auto t0 = std::chrono::steady_clock::now();
   std::fflush(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
+    ::signal(SIGINT, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
     ::setenv("CUDA_INJECTION64_PATH", inject_lib.c_str(), 1);
-    ::setenv("DIVBENCH_ATTRIBUTE_DIR", dir.c_str(), 1);
-    if (target.empty()) ::unsetenv("DIVBENCH_ATTRIBUTE_TARGET");
-    else ::setenv("DIVBENCH_ATTRIBUTE_TARGET", target.c_str(), 1);
-    if (quiet) {
+    ::setenv("DIVBENCH_ATTRIBUTE_DIR", run.dir.c_str(), 1);
+    // The discovery run instruments whichever kernel the program launches first.
+    ::setenv("DIVBENCH_ATTRIBUTE_TARGET", run.target.empty() ? "*first*" : run.target.c_str(), 1);
+    if (run.quiet) {
       const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
       if (fd >= 0) {
         ::dup2(fd, 1);
@@ -97,21 +102,62 @@ ProgramRun run_injected(const std::vector<std::string>& argv, const std::string&
     std::fprintf(stderr, "divbench attribute: cannot run %s: %s\n", args[0], std::strerror(errno));
     ::_exit(127);
   }
-  // The terminal's SIGINT reaches the program too: let it decide, and wait for it.
-  struct sigaction ignore {}, old_int {}, old_term {};
-  ignore.sa_handler = SIG_IGN;
-  ::sigaction(SIGINT, &ignore, &old_int);
-  ::sigaction(SIGTERM, &ignore, &old_term);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  return pid;
+}
+
+volatile sig_atomic_t g_stop = 0;
+void note_stop(int sig) { g_stop = sig; }
+
+}  // namespace
+
+std::vector<ProgramRun> run_injected(const std::vector<InjectedRun>& runs, const std::string& inject_lib,
+                                     const std::string& ld_dir, int jobs,
+                                     const std::function<void(std::size_t)>& started) {
+  std::vector<ProgramRun> out(runs.size());
+  std::vector<std::chrono::steady_clock::time_point> t0(runs.size());
+  std::map<pid_t, std::size_t> running;
+  // A signal is passed on to the programs, which end as they choose; divbench waits for them and
+  // then reports the signal (UsageError-free: the caller sees it in `stopped_by`).
+  struct sigaction stop {}, old_int {}, old_term {};
+  stop.sa_handler = note_stop;
+  ::sigemptyset(&stop.sa_mask);
+  g_stop = 0;
+  ::sigaction(SIGINT, &stop, &old_int);
+  ::sigaction(SIGTERM, &stop, &old_term);
+  std::size_t next = 0;
+  bool forwarded = false;
+  while (next < runs.size() || !running.empty()) {
+    while (!g_stop && next < runs.size() && static_cast<int>(running.size()) < std::max(1, jobs)) {
+      if (started) started(next);
+      t0[next] = std::chrono::steady_clock::now();
+      running[start_injected(runs[next], inject_lib, ld_dir)] = next;
+      ++next;
+    }
+    if (g_stop && !forwarded) {
+      for (const auto& [pid, i] : running) ::kill(pid, g_stop == SIGINT ? SIGINT : SIGTERM);
+      forwarded = true;
+      next = runs.size();
+    }
+    if (running.empty()) break;
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    const auto it = running.find(pid);
+    if (it == running.end()) continue;
+    ProgramRun& r = out[it->second];
+    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0[it->second]).count();
+    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status)) r.signal = WTERMSIG(status), r.exit_code = 128 + r.signal;
+    r.ran = true;
+    running.erase(it);
   }
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGTERM, &old_term, nullptr);
-  ProgramRun r;
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status)) r.signal = WTERMSIG(status), r.exit_code = 128 + r.signal;
-  return r;
+  if (g_stop) throw Interrupted{static_cast<int>(g_stop)};
+  return out;
 }
 
 RunCounts collect_counts(const std::string& dir, const ProgramRun& run, const std::string& prefix) {

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <future>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -211,30 +212,37 @@ Cubin disassemble(const std::string& cubin_path, const std::string& nvdisasm, co
   std::vector<std::string> json_argv = {nvdisasm, "-json"};
   if (opt.line_info) json_argv.push_back("-g");
   json_argv.push_back(file_arg(cubin_path));
+  // The text listing (encodings, labels, BRX targets; with line info its -g line comments, for an
+  // nvdisasm whose -json has no line table: 13.0, 12.x) runs beside the JSON one.
+  std::vector<std::string> text_argv = {nvdisasm, "-c", "-hex"};
+  if (opt.line_info) text_argv.push_back("-g");
+  text_argv.push_back(file_arg(cubin_path));
+  std::future<ProcessResult> text_run;
+  if (opt.encodings || opt.line_info) text_run = std::async(std::launch::async, [&] { return run_process(text_argv); });
   auto r = run_process(json_argv);
   bool have_json = r.exit_code == 0;
   if (!have_json) {
     const std::string why = r.err + r.out;
     const bool no_json_option = why.find("nknown option") != std::string::npos && why.find("json") != std::string::npos;
-    if (!no_json_option) nvdisasm_failed(cubin_path, info.sm, nvdisasm, r);
+    if (!no_json_option) {
+      if (text_run.valid()) text_run.wait();
+      nvdisasm_failed(cubin_path, info.sm, nvdisasm, r);
+    }
   } else {
     c.functions = parse_nvdisasm_json_text(r.out, &meta);
   }
-  if (opt.encodings || !have_json) {
-    auto t = run_process({nvdisasm, "-c", "-hex", file_arg(cubin_path)});
+  const bool text_lines = opt.line_info && meta.source_files.empty();
+  if (opt.encodings || !have_json || text_lines) {
+    auto t = text_run.valid() ? text_run.get() : run_process(text_argv);
     if (t.exit_code != 0) nvdisasm_failed(cubin_path, info.sm, nvdisasm, t);
     auto text_fns = parse_nvdisasm_text(t.out, info.sm);
     if (have_json) merge_text_listing(c.functions, text_fns);
     else c.functions = std::move(text_fns);
+    if (text_lines) apply_line_table(c.functions, meta.source_files, t.out);
   }
   c.producer = meta.producer.empty() ? "nvdisasm " + tool_version(nvdisasm) : meta.producer;
   c.toolkit = meta.toolkit;
   c.source_files = meta.source_files;
-  // An nvdisasm whose -json carries no line table (13.0): the text listing's line comments.
-  if (opt.line_info && c.source_files.empty()) {
-    auto g = run_process({nvdisasm, "-g", "-c", file_arg(cubin_path)});
-    if (g.exit_code == 0) apply_line_table(c.functions, c.source_files, g.out);
-  }
   if (meta.sm && meta.sm != c.sm && c.sm == 0) c.sm = meta.sm;
   return c;
 }

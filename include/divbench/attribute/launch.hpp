@@ -1,6 +1,7 @@
 // Running the user's program under the injection library: its stdout/stderr pass through, its exit
 // status is returned, and the counts it leaves are read back.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,15 +21,30 @@ struct ProgramRun {
   int exit_code = 0;       // the program's status; 128 + N when a signal N ended it
   int signal = 0;          // that signal, 0 when it exited
   double wall_s = 0;       // from fork to exit
+  bool ran = false;
 };
 
-// Runs argv (argv[0] resolved by resolve_program) with the injection library writing into `dir`
-// (created if missing), `target` as the function to instrument ("" = the discovery run), and `ld_dir`
-// (CUPTI's folder) in front of LD_LIBRARY_PATH; waits for it. With `quiet` its stdout and stderr go to
-// `dir`/program.log instead of ours. While it runs, SIGINT/SIGTERM reach it (same process group) and
-// divbench waits for it to end.
-ProgramRun run_injected(const std::vector<std::string>& argv, const std::string& inject_lib, const std::string& dir,
-                        const std::string& ld_dir, const std::string& target, bool quiet);
+// One run of the program: argv (argv[0] resolved by resolve_program), the folder the injection library
+// writes into (created), the function to instrument ("" = the discovery run, which instruments the
+// first kernel the program launches), and whether its stdout/stderr go to `dir`/program.log.
+struct InjectedRun {
+  std::vector<std::string> argv;
+  std::string dir;
+  std::string target;
+  bool quiet = false;
+};
+
+// SIGINT or SIGTERM arrived while programs ran: they were passed the signal and have ended.
+struct Interrupted {
+  int signal;
+};
+
+// Runs `runs`, at most `jobs` at once, with the injection library and `ld_dir` (CUPTI's folder) in
+// front of LD_LIBRARY_PATH; `started(i)` is called as run i starts. Counts do not depend on timing,
+// so runs may share the GPU. Throws Interrupted (after every program ended) on SIGINT/SIGTERM.
+std::vector<ProgramRun> run_injected(const std::vector<InjectedRun>& runs, const std::string& inject_lib,
+                                     const std::string& ld_dir, int jobs,
+                                     const std::function<void(std::size_t)>& started = {});
 
 // What every process of one run left in `dir` (`prefix`-<pid>.json: "launches" for the discovery run,
 // "counts" for a target run), merged; UsageError when a CUPTI failure was recorded (errors-<pid>.txt:

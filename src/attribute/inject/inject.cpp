@@ -1,13 +1,12 @@
 // libdivbench_inject.so: loaded into a CUDA program by the driver (CUDA_INJECTION64_PATH) when
 // `divbench attribute -- PROGRAM` runs it; it writes into $DIVBENCH_ATTRIBUTE_DIR.
 //
-// Two roles, chosen by $DIVBENCH_ATTRIBUTE_TARGET:
-//   unset   discovery: every kernel launch is counted by function (launches-<pid>.json) and every
-//           module the program loads is saved (cubins/<crc>.cubin: from the executable, its shared
-//           libraries, or compiled at run time by NVRTC or the PTX JIT); nothing is instrumented.
-//   NAME    the function NAME (mangled) is instrumented through CUPTI's SASS metrics from its first
-//           launch on, and its per-instruction counts, summed over every launch, are written at exit
-//           (counts-<pid>.json, "divbench.attribute_counts/1", attribute/counts.hpp).
+// Every run counts kernel launches by function and saves every module the program loads
+// (cubins/<crc>.cubin: from the executable, its shared libraries, or compiled at run time by NVRTC or
+// the PTX JIT). $DIVBENCH_ATTRIBUTE_TARGET names the one function to instrument through CUPTI's SASS
+// metrics, from its first launch on ("*first*": whichever kernel is launched first, the discovery run);
+// its per-instruction counts, summed over every launch, are written at exit with the launch counts
+// (counts-<pid>.json, "divbench.attribute_counts/1", attribute/counts.hpp).
 // Why one function per process: on the H200 (CUPTI 13.0, driver 580) the SASS metrics API patches only
 // the first function launched after cuptiSassMetricsEnable; later functions, and every function in a
 // later Enable range of the same process, collect nothing, and non-lazy patching collects nothing for
@@ -243,7 +242,7 @@ void write_counts(State& s) {
   doc["launches"] = launches;
   doc["target"] = s.target;
   const std::string pid = std::to_string(::getpid());
-  const std::string path = s.dir + (s.target.empty() ? "/launches-" : "/counts-") + pid + ".json";
+  const std::string path = s.dir + "/counts-" + pid + ".json";
   const std::string tmp = path + ".tmp";
   if (FILE* f = std::fopen(tmp.c_str(), "w")) {
     const std::string text = doc.dump();
@@ -269,6 +268,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
     const auto* info = static_cast<const CUpti_CallbackData*>(data);
     if (info->callbackSite != CUPTI_API_ENTER || !info->symbolName) return;
     ++s.launches[info->symbolName];
+    if (s.target == "*first*") s.target = info->symbolName;  // the discovery run: the first kernel launched
     // The target's first launch opens the one collection range of this process (the context is
     // current here; enabling from the context-creation callback collects nothing).
     if (!s.target.empty() && s.target == info->symbolName && info->context && !s.enabled.count(info->context) &&
