@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Stage: `divbench attribute` validated on the GPU (docs/attribute.md "Validation").
+#   kway_n<N>.json            divbench --sweep k, fma_chain, k 1,2,4,8,16,32, one placement: measured T(k)
+#   kway_k<K>_n<N>.json       attribute on the same kernel (tests/attribute/targets.cu kway) with .target.json
+#                             (what the program ran): estimated cycles lost per warp vs T(k) - T(1)
+#   predication.json          attribute on the predicated and branchy K=2 kernels (+ .target.json)
+#   lanes.json, lanes/        attribute on kernels with host-known lane counts (+ .target.json);
+#                             lanes/ keeps the raw counts (--save-counts: tests/data/attribute/lanes/ is
+#                             made from it)
+#   thrust.json, thrust.md    attribute on Thrust/CUB (tests/attribute/thrust_cub.cu), its report
+#   thrust_ncu.csv            ncu on the same program: per-launch inst, thread inst, divergent targets
+#   thrust_ncu2.csv           the same again: how much ncu's own counts change from run to run
+#   thrust_one_kernel.json    attribute --kernel on one kernel (the overhead of a targeted question)
+#   timing.txt                wall milliseconds: the plain program (5 runs), each attribute call
+#   validation.json           python3 -m divbench.attribute_validation over the folder
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+G="${GPU_RESULTS:?set by scripts/run_on_gpu.sh}"
+A="$G/attribute"
+rm -rf "$A"
+mkdir -p "$A"
+STAGE=attribute
+source scripts/gpu/lib.sh
+T="$BIN/divbench_attribute_targets"
+TH="$BIN/divbench_attribute_thrust"
+: >"$A/timing.txt"
+timed() {  # timed NAME CMD... : wall milliseconds of CMD into timing.txt
+  local name=$1 t0 t1 rc
+  shift
+  t0=$(date +%s%N)
+  "$@"
+  rc=$?
+  t1=$(date +%s%N)
+  echo "$name $(( (t1 - t0) / 1000000 )) ms rc=$rc" >>"$A/timing.txt"
+  return $rc
+}
+
+# 1. divbench's own k-way kernel: measured T(k), then attributed, at two loop lengths.
+for n in 1000 10000; do
+  step "kway sweep n=$n" "$DIVBENCH" --sweep k --body fma_chain --k 1,2,4,8,16,32 --iters "$n" --placements 1 \
+    --no-samples --quiet --out "$A/kway_n$n.json"
+  for k in 1 2 4 8 16 32; do
+    step "attribute kway k=$k n=$n" timed "kway_k${k}_n$n" "$DIVBENCH" attribute --quiet --kernel kway_kernel \
+      --out "$A/kway_k${k}_n$n.json" -- "$T" kway fma_chain "$k" "$n" 3 >"$A/kway_k${k}_n$n.target.json"
+  done
+done
+
+# 2. Predication: no divergent branch in the predicated kernel's work; the branchy twin diverges.
+step "attribute predication" "$DIVBENCH" attribute --quiet --out "$A/predication.json" -- "$T" predication 1000 3 \
+  >"$A/predication.target.json"
+
+# 3. Host-known lane counts; the raw counts kept for the CPU test of the join on recorded data.
+step "attribute lanes" "$DIVBENCH" attribute --quiet --out "$A/lanes.json" --save-counts "$A/lanes" -- "$T" lanes 2 \
+  >"$A/lanes.target.json"
+
+# 4. Thrust/CUB: the report, ncu's counters on the same launches, and the overhead.
+for i in 1 2 3 4 5; do timed "thrust_plain_$i" "$TH" >/dev/null; done
+step "attribute thrust" timed thrust_attribute "$DIVBENCH" attribute --out "$A/thrust.json" --report "$A/thrust.md" \
+  -- "$TH" >"$A/thrust.stdout" 2>"$A/thrust.stderr"
+# ncu twice: the second run is the control for run-to-run change (decoupled look-back waits).
+for r in 1 2; do
+  step "ncu thrust $r" ncu --metrics smsp__inst_executed.sum,smsp__thread_inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio,smsp__sass_branch_targets_threads_divergent.sum \
+    --csv --print-units base --print-kernel-base mangled --log-file "$A/thrust_ncu$([ $r = 2 ] && echo 2).csv" "$TH" >/dev/null
+done
+top=$(python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+k = max(d['kernels'], key=lambda k: k['cycles_lost'])
+print(k['name'])" "$A/thrust.json" 2>/dev/null)
+if [ -n "$top" ]; then
+  step "attribute thrust one kernel" timed thrust_one_kernel "$DIVBENCH" attribute --quiet --kernel "^${top}\$" \
+    --out "$A/thrust_one_kernel.json" -- "$TH" >/dev/null
+fi
+
+step "validation" python3 -m divbench.attribute_validation "$A" --out "$A/validation.json"
+python3 -c "
+import json, sys
+v = json.load(open(sys.argv[1]))['summary']
+print('attribute: max_cycles_lost_rel_err %.4f, max_ncu_rel_diff %.2e, overhead_ratio %.1f (one kernel %.1f), lanes %s, predication %s'
+      % (v['max_cycles_lost_rel_err'], v['max_ncu_rel_diff'], v['overhead_ratio'], v['overhead_ratio_one_kernel'],
+         v['lanes_ok'], v['predication_ok']))" "$A/validation.json" >>"$RESULTS/summary.txt" 2>&1 || fail=1
+exit $fail

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# `divbench attribute` on the GPU against ground truth (label gpu; exit 77 without a GPU): divbench's own
+# k-way kernel (estimated cycles lost per warp within 10% of the measured T(k) - T(1); none at k = 1),
+# the lane kernels (host-known executions, divergent executions and active lanes), the predicated kernel
+# (no divergent branch) — the checks of python3 -m divbench.attribute_validation on a smaller run.
+#   usage: gpu_test.sh DIVBENCH TARGETS SCRIPTS_DIR
+set -uo pipefail
+divbench=$1 targets=$2 scripts=$3
+if ! nvidia-smi -L >/dev/null 2>&1; then echo "no GPU: skipped"; exit 77; fi
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+"$divbench" --sweep k --body fma_chain --k 1,4 --iters 1000 --placements 1 --no-samples --quiet --out "$d/kway_n1000.json" || exit 1
+for k in 1 4; do
+  "$divbench" attribute --quiet --kernel kway_kernel --out "$d/kway_k${k}_n1000.json" -- "$targets" kway fma_chain "$k" 1000 3 \
+    >"$d/kway_k${k}_n1000.target.json" || exit 1
+done
+"$divbench" attribute --quiet --out "$d/lanes.json" -- "$targets" lanes 2 >"$d/lanes.target.json" || exit 1
+"$divbench" attribute --quiet --out "$d/predication.json" -- "$targets" predication 1000 3 >"$d/predication.target.json" || exit 1
+PYTHONPATH="$scripts" python3 - "$d" <<'PY'
+import sys
+from pathlib import Path
+from divbench import attribute_validation as v
+d = Path(sys.argv[1])
+kway, lanes, pred = v.kway_checks(d), v.lanes_checks(d), v.predication_checks(d)
+for r in kway:
+    print("kway", r["k"], r.get("rel_err"), r["ok"])
+for r in lanes:
+    print("lanes", r["kernel"], r["ok"])
+print("predication", pred["ok"])
+sys.exit(0 if kway and all(r["ok"] for r in kway) and all(r["ok"] for r in lanes) and pred["ok"] else 1)
+PY
