@@ -17,6 +17,7 @@
 
 #include "divbench/core/errors.hpp"
 #include "divbench/core/files.hpp"
+#include "divbench/sass/elf.hpp"
 #include "divbench/sass/parse.hpp"
 
 namespace fs = std::filesystem;
@@ -101,44 +102,18 @@ std::string find_cuobjdump(const std::string& nvdisasm_path) {
   return p;
 }
 
-int sm_from_e_flags(std::uint32_t e_flags, int abi_version) {
-  return static_cast<int>(abi_version >= 8 ? (e_flags >> 8) & 0xff : e_flags & 0xff);
-}
-
 FileInfo inspect_bytes(const std::string& bytes, const std::string& path) {
-  auto u16 = [&](std::size_t o) { return std::uint32_t(std::uint8_t(bytes[o])) | std::uint32_t(std::uint8_t(bytes[o + 1])) << 8; };
-  auto u32 = [&](std::size_t o) { return u16(o) | u16(o + 2) << 16; };
-  auto u64 = [&](std::size_t o) { return std::uint64_t(u32(o)) | std::uint64_t(u32(o + 4)) << 32; };
-  // off + len <= total, without computing a sum that can wrap past 2^64.
-  auto fits = [](std::uint64_t off, std::uint64_t len, std::uint64_t total) { return off <= total && len <= total - off; };
   FileInfo info;
-  if (bytes.size() >= 4 && u32(0) == 0xBA55ED50u) {  // fatbin container
+  const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+  if (bytes.size() >= 4 && bytes.compare(0, 4, "\x50\xed\x55\xba") == 0) {  // fatbin container
     info.kind = FileKind::fatbin;
     return info;
   }
-  if (bytes.size() < 4 || bytes.compare(0, 4, "\x7f" "ELF") != 0)
-    throw UsageError(path + ": not an ELF file (expected a cubin, an object or an executable with embedded cubins)");
-  if (bytes.size() < 64 || bytes[4] != 2 || bytes[5] != 1)
-    throw UsageError(path + ": truncated or unsupported ELF header (expected 64-bit little-endian)");
-  const std::uint64_t shoff = u64(0x28);
-  const std::uint32_t shentsize = u16(0x3a), shnum = u16(0x3c);
-  if (shnum > 0 && shentsize < 64)
-    throw UsageError(path + ": unsupported ELF section header size " + std::to_string(shentsize) + " (ELF64 needs 64)");
-  if (!fits(shoff, std::uint64_t(shentsize) * shnum, bytes.size()))
-    throw UsageError(path + ": truncated ELF file (section table beyond its " + std::to_string(bytes.size()) + " bytes)");
-  for (std::uint32_t i = 0; i < shnum; ++i) {
-    const std::size_t sh = shoff + std::size_t(i) * shentsize;
-    const std::uint32_t type = u32(sh + 4);
-    const std::uint64_t off = u64(sh + 0x18), size = u64(sh + 0x20);
-    if (i > 0 && type != 8 /*SHT_NOBITS*/ && !fits(off, size, bytes.size()))
-      throw UsageError(path + ": truncated ELF file (section " + std::to_string(i) + " ends beyond the file)");
-  }
-  const std::uint16_t machine = u16(18);
-  if (machine == 190) {  // EM_CUDA
+  // Header, section table and every section's bounds: the ELF reader the cubin tools use too.
+  const ElfHeader h = read_elf(data, bytes.size(), path).header;
+  if (h.machine == kEmCuda) {
     info.kind = FileKind::cubin;
-    const std::uint32_t flags = u32(0x30);
-    const int abiversion = std::uint8_t(bytes[8]);
-    info.sm = sm_from_e_flags(flags, abiversion);
+    info.sm = sm_from_e_flags(h.flags, h.abi_version);
   } else {
     info.kind = FileKind::host_elf;
   }

@@ -12,6 +12,7 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/cubin/elf.hpp"
 #include "divbench/cubin/patch.hpp"
+#include "divbench/sass/nvdisasm.hpp"
 #include "support/crafted_elf.hpp"
 
 using namespace divbench;
@@ -62,10 +63,10 @@ TEST(CubinElf, ReadsBuiltCubinsOfEachArchitecture) {
 }
 
 TEST(CubinElf, SmNumberFromBothAbiVersions) {
-  EXPECT_EQ(sm_from_flags(0x0a005a04u, 8), 90);
-  EXPECT_EQ(sm_from_flags(0x00006404u, 8), 100);
-  EXPECT_EQ(sm_from_flags(0x0050055au, 7), 90);
-  EXPECT_EQ(sm_from_flags(0x00500550u, 7), 80);
+  EXPECT_EQ(sass::sm_from_e_flags(0x0a005a04u, 8), 90);
+  EXPECT_EQ(sass::sm_from_e_flags(0x00006404u, 8), 100);
+  EXPECT_EQ(sass::sm_from_e_flags(0x0050055au, 7), 90);
+  EXPECT_EQ(sass::sm_from_e_flags(0x00500550u, 7), 80);
   // An ABI-7 header (OS ABI 0x33, SM in bits 0-7) is accepted and decoded.
   auto b = flip90();
   b[7] = 0x33;
@@ -216,6 +217,52 @@ TEST(CubinElf, RefusesCraftedFilesThatCrashedTheReader) {
     ++refused;
   }
   EXPECT_GE(refused, 8);
+}
+
+// One ELF reader under both front doors: a file broken in its header or section table is refused by
+// `divbench sass` (inspect_bytes) and by the bit-flip tools (CubinFile::parse) with the same message.
+TEST(CubinElf, InspectAndTheCubinReaderRefuseWithTheSameMessage) {
+  const auto files = divbench::testing::crafted_files();
+  const auto good = flip90();
+  std::vector<std::pair<std::string, std::vector<std::uint8_t>>> cases = {
+      {"magic_only", files.at("magic_only.cubin").bytes},
+      {"shoff_wraps", files.at("shoff_wraps.cubin").bytes},
+      {"section_size_wraps", files.at("section_size_wraps.cubin").bytes},
+      {"text", divbench::testing::bytes_of("plain text, not ELF")},
+      {"empty", {}}};
+  auto b = good;
+  b[4] = 1;
+  cases.push_back({"elf32", b});
+  b = good;
+  b[5] = 2;
+  cases.push_back({"big_endian", b});
+  b = good;
+  poke<std::uint16_t>(b, 58, 40);
+  cases.push_back({"shentsize", b});
+  b = good;
+  b.resize(good.size() - 100);
+  cases.push_back({"phdr_cut", b});
+  b = good;
+  b.resize(CubinFile::parse(good, "g").header().shoff + 100);
+  cases.push_back({"shdr_cut", b});
+  for (const auto& [what, bytes] : cases) {
+    SCOPED_TRACE(what);
+    std::string via_cubin, via_inspect;
+    try {
+      CubinFile::parse(bytes, "f");
+    } catch (const UsageError& e) {
+      via_cubin = e.what();
+    }
+    try {
+      sass::inspect_bytes(std::string(bytes.begin(), bytes.end()), "f");
+    } catch (const UsageError& e) {
+      via_inspect = e.what();
+    }
+    EXPECT_FALSE(via_cubin.empty());
+    EXPECT_EQ(via_cubin, via_inspect);
+  }
+  // And the same SM from the same e_flags.
+  EXPECT_EQ(sass::inspect_bytes(std::string(good.begin(), good.end()), "g").sm, CubinFile::parse(good, "g").sm());
 }
 
 // A FIFO is refused at once (opening it for reading used to block forever).

@@ -11,6 +11,7 @@
 
 #include "divbench/core/errors.hpp"
 #include "divbench/sass/analysis.hpp"
+#include "divbench/sass/elf.hpp"
 #include "divbench/sass/nvdisasm.hpp"
 #include "divbench/sass/parse.hpp"
 #include "support/crafted_elf.hpp"
@@ -35,13 +36,31 @@ TEST(InspectFile, BoundsThatWrapPast2To64AreRefused) {
   const auto files = divbench::testing::crafted_files();
   EXPECT_EQ(inspect_bytes(str(files.at("minimal.cubin").bytes), "m").kind, FileKind::cubin);
   EXPECT_EQ(inspect_bytes(str(files.at("minimal.cubin").bytes), "m").sm, 90);
-  expect_inspect_refuses(str(files.at("shoff_wraps.cubin").bytes), "section table beyond its 64 bytes");
-  expect_inspect_refuses(str(files.at("section_size_wraps.cubin").bytes), "section 4 ends beyond the file");
-  expect_inspect_refuses(str(files.at("magic_only.cubin").bytes), "truncated or unsupported ELF header");
+  expect_inspect_refuses(str(files.at("shoff_wraps.cubin").bytes), "section header table beyond the end of the file, 64 bytes");
+  expect_inspect_refuses(str(files.at("section_size_wraps.cubin").bytes), "section 4 extends beyond the end of the file");
+  expect_inspect_refuses(str(files.at("magic_only.cubin").bytes), "too short for an ELF64 header (4 bytes)");
   expect_inspect_refuses("plain text, not ELF", "not an ELF file");
   auto b = files.at("minimal.cubin").bytes;
   divbench::testing::poke<std::uint16_t>(b, 58, 16);  // e_shentsize below 64
   expect_inspect_refuses(str(b), "section header size 16");
+}
+
+// The ELF reader itself: the section table of the crafted minimal cubin (header | data | table).
+TEST(ElfReader, SectionTableOfTheMinimalCubin) {
+  const auto bytes = divbench::testing::crafted_files().at("minimal.cubin").bytes;
+  ElfImage img = read_elf(bytes.data(), bytes.size(), "m");
+  EXPECT_EQ(img.header.machine, kEmCuda);
+  EXPECT_EQ(img.header.abi_version, 8);
+  EXPECT_EQ(sm_from_e_flags(img.header.flags, img.header.abi_version), 90);
+  ASSERT_EQ(img.sections.size(), 5u);
+  elf_section_names(bytes.data(), bytes.size(), img, "m");
+  const ElfSection& text = img.sections[4];
+  EXPECT_EQ(text.name, ".text.k");
+  EXPECT_EQ(text.size, 32u);
+  EXPECT_TRUE(has_file_bytes(text, bytes.size()));
+  EXPECT_FALSE(has_file_bytes(img.sections[0], bytes.size()));  // the null section has none
+  EXPECT_TRUE(fits_in(~std::uint64_t(0), 0, ~std::uint64_t(0)));
+  EXPECT_FALSE(fits_in(8, ~std::uint64_t(0), 16));  // off + len wraps: refused, not accepted
 }
 
 TEST(InspectFile, RefusesFifoDirectoryAndMissingFile) {

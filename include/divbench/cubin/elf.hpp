@@ -1,34 +1,27 @@
 // A CUDA cubin as an ELF64 file: the header, section headers, symbols and the `.text.<function>`
-// sections that hold SASS. Our own small reader (no libelf): it accepts only the layout nvcc/ptxas
-// emit (ELF64, little endian, EM_CUDA, OS ABI 0x33/0x41 with ABI version 7 or 8) and refuses anything
-// else with a UsageError naming the problem. The bytes are kept verbatim: writing an unpatched file
+// sections that hold SASS. Built on divbench's one ELF reader (sass/elf.hpp, no libelf): it
+// accepts only the layout nvcc/ptxas emit (ELF64, little endian, EM_CUDA, OS ABI 0x33/0x41 with ABI
+// version 7 or 8) and refuses anything else with a UsageError naming the problem. The bytes are kept verbatim: writing an unpatched file
 // back reproduces it byte for byte, and patching changes only the bytes of the patched instructions.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "divbench/sass/elf.hpp"
+
 namespace divbench::cubin {
 
-constexpr std::uint16_t kEmCuda = 190;
-constexpr std::uint32_t kShtNull = 0;
-constexpr std::uint32_t kShtSymtab = 2;
-constexpr std::uint32_t kShtStrtab = 3;
-constexpr std::uint32_t kShtNobits = 8;
-constexpr std::uint64_t kShfExecinstr = 0x4;
-
-struct Section {
-  int index = 0;
-  std::string name;
-  std::uint32_t type = 0;
-  std::uint64_t flags = 0;
-  std::uint64_t offset = 0;  // in the file
-  std::uint64_t size = 0;
-  std::uint32_t link = 0;
-  std::uint32_t info = 0;
-  std::uint64_t addralign = 0;
-  std::uint64_t entsize = 0;
-};
+// The ELF structures and constants are the shared reader's (sass/elf.hpp); this file adds the
+// CUDA layout rules, section names, symbols and the .text checks the patcher relies on.
+using sass::kEmCuda;
+using sass::kShfExecinstr;
+using sass::kShtNobits;
+using sass::kShtNull;
+using sass::kShtStrtab;
+using sass::kShtSymtab;
+using Header = sass::ElfHeader;
+using Section = sass::ElfSection;
 
 struct Symbol {
   std::string name;
@@ -38,20 +31,6 @@ struct Symbol {
   int bind = 0;  // STB_*
   std::uint16_t shndx = 0;
 };
-
-struct Header {
-  int os_abi = 0;        // e_ident[EI_OSABI]: 0x33 (ABI 7) or 0x41 (ABI 8, CUDA 13)
-  int abi_version = 0;   // e_ident[EI_ABIVERSION]: 7 or 8
-  std::uint16_t type = 0;
-  std::uint16_t machine = 0;
-  std::uint32_t flags = 0;  // e_flags; SM number in bits 0-7 (ABI 7) or 8-15 (ABI 8)
-  std::uint64_t shoff = 0;
-  std::uint16_t shnum = 0;
-  std::uint16_t shstrndx = 0;
-};
-
-// SM number (e.g. 90, 100) from e_flags for the given ABI version.
-int sm_from_flags(std::uint32_t e_flags, int abi_version);
 
 class CubinFile {
  public:

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "divbench/core/process.hpp"
+#include "divbench/sass/elf.hpp"
 #include "divbench/sass/instruction.hpp"
 
 namespace divbench::sass {
@@ -34,13 +35,10 @@ struct FileInfo {
   FileKind kind = FileKind::other;
   int sm = 0;  // cubin only: SM number from e_flags (bits 8-15 for ABI version >= 8, else 0-7)
 };
-// The SM number (e.g. 90, 100) of a cubin from its ELF e_flags: bits 8-15 for ELF ABI version >= 8,
-// else bits 0-7. The one rule: inspect_bytes uses it, and so does the cubin reader (cubin/elf.hpp).
-int sm_from_e_flags(std::uint32_t e_flags, int abi_version);
 // Throws UsageError for a missing/unreadable file or one that is not a regular file (a FIFO is
-// refused, never opened for a blocking read), a non-ELF non-fatbin file ("not an ELF file"), or a
-// truncated ELF (header, section table or a section beyond the end of the file; every bound is
-// checked without sums that could wrap past 2^64).
+// refused, never opened for a blocking read), a non-ELF non-fatbin file ("not an ELF file"), or an
+// ELF file read_elf refuses (elf.hpp: not ELF64 little endian, or a truncated header, section table
+// or section; every bound is checked without sums that could wrap past 2^64).
 FileInfo inspect_file(const std::string& path);
 // The same on bytes already read; `path` names the file in messages.
 FileInfo inspect_bytes(const std::string& bytes, const std::string& path);
