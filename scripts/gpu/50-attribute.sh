@@ -12,6 +12,7 @@
 #   thrust_ncu2.csv           the same again: how much ncu's own counts change from run to run
 #   thrust_one_kernel.json    attribute --kernel on one kernel (the overhead of a targeted question)
 #   timing.txt                wall milliseconds: the plain program (5 runs), each attribute call
+#   gpu_test.log              tests/attribute/gpu_test.sh (the ctest GPU test of attribute) on this GPU
 #   validation.json           python3 -m divbench.attribute_validation over the folder
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -35,6 +36,10 @@ timed() {  # timed NAME CMD... : wall milliseconds of CMD into timing.txt
   return $rc
 }
 
+bash tests/attribute/gpu_test.sh "$DIVBENCH" "$T" scripts >"$A/gpu_test.log" 2>&1
+echo "rc=$?" >>"$A/gpu_test.log"
+note "attribute: gpu test $(tail -1 "$A/gpu_test.log") (expect rc=0)"
+
 # 1. divbench's own k-way kernel: measured T(k), then attributed, at two loop lengths.
 for n in 1000 10000; do
   step "kway sweep n=$n" "$DIVBENCH" --sweep k --body fma_chain --k 1,2,4,8,16,32 --iters "$n" --placements 1 \
@@ -52,6 +57,7 @@ step "attribute predication" "$DIVBENCH" attribute --quiet --out "$A/predication
 # 3. Host-known lane counts; the raw counts kept for the CPU test of the join on recorded data.
 step "attribute lanes" "$DIVBENCH" attribute --quiet --out "$A/lanes.json" --save-counts "$A/lanes" -- "$T" lanes 2 \
   >"$A/lanes.target.json"
+find "$A/lanes" -name program.log -delete
 
 # 4. Thrust/CUB: the report, ncu's counters on the same launches, and the overhead.
 for i in 1 2 3 4 5; do timed "thrust_plain_$i" "$TH" >/dev/null; done
