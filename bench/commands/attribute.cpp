@@ -159,7 +159,9 @@ int run_program(const AttributeOptions& o) {
   } else {
     // 1. Discovery: the program as it is (its output passes through): its kernels, its modules, and the
     // counts of the first kernel it launches.
-    if (!o.quiet) std::cerr << "divbench attribute: running " << one_line(argv[0]) << " to find its kernels\n";
+    // Progress only for a person watching (a terminal), so that a refusal is one line on stderr.
+    const bool progress = !o.quiet && ::isatty(2);
+    if (progress) std::cerr << "divbench attribute: running " << one_line(argv[0]) << " to find its kernels\n";
     const std::string disc_dir = tmp.path() + "/k0";
     try {
       run = attribute::run_injected({{argv, disc_dir, "", false}}, inject, cupti_dir, 1).front();
@@ -172,7 +174,7 @@ int run_program(const AttributeOptions& o) {
       found = attribute::collect_counts(disc_dir, run, "counts");
     } catch (const UsageError& e) {
       if (run.exit_code == 0) throw;
-      std::cerr << "divbench: " << e.what() << "\n";  // the program failed: its exit code is ours
+      std::cerr << "divbench: error: " << e.what() << "\n";  // the program failed: its exit code is ours
       return run.exit_code;
     }
     std::vector<std::string> targets;
@@ -198,7 +200,7 @@ int run_program(const AttributeOptions& o) {
     std::vector<attribute::ProgramRun> results;
     try {
       results = attribute::run_injected(more, inject, cupti_dir, o.jobs, [&](std::size_t i) {
-        if (!o.quiet)
+        if (progress)
           std::cerr << "divbench attribute: kernel " << i + 1 << "/" << more.size() << ": "
                     << one_line(sass::demangle(more[i].target).substr(0, 100)) << "\n";
       });
