@@ -25,6 +25,7 @@
 #include "divbench/attribute/launch.hpp"
 #include "divbench/attribute/report.hpp"
 #include "divbench/core/errors.hpp"
+#include "divbench/cubin/elf.hpp"
 #include "divbench/core/files.hpp"
 #include "divbench/core/json_io.hpp"
 #include "divbench/core/provenance.hpp"
@@ -113,6 +114,27 @@ attribute::RunCounts read_recorded(const std::string& dir) {
   return all;
 }
 
+// The ELF symbol indices of `names` in the cubin at `path` (nvdisasm -fun), or none (disassemble
+// everything) when the cubin has other than one symbol table or a name is not in it.
+std::vector<std::size_t> function_symbols(const std::string& path, const std::vector<std::string>& names) {
+  try {
+    const cubin::CubinFile f = cubin::CubinFile::load(path);
+    int symtabs = 0;
+    for (const auto& s : f.sections()) symtabs += s.type == cubin::kShtSymtab;
+    if (symtabs != 1) return {};
+    std::vector<std::size_t> out;
+    for (const auto& n : names) {
+      std::size_t i = 0;
+      while (i < f.symbols().size() && !(f.symbols()[i].name == n && f.symbols()[i].type == 2)) ++i;
+      if (i == f.symbols().size()) return {};
+      out.push_back(i);
+    }
+    return out;
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
 // The analysed module of one CUPTI cubin CRC, disassembled once.
 struct Module {
   sass::Cubin cubin;
@@ -158,13 +180,13 @@ int run_program(const AttributeOptions& o) {
     counts = read_recorded(o.from_counts);
   } else {
     // 1. Discovery: the program as it is (its output passes through): its kernels, its modules, and the
-    // counts of the first kernel it launches.
+    // counts of the first kernel it launches that --kernel matches (so one kernel asked for is one run).
     // Progress only for a person watching (a terminal), so that a refusal is one line on stderr.
     const bool progress = !o.quiet && ::isatty(2);
     if (progress) std::cerr << "divbench attribute: running " << one_line(argv[0]) << " to find its kernels\n";
     const std::string disc_dir = tmp.path() + "/k0";
     try {
-      run = attribute::run_injected({{argv, disc_dir, "", false}}, inject, cupti_dir, 1).front();
+      run = attribute::run_injected({{argv, disc_dir, "", false, o.kernel}}, inject, cupti_dir, 1).front();
     } catch (const attribute::Interrupted& i) {
       return 128 + i.signal;  // the program ended on the signal; nothing is written
     }
@@ -196,7 +218,7 @@ int run_program(const AttributeOptions& o) {
     // per process: src/attribute/inject/inject.cpp), --jobs at a time; their output goes to logs.
     std::vector<attribute::InjectedRun> more;
     for (const auto& t : targets)
-      if (!done.count(t)) more.push_back({argv, tmp.path() + "/k" + std::to_string(more.size() + 1), t, true});
+      if (!done.count(t)) more.push_back({argv, tmp.path() + "/k" + std::to_string(more.size() + 1), t, true, ""});
     std::vector<attribute::ProgramRun> results;
     try {
       results = attribute::run_injected(more, inject, cupti_dir, o.jobs, [&](std::size_t i) {
@@ -234,6 +256,10 @@ int run_program(const AttributeOptions& o) {
   std::vector<std::string> not_found;
   sass::DisassembleOptions dopt;
   dopt.line_info = true;
+  // The functions to analyse, by module: nvdisasm is asked for those alone.
+  std::map<std::uint32_t, std::vector<std::string>> wanted;
+  for (const auto& fc : counts.functions)
+    if (matches(re, fc.name)) wanted[fc.crc].push_back(fc.name);
   for (const auto& fc : counts.functions) {
     if (!matches(re, fc.name)) continue;
     auto mit = modules.find(fc.crc);
@@ -242,7 +268,9 @@ int run_program(const AttributeOptions& o) {
       std::unique_ptr<Module> m;
       if (cit != counts.cubins.end()) {
         m = std::make_unique<Module>();
-        m->cubin = sass::disassemble(cit->second, nvdisasm, dopt);
+        sass::DisassembleOptions fopt = dopt;
+        fopt.function_symbols = function_symbols(cit->second, wanted[fc.crc]);
+        m->cubin = sass::disassemble(cit->second, nvdisasm, fopt);
       }
       mit = modules.emplace(fc.crc, std::move(m)).first;
     }

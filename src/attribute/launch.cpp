@@ -89,6 +89,8 @@ pid_t start_injected(const InjectedRun& run, const std::string& inject_lib, cons
     ::setenv("DIVBENCH_ATTRIBUTE_DIR", run.dir.c_str(), 1);
     // The discovery run instruments whichever kernel the program launches first.
     ::setenv("DIVBENCH_ATTRIBUTE_TARGET", run.target.empty() ? "*first*" : run.target.c_str(), 1);
+    if (run.match.empty()) ::unsetenv("DIVBENCH_ATTRIBUTE_MATCH");
+    else ::setenv("DIVBENCH_ATTRIBUTE_MATCH", run.match.c_str(), 1);
     if (run.quiet) {
       const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
       if (fd >= 0) {

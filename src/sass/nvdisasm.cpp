@@ -186,11 +186,15 @@ Cubin disassemble(const std::string& cubin_path, const std::string& nvdisasm, co
   ListingMeta meta;
   std::vector<std::string> json_argv = {nvdisasm, "-json"};
   if (opt.line_info) json_argv.push_back("-g");
+  std::string fun;
+  for (std::size_t i : opt.function_symbols) fun += (fun.empty() ? "" : ",") + std::to_string(i);
+  if (!fun.empty()) json_argv.insert(json_argv.end(), {"-fun", fun});
   json_argv.push_back(file_arg(cubin_path));
   // The text listing (encodings, labels, BRX targets; with line info its -g line comments, for an
   // nvdisasm whose -json has no line table: 13.0, 12.x) runs beside the JSON one.
   std::vector<std::string> text_argv = {nvdisasm, "-c", "-hex"};
   if (opt.line_info) text_argv.push_back("-g");
+  if (!fun.empty()) text_argv.insert(text_argv.end(), {"-fun", fun});
   text_argv.push_back(file_arg(cubin_path));
   std::future<ProcessResult> text_run;
   if (opt.encodings || opt.line_info) text_run = std::async(std::launch::async, [&] { return run_process(text_argv); });

@@ -32,6 +32,7 @@ struct InjectedRun {
   std::string dir;
   std::string target;
   bool quiet = false;
+  std::string match;  // the discovery run instruments the first kernel launched that matches it ("" = any)
 };
 
 // SIGINT or SIGTERM arrived while programs ran: they were passed the signal and have ended.

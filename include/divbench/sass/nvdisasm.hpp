@@ -51,6 +51,8 @@ std::vector<std::string> extract_cubins(const std::string& file, const std::stri
 struct DisassembleOptions {
   bool encodings = true;  // second run with -hex for the 128-bit encodings, labels, BRX targets
   bool line_info = false;  // -g: each instruction's source file and line (Instruction::source_*)
+  // -fun: only the functions of these ELF symbol indices (empty: every function).
+  std::vector<std::size_t> function_symbols;
 };
 // Disassembles one cubin: `nvdisasm -json` (model) plus `nvdisasm -c -hex` (encodings, labels,
 // subroutine symbols, BRX BRANCH_TARGETS), merged. Falls back to the text listing alone when the

@@ -4,7 +4,8 @@
 // Every run counts kernel launches by function and saves every module the program loads
 // (cubins/<crc>.cubin: from the executable, its shared libraries, or compiled at run time by NVRTC or
 // the PTX JIT). $DIVBENCH_ATTRIBUTE_TARGET names the one function to instrument through CUPTI's SASS
-// metrics, from its first launch on ("*first*": whichever kernel is launched first, the discovery run);
+// metrics, from its first launch on ("*first*": the discovery run, whichever kernel is launched first
+// among those matching $DIVBENCH_ATTRIBUTE_MATCH, --kernel's expression);
 // its per-instruction counts, summed over every launch, are written at exit with the launch counts
 // (counts-<pid>.json, "divbench.attribute_counts/1", attribute/counts.hpp).
 // Why one function per process: on the H200 (CUPTI 13.0, driver 580) the SASS metrics API patches only
@@ -22,7 +23,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cxxabi.h>
+
 #include <array>
+#include <memory>
+#include <regex>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -53,7 +58,8 @@ struct State {
   std::map<std::uint32_t, bool> configured;    // device index -> SetConfig done
   std::map<CUcontext, std::uint32_t> enabled;  // contexts with collection enabled -> device
   std::map<CUcontext, bool> failed;            // contexts where enabling failed (not retried)
-  std::string target;                          // the function to instrument ("": discovery)
+  std::string target;                          // the function to instrument ("*first*": discovery)
+  std::unique_ptr<std::regex> match;           // discovery: the first kernel launched that matches
   std::map<std::string, std::uint64_t> launches;  // launches per function (symbol name)
   std::map<std::uint32_t, std::string> cubins; // crc -> file name (relative)
   // (crc, function name) -> pc -> counts
@@ -67,6 +73,14 @@ struct State {
 State& state() {
   static State* s = new State;  // never destroyed: atexit handlers may still use it
   return *s;
+}
+
+std::string demangle(const char* name) {
+  int status = 0;
+  char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  std::string out = status == 0 && d ? d : name;
+  std::free(d);
+  return out;
 }
 
 // A CUPTI parameter struct: zeroed, with its size set.
@@ -268,7 +282,10 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
     const auto* info = static_cast<const CUpti_CallbackData*>(data);
     if (info->callbackSite != CUPTI_API_ENTER || !info->symbolName) return;
     ++s.launches[info->symbolName];
-    if (s.target == "*first*") s.target = info->symbolName;  // the discovery run: the first kernel launched
+    // The discovery run: the first kernel launched that matches --kernel (mangled or demangled name).
+    if (s.target == "*first*" && (!s.match || std::regex_search(info->symbolName, *s.match) ||
+                                  std::regex_search(demangle(info->symbolName), *s.match)))
+      s.target = info->symbolName;
     // The target's first launch opens the one collection range of this process (the context is
     // current here; enabling from the context-creation callback collects nothing).
     if (!s.target.empty() && s.target == info->symbolName && info->context && !s.enabled.count(info->context) &&
@@ -330,6 +347,13 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
                               CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz})
     if ((r = cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id)) != CUPTI_SUCCESS) note_error(s, "cuptiEnableCallback", r);
   if (const char* t = std::getenv("DIVBENCH_ATTRIBUTE_TARGET"); t && *t) s.target = t;
+  if (const char* m = std::getenv("DIVBENCH_ATTRIBUTE_MATCH"); m && *m) {
+    try {
+      s.match = std::make_unique<std::regex>(m);
+    } catch (const std::regex_error&) {
+      s.match.reset();  // divbench checked the expression already; a bad one instruments the first kernel
+    }
+  }
   std::atexit(at_exit);
   return 1;
 }
