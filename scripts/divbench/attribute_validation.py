@@ -197,6 +197,8 @@ def run(args) -> int:
     }
     summary["ncu_ok"] = summary["max_ncu_rel_diff"] is not None and summary["max_ncu_rel_diff"] <= GOALS["ncu_rel_diff"]
     summary["overhead_goal_met"] = tm["overhead_ratio"] <= GOALS["overhead_ratio"]
+    summary["overhead_goal_met_one_kernel"] = (tm["overhead_ratio_one_kernel"] is not None
+                                               and tm["overhead_ratio_one_kernel"] <= GOALS["overhead_ratio"])
     doc = {"schema": SCHEMA, "summary": summary, "provenance": thrust.get("provenance", {}),
            "device": thrust.get("device", {}), "kway": kway, "lanes": lanes, "predication": pred, "ncu": ncu,
            "timing": tm}
