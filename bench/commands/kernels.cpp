@@ -142,9 +142,9 @@ int run_fit(const FitOptions& o) {
   json doc = model::to_json(fit);
   if (!o.validation.empty()) {
     const json facts = read_json_file(o.facts);
-    const json v = model::with_json_inputs("--validation", [&] {
-      return model::validate_loops(read_json_file(o.validation), o.validation, facts, fit.constants,
-                                   validation_kernel_needle);
+    const json loops = read_json_file(o.validation);
+    const json v = model::with_json_inputs({{"--validation", o.validation, &loops}, {"--facts", o.facts, &facts}}, [&] {
+      return model::validate_loops(loops, o.validation, facts, fit.constants, validation_kernel_needle);
     });
     doc.update(v);
     std::cout << "out of sample (" << o.validation << "): " << v["oos_points"].get<int>() << " loops, median |err| "
@@ -172,7 +172,9 @@ int compare_with(const std::vector<std::pair<std::string, json>>& docs, const st
       ++problems;
       continue;
     }
-    const auto lines = model::compare_predictions(read_json_file(path.string()), doc);
+    const json committed = read_json_file(path.string());
+    const auto lines = model::with_json_inputs({{"--compare", path.string(), &committed}},
+                                               [&] { return model::compare_predictions(committed, doc); });
     for (const auto& l : lines) std::cout << arch << ".json: " << l << "\n";
     problems += static_cast<int>(lines.size());
     if (lines.empty()) std::cout << arch << ": same as committed\n";
@@ -255,7 +257,7 @@ int run_predict(const PredictOptions& o) {
   }
   std::cout << predictions.summary;
   if (o.compare.empty()) return kExitOk;
-  const int problems = model::with_json_inputs("--compare", [&] { return compare_with(predicted, o.compare, o.expect); });
+  const int problems = compare_with(predicted, o.compare, o.expect);
   if (problems == 0) return kExitOk;
   std::cout << problems << " difference(s) from " << o.compare
             << ": after an intended change (kernels, toolkit, constants), regenerate with scripts/predict.sh and commit\n";

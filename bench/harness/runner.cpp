@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "divbench/core/errors.hpp"
+#include "divbench/core/files.hpp"
 #include "divbench/core/run_conditions.hpp"
 #include "divbench/core/samples.hpp"
 #include "divbench/model/loop_cost.hpp"
@@ -108,22 +109,24 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
   // Output targets are checked (and released again, leaving nothing) before the device is looked
   // for; with --device all they are planned again once the devices are known.
   const bool all_devices = opts.device == "all";
-  // Google Benchmark's own --benchmark_out under the same rule: the inputs of this run are the
-  // loop-cost constants (given, or the committed file found from the executable); the result files
-  // are those of `plan`.
+  // The output rule (check_output): the inputs of this run are the loop-cost constants (given, or
+  // the committed file found from the executable); neither divbench's own --out (the file, or each
+  // result file of --out DIR/) nor Google Benchmark's --benchmark_out may land on them, and
+  // --benchmark_out is none of the result files of `plan`.
   const std::string constants_input =
       opts.loop_cost.empty() ? model::default_constants_path(sass::executable_dir()) : opts.loop_cost;
-  auto check_gb_out = [&](const OutputPlan& plan, const std::vector<std::string>& stems) {
+  auto check_outputs = [&](const OutputPlan& plan, const std::vector<std::string>& stems) {
     std::vector<std::string> results;
     for (const auto& s : stems)
       if (!plan.path_of(s).empty()) results.push_back(plan.path_of(s));
+    for (const auto& r : results) check_output("--out", r, {constants_input});
     check_benchmark_out(gb_args, {constants_input}, opts.out, results);
   };
   {
     std::vector<std::string> stems_one;
     for (const auto& p : prepared) stems_one.push_back(p.result_name);
     OutputPlan check(opts.out, stems_one);
-    check_gb_out(check, stems_one);
+    check_outputs(check, stems_one);
   }
 
   const std::vector<int> devices = resolve_devices(opts.device);  // NoDeviceError (exit 3) without a GPU
@@ -135,7 +138,7 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
   for (int dev : devices)
     for (const auto& p : prepared) stems.push_back(stem_of(p, dev));
   OutputPlan output(opts.out, stems);
-  if (many_devices) check_gb_out(output, stems);  // the per-device result files (_dev<N>) are known only now
+  if (many_devices) check_outputs(output, stems);  // the per-device result files (_dev<N>) are known only now
 
   const Progress progress(opts.quiet);
   for (const auto& p : prepared)

@@ -109,7 +109,7 @@ std::vector<std::pair<std::string, json>> predict_slopes(const std::vector<json>
   // Architecture -> the first document holding its k-way kernels.
   std::map<int, std::size_t> where;
   for (std::size_t d = 0; d < facts.size(); ++d) {
-    if (facts[d].value("schema", "") != kKernelFactsSchema)
+    if (!facts[d].is_object() || facts[d].value("schema", "") != kKernelFactsSchema)
       throw UsageError(facts_paths[d] + ": not a " + std::string(kKernelFactsSchema) + " document");
     for (const auto& cb : facts[d].at("cubins")) {
       const int sm = cb.value("sm", 0);

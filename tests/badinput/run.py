@@ -208,6 +208,9 @@ def make_inputs(data: Path, craft_tool: str, cubin: str) -> None:
     # Valid loop-cost constants (the dynamic runs' --loop-cost input) and a hard link to them.
     shutil.copyfile(h200 / "loop_cost.json", data / "loop_cost.json")
     os.link(data / "loop_cost.json", data / "loop_cost_hard.json")
+    os.symlink("loop_cost.json", data / "loop_cost_link.json")
+    (data / "loop_cost_dir").mkdir()  # constants named like the cost sweep's result (--out DIR/ writes DIR/cost.json)
+    shutil.copyfile(h200 / "loop_cost.json", data / "loop_cost_dir" / "cost.json")
     stage = data / "stage_escape"  # a Slurm stage whose task list names a folder outside DIVBENCH_RESULTS
     (stage / "status").mkdir(parents=True)
     (stage / "tasks.tsv").write_text("1\t0\tgpu\t../escape\n")

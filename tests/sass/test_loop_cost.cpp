@@ -9,6 +9,7 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/core/json_io.hpp"
 #include "divbench/core/process.hpp"
+#include "divbench/model/kernels_inputs.hpp"
 #include "divbench/model/loop_cost.hpp"
 #include "divbench/model/slope_prediction.hpp"
 
@@ -407,4 +408,38 @@ TEST(SlopePrediction, OneBodyAsTheCostSweepAsksForIt) {
   const json m = model_json(constants(5, 17), 61);
   EXPECT_EQ(m["constants_fitted_on"], "sm_90");
   EXPECT_EQ(m["caveats"].size(), 3u);
+}
+
+// A json type error in one of several inputs names that input's option and file (as given) and keeps
+// the key path; a value that does not single one out names every candidate.
+TEST(KernelsInputs, JsonErrorNamesTheFileItCameFrom) {
+  const json facts = json::parse(R"({"schema": "divbench.kernels/1", "cubins": [{"sm": "ninety"}]})");
+  const json cost = json::parse(R"({"device": {"cc": "9.0"}, "summary": {"bodies": [{"body": 7}]}})");
+  const json other = json::parse(R"({"summary": {"bodies": [{"body": 8}]}})");
+  const std::vector<JsonInput> inputs{{"--facts", "dir/f.json", &facts}, {"--cost", "c.json", &cost}};
+  auto message = [&](const std::vector<JsonInput>& in, const json& doc, const std::string& key, auto get) {
+    try {
+      with_json_inputs(in, [&] {
+        get(doc, key);
+        return 0;
+      });
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const auto as_int = [](const json& d, const std::string& k) { return d["cubins"][0].at(k).get<int>(); };
+  const auto body = [](const json& d, const std::string& k) { return d["summary"]["bodies"][0].at(k).get<std::string>(); };
+  EXPECT_EQ(message(inputs, facts, "sm", as_int), "--facts dir/f.json: (/cubins/0/sm) type must be number, but is string");
+  EXPECT_EQ(message(inputs, cost, "body", body),
+            "--cost c.json: (/summary/bodies/0/body) type must be string, but is number");
+  const std::vector<JsonInput> two{{"--cost", "c.json", &cost}, {"--kway", "k.json", &other}};
+  EXPECT_EQ(message(two, cost, "body", body),
+            "--cost c.json or --kway k.json: (/summary/bodies/0/body) type must be string, but is number");
+  const auto missing = [](const json& d, const std::string& k) { return d.at("device").at(k).get<std::string>(); };
+  EXPECT_EQ(message(inputs, cost, "name", missing), "--cost c.json: (/device) key 'name' not found");
+  const json array = json::parse("[1, 2]");
+  const auto top = [](const json& d, const std::string& k) { return d.value(k, std::string()); };
+  EXPECT_EQ(message({{"--constants", "k.json", &cost}, {"--facts", "a.json", &array}}, array, "schema", top),
+            "--facts a.json: cannot use value() with array");
 }

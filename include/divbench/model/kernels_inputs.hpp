@@ -1,6 +1,7 @@
 // The JSON inputs of `divbench kernels fit` and `kernels predict`, taken as bad input when they do not
 // fit: a wrong type, a number out of range or a missing key anywhere in them (the json library's
-// type_error, out_of_range, ...) is a UsageError naming the files, exit 2, never an internal error.
+// type_error, out_of_range, ...) is a UsageError naming the file and the key path, exit 2, never an
+// internal error.
 // The one place that conversion happens (bench/commands/kernels.cpp and tests/fuzz/fuzz_kernels_json.cpp).
 #pragma once
 #include <cstdint>
@@ -14,13 +15,27 @@
 
 namespace divbench::model {
 
-// f(), with a json::exception turned into UsageError("WHAT: a value of the wrong type or out of range (...)").
+// One JSON input of a command: the option that names it, its path as the user gave it, and the
+// document read from it (nullptr: not read here as one document, e.g. a folder of files).
+struct JsonInput {
+  std::string option;
+  std::string path;
+  const json* doc = nullptr;
+};
+
+// The one-line message for a json::exception (`what`) raised while reading `inputs`:
+// "OPTION PATH: (/key/path) type must be string, but is number". The file is the input whose
+// document holds a value at the exception's key path (of the type the message names); when that does
+// not single one out, every candidate is named ("--facts A or --cost B: ...").
+std::string json_input_error(const std::vector<JsonInput>& inputs, const std::string& what);
+
+// f(), with a json::exception turned into UsageError(json_input_error(inputs, e.what())).
 template <class F>
-auto with_json_inputs(const std::string& what, F&& f) {
+auto with_json_inputs(const std::vector<JsonInput>& inputs, F&& f) {
   try {
     return f();
   } catch (const json::exception& e) {
-    throw UsageError(what + ": a value of the wrong type or out of range (" + e.what() + ")");
+    throw UsageError(json_input_error(inputs, e.what()));
   }
 }
 
