@@ -27,6 +27,7 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/cubin/elf.hpp"
 #include "divbench/core/files.hpp"
+#include "divbench/core/process.hpp"
 #include "divbench/core/json_io.hpp"
 #include "divbench/core/provenance.hpp"
 #include "divbench/cupti/metrics.hpp"
@@ -47,7 +48,7 @@ struct AttributeOptions {
   std::string save_counts, from_counts;  // keep the raw counts and modules / analyse recorded ones
   std::size_t top = 20;
   int jobs = 4;
-  bool static_only = false, json_out = false, quiet = false;
+  bool static_only = false, json_out = false, quiet = false, calibrate = false;
 };
 
 std::regex kernel_regex(const std::string& r) {
@@ -114,6 +115,48 @@ attribute::RunCounts read_recorded(const std::string& dir) {
   return all;
 }
 
+// "9.0" -> 90; 0 when unknown.
+int sm_of_cc(const std::string& cc) {
+  const auto dot = cc.find('.');
+  if (dot == std::string::npos || dot == 0) return 0;
+  try {
+    return std::stoi(cc.substr(0, dot)) * 10 + std::stoi(cc.substr(dot + 1));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+// The calibration: `divbench --sweep cost` on a small grid (k 1,2; n 0,1000; one placement; every
+// body) and `divbench kernels fit` on it with this binary's kernel facts, in `dir`. Returns
+// {"command", "cost_exit_code", "trustworthy", "wall_s", "constants" (the file)}; UsageError when a
+// step fails.
+json calibrate(const std::string& dir) {
+  namespace fs = std::filesystem;
+  fs::create_directories(dir);
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  const std::string facts = sass::executable_dir() + "/kernel_facts.json";
+  if (!fs::is_regular_file(facts))
+    throw UsageError("attribute: calibration needs " + facts + " (the build writes it; nvdisasm was missing?)");
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<std::string> sweep = {self, "--sweep", "cost", "--k", "1,2", "--n", "0,1000", "--placements", "1",
+                                          "--no-samples", "--quiet", "--out", dir + "/cost.json"};
+  const ProcessResult r = run_process(sweep);
+  if (r.exit_code != 0 && r.exit_code != 4)
+    throw UsageError("attribute: the calibration sweep failed (exit " + std::to_string(r.exit_code) + "): " +
+                     one_line(r.err.substr(0, r.err.find('\n'))));
+  const ProcessResult f = run_process({self, "kernels", "fit", "--cost", dir + "/cost.json", "--facts", facts, "--out",
+                                       dir + "/loop_cost.json"});
+  if (f.exit_code != 0)
+    throw UsageError("attribute: the calibration fit failed: " + one_line(f.err.substr(0, f.err.find('\n'))));
+  std::string command;
+  for (std::size_t i = 1; i < sweep.size() - 2; ++i) command += (i > 1 ? " " : "") + sweep[i];
+  return json{{"command", "divbench " + command + " && divbench kernels fit"},
+              {"cost_exit_code", r.exit_code},
+              {"trustworthy", r.exit_code == 0},
+              {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
+              {"constants", dir + "/loop_cost.json"}};
+}
+
 // The ELF symbol indices of `names` in the cubin at `path` (nvdisasm -fun), or none (disassemble
 // everything) when the cubin has other than one symbol table or a name is not in it.
 std::vector<std::size_t> function_symbols(const std::string& path, const std::vector<std::string>& names) {
@@ -145,6 +188,7 @@ int run_program(const AttributeOptions& o) {
   if (o.args.empty() && o.from_counts.empty())
     throw UsageError("attribute: give the program to run after --, e.g. divbench attribute -- ./app");
   if (!o.args.empty() && !o.from_counts.empty()) throw UsageError("attribute: --from-counts analyses a recorded run; give no program");
+  if (o.calibrate && !o.from_counts.empty()) throw UsageError("attribute: --calibrate belongs to a run on a GPU, not to --from-counts");
   if (o.json_out) throw UsageError("attribute: --json belongs to --static (a run writes its JSON with --out)");
   const std::regex re = kernel_regex(o.kernel);
   std::vector<std::string> argv = o.args;
@@ -159,7 +203,7 @@ int run_program(const AttributeOptions& o) {
   if (!o.constants.empty()) inputs.push_back(o.constants);
   check_outputs(o, inputs);
   std::string used, why;
-  const auto constants = model::load_constants(o.constants, used, why);
+  auto constants = model::load_constants(o.constants, used, why);
   if (!constants) throw UsageError("attribute: no loop-cost constants (" + why + "); give --constants FILE (divbench.loop_cost/1)");
   const std::string nvdisasm = sass::find_nvdisasm(o.nvdisasm);
   std::string inject, cupti_dir;
@@ -249,6 +293,19 @@ int run_program(const AttributeOptions& o) {
     }
   }
 
+  // This GPU's constants: a one-second calibration (divbench's own cost sweep on a small grid, then the
+  // fit) when asked (--calibrate) or when the constants were fitted on another architecture.
+  json calibration = nullptr;
+  const int device_sm = sm_of_cc(counts.device.value("cc", ""));
+  if (o.from_counts.empty() && (o.calibrate || (device_sm && device_sm != constants->sm))) {
+    calibration = calibrate(tmp.path() + "/calibration");
+    std::string cused, cwhy;
+    const auto c = model::load_constants(calibration["constants"].get<std::string>(), cused, cwhy);
+    if (!c) throw UsageError("attribute: the calibration's constants cannot be read (" + cwhy + ")");
+    constants = c;
+    used = "calibration on this GPU (" + calibration.value("command", std::string()) + ")";
+  }
+
   std::map<std::uint32_t, std::unique_ptr<Module>> modules;
   std::deque<attribute::FunctionBranches> tables;
   std::deque<std::vector<model::IssueCost>> costs;
@@ -317,6 +374,10 @@ int run_program(const AttributeOptions& o) {
                               "variable-latency wait (model/issue_cost.hpp); constants from " + used}};
   if (constants->sm != sm)
     cost_model["caveat"] = "constants fitted on sm_" + std::to_string(constants->sm) + ", applied to sm_" + std::to_string(sm);
+  if (!calibration.is_null()) {
+    calibration.erase("constants");  // a temporary file: its content is here
+    cost_model["calibration"] = calibration;
+  }
   json doc{{"schema", attribute::kAttributeSchema},
            {"provenance", to_json(make_provenance(this_command_line()))},
            {"program", {{"command", command}, {"exit_code", run.exit_code}, {"signal", run.signal}, {"wall_s", run.wall_s}}},
@@ -361,6 +422,9 @@ divbench::cli::Command attribute_command() {
     sub.add_option("--kernel", o->kernel, "Only kernels whose mangled or demangled name matches REGEX");
     sub.add_option("--out", o->out, "Write the JSON result to FILE (atomically)");
     sub.add_option("--report", o->report, "Write the markdown report to FILE");
+    sub.add_flag("--calibrate", o->calibrate,
+                 "Fit the cost model's constants on this GPU first (a short cost sweep; automatic when the "
+                 "constants come from another architecture)");
     sub.add_option("--constants", o->constants, "Loop-cost constants (divbench.loop_cost/1; default: the committed H200 fit)");
     sub.add_option("--nvdisasm", o->nvdisasm, "Path of nvdisasm");
     sub.add_option("--save-counts", o->save_counts, "Keep the raw counts and the program's modules in DIR (new or empty)");
