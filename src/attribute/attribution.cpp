@@ -68,11 +68,7 @@ KernelAttribution attribute_kernel(const FunctionBranches& table, const Function
     if (c.divergent == 0) continue;
     bool inside = false;
     for (const auto& o : k.branches) {
-      if (&o == &c || o.divergent == 0) continue;
-      const auto& R = o.branch->region;
-      const auto& S = c.branch->region;
-      if (std::binary_search(R.begin(), R.end(), c.branch->index) && !std::binary_search(S.begin(), S.end(), o.branch->index))
-        inside = true;
+      if (&o != &c && o.divergent != 0 && region_holds(*o.branch, *c.branch)) inside = true;
     }
     if (!inside) k.cycles_lost += c.cycles_lost;
   }

@@ -42,6 +42,11 @@ std::vector<int> region_blocks(const sass::Cfg& cfg, int b, int stop) {
 
 }  // namespace
 
+bool region_holds(const StaticBranch& outer, const StaticBranch& inner) {
+  return std::binary_search(outer.region.begin(), outer.region.end(), inner.index) &&
+         !std::binary_search(inner.region.begin(), inner.region.end(), outer.index);
+}
+
 std::string source_of(const sass::Instruction& ins, const std::vector<std::string>& source_files) {
   if (ins.source_line <= 0 || ins.source_file < 0 || static_cast<std::size_t>(ins.source_file) >= source_files.size())
     return "";
@@ -91,9 +96,7 @@ FunctionBranches branch_table(const sass::FunctionAnalysis& a, int sm, const std
   // whose region runs back through it, does not count itself).
   for (auto& s : out.branches)
     for (const auto& o : out.branches)
-      if (&o != &s && std::binary_search(o.region.begin(), o.region.end(), s.index) &&
-          !std::binary_search(s.region.begin(), s.region.end(), o.index))
-        ++s.nesting;
+      if (&o != &s && region_holds(o, s)) ++s.nesting;
   return out;
 }
 

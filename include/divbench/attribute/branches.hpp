@@ -34,6 +34,10 @@ struct FunctionBranches {
   std::vector<StaticBranch> branches;  // ascending pc
 };
 
+// `outer`'s region holds `inner` and `inner`'s does not hold `outer` (two branches of one loop hold each
+// other: neither is inside the other). The one rule of nesting and of the kernel total.
+bool region_holds(const StaticBranch& outer, const StaticBranch& inner);
+
 // The table of one analysed function; `source_files` is the cubin's line table (Cubin::source_files).
 FunctionBranches branch_table(const sass::FunctionAnalysis& a, int sm, const std::vector<std::string>& source_files);
 
