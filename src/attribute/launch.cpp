@@ -19,20 +19,12 @@
 
 #include "divbench/core/errors.hpp"
 #include "divbench/core/files.hpp"
+#include "divbench/core/process.hpp"
 #include "divbench/sass/kernel_facts.hpp"
 
 namespace divbench::attribute {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-bool executable_file(const std::string& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
-}
-
-}  // namespace
 
 std::string resolve_program(const std::string& name) {
   if (name.empty()) throw UsageError("attribute: give the program to run after --");
@@ -50,7 +42,7 @@ std::string resolve_program(const std::string& name) {
     const std::size_t b = p.find(':', a);
     const std::string d = p.substr(a, b == std::string::npos ? std::string::npos : b - a);
     const std::string c = (d.empty() ? "." : d) + "/" + name;
-    if (executable_file(c)) return c;
+    if (is_executable_file(c)) return c;
     if (b == std::string::npos) break;
     a = b + 1;
   }

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -105,6 +106,11 @@ double tool_timeout_s() {
   if (end == v.c_str() || *end != '\0' || !(s > 0) || s > 1e6)
     throw UsageError("DIVBENCH_TOOL_TIMEOUT_S='" + v + "': not a number of seconds in (0, 1e6]");
   return s;
+}
+
+bool is_executable_file(const std::string& path) {
+  struct stat st {};
+  return !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
 std::string file_arg(const std::string& path) { return !path.empty() && path[0] == '-' ? "./" + path : path; }

@@ -26,11 +26,6 @@ namespace divbench::sass {
 
 namespace {
 
-bool executable(const std::string& p) {
-  struct stat st {};
-  return !p.empty() && ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
-}
-
 std::string env(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
@@ -60,25 +55,25 @@ std::vector<std::string> python_site_dirs() {
 }  // namespace
 
 std::string locate_tool(const std::string& name, const std::string& explicit_path) {
-  if (!explicit_path.empty()) return executable(explicit_path) ? explicit_path : "";
+  if (!explicit_path.empty()) return is_executable_file(explicit_path) ? explicit_path : "";
   std::string up = name;
   std::transform(up.begin(), up.end(), up.begin(), ::toupper);
-  if (auto e = env(("DIVBENCH_" + up).c_str()); executable(e)) return e;
+  if (auto e = env(("DIVBENCH_" + up).c_str()); is_executable_file(e)) return e;
   std::stringstream path(env("PATH"));
   for (std::string d; std::getline(path, d, ':');)
-    if (!d.empty() && executable(d + "/" + name)) return d + "/" + name;
+    if (!d.empty() && is_executable_file(d + "/" + name)) return d + "/" + name;
   for (const char* v : {"CUDA_HOME", "CUDA_PATH"})
-    if (auto d = env(v); !d.empty() && executable(d + "/bin/" + name)) return d + "/bin/" + name;
-  if (executable("/usr/local/cuda/bin/" + name)) return "/usr/local/cuda/bin/" + name;
+    if (auto d = env(v); !d.empty() && is_executable_file(d + "/bin/" + name)) return d + "/bin/" + name;
+  if (is_executable_file("/usr/local/cuda/bin/" + name)) return "/usr/local/cuda/bin/" + name;
   for (const auto& sp : python_site_dirs())
     for (const char* sub : {"nvidia/cu13/bin/", "nvidia/cu12/bin/", "nvidia/cuda_nvdisasm/bin/",
                             "nvidia/cuda_cuobjdump/bin/"})
-      if (executable(sp + "/" + sub + name)) return sp + "/" + sub + name;
+      if (is_executable_file(sp + "/" + sub + name)) return sp + "/" + sub + name;
   return "";
 }
 
 std::string find_nvdisasm(const std::string& explicit_path) {
-  if (!explicit_path.empty() && !executable(explicit_path))
+  if (!explicit_path.empty() && !is_executable_file(explicit_path))
     throw UsageError("--nvdisasm: '" + explicit_path + "' is not an executable file");
   auto p = locate_tool("nvdisasm", explicit_path);
   if (p.empty())
@@ -92,7 +87,7 @@ std::string find_nvdisasm(const std::string& explicit_path) {
 std::string find_cuobjdump(const std::string& nvdisasm_path) {
   if (!nvdisasm_path.empty()) {
     auto sib = (fs::path(nvdisasm_path).parent_path() / "cuobjdump").string();
-    if (executable(sib)) return sib;
+    if (is_executable_file(sib)) return sib;
   }
   auto p = locate_tool("cuobjdump");
   if (p.empty())

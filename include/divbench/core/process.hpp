@@ -23,6 +23,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
 inline constexpr double kDefaultToolTimeoutS = 600;
 double tool_timeout_s();
 
+// True when `path` is a regular file this process may execute (what execv would run).
+bool is_executable_file(const std::string& path);
+
 // A file name as a helper's argument: "./-name" for a name that starts with '-' (never an option).
 std::string file_arg(const std::string& path);
 
