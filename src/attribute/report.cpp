@@ -32,20 +32,24 @@ std::string short_name(const std::string& mangled, std::size_t width) {
   return d;
 }
 
-// The text of line `n` of `file`, trimmed; "" when the file is not readable here.
-std::string source_line_text(const std::string& where) {
+// The text of the line `where` ("file:line") names, trimmed; "" when the file is not readable here.
+// Each file is read once per report (`files` keeps its lines).
+std::string source_line_text(const std::string& where, std::map<std::string, std::vector<std::string>>& files) {
   const auto colon = where.rfind(':');
   if (colon == std::string::npos) return "";
   const std::string file = where.substr(0, colon);
   const int n = std::atoi(where.c_str() + colon + 1);
-  std::ifstream in(file);
-  std::string line;
-  for (int i = 1; in && std::getline(in, line); ++i)
-    if (i == n) {
-      const auto a = line.find_first_not_of(" \t");
-      return a == std::string::npos ? "" : line.substr(a);
-    }
-  return "";
+  auto it = files.find(file);
+  if (it == files.end()) {
+    std::vector<std::string> lines;
+    std::ifstream in(file);
+    for (std::string line; in && std::getline(in, line);) lines.push_back(line);
+    it = files.emplace(file, std::move(lines)).first;
+  }
+  if (n < 1 || static_cast<std::size_t>(n) > it->second.size()) return "";
+  const std::string& line = it->second[n - 1];
+  const auto a = line.find_first_not_of(" \t");
+  return a == std::string::npos ? "" : line.substr(a);
 }
 
 std::string opt(const std::optional<double>& v, const char* f) { return v ? fmt(f, *v) : "-"; }
@@ -143,6 +147,7 @@ std::string markdown_report(const std::vector<KernelAttribution>& kernels, const
     o << "\n";
   }
   o << "## By kernel and source line\n\n";
+  std::map<std::string, std::vector<std::string>> files;
   for (const auto& k : kernels) {
     o << "### `" << short_name(k.table->name, 200) << "` (" << "sm_" << k.table->sm << ")\n\n";
     o << "Warps: " << k.warps << "; thread instructions per warp instruction: "
@@ -152,10 +157,11 @@ std::string markdown_report(const std::vector<KernelAttribution>& kernels, const
       if (b.executions == 0) continue;
       o << "- pc " << hexpc(b.branch->pc) << " `" << b.branch->text << "`"
         << (b.branch->source.empty() ? "" : " at `" + b.branch->source + "`");
-      const std::string text = b.branch->source.empty() ? "" : source_line_text(b.branch->source);
+      const std::string text = b.branch->source.empty() ? "" : source_line_text(b.branch->source, files);
       if (!text.empty()) o << ": `" << one_line(text) << "`";
-      o << " — " << b.executions << " executions, " << b.divergent << " divergent; reconverges "
-        << b.branch->placement << " its IPDom; est. " << fmt("%.4g", b.cycles_lost) << " cycles lost\n";
+      o << " — " << b.executions << " executions, " << b.divergent << " divergent; "
+        << (b.branch->guarded ? "reconverges " + b.branch->placement + " its IPDom" : std::string("no BSSY guards it"))
+        << "; est. " << fmt("%.4g", b.cycles_lost) << " cycles lost\n";
     }
     o << "\n";
   }
