@@ -304,6 +304,9 @@ int run_program(const AttributeOptions& o) {
     if (!c) throw UsageError("attribute: the calibration's constants cannot be read (" + cwhy + ")");
     constants = c;
     used = "calibration on this GPU (" + calibration.value("command", std::string()) + ")";
+    if (!calibration.value("trustworthy", false))
+      std::cerr << "divbench attribute: WARNING the calibration sweep was disturbed (exit 4: another process on the "
+                   "GPU, throttling or noise); its constants are used and the result says so (cost_model.calibration)\n";
   }
 
   std::map<std::uint32_t, std::unique_ptr<Module>> modules;
