@@ -26,8 +26,7 @@ constexpr std::size_t kMaxLaunchesPerSession = 256;
 struct State {
   std::string unavailable;                          // sticky reason, empty while profiling works
   std::unique_ptr<cupti::RangeProfiler> profiler;   // configured for `metrics` on profiler->device()
-  std::vector<std::string> metrics;                 // what the caller asked for
-  bool one_pass = false;  // profiler collects one_pass_collection(); `metrics` are published from it
+  std::vector<std::string> metrics;
 };
 
 State& state() {
@@ -45,8 +44,6 @@ json unavailable(State& s, const std::string& reason) {
 }
 
 // The profiler for the current device and these metrics (created on first use). Throws Unavailable.
-// The default metrics are collected in one pass from their SASS-instrumented twins (cupti/region.hpp)
-// where the chip offers all five, unless DIVBENCH_CUPTI_COLLECT=direct; otherwise as asked.
 cupti::RangeProfiler& profiler(State& s, const std::vector<std::string>& metrics) {
   int dev = -1;
   cudaGetDevice(&dev);
@@ -55,48 +52,27 @@ cupti::RangeProfiler& profiler(State& s, const std::vector<std::string>& metrics
     std::string why;
     const cupti::Api* api = cupti::load_api(&why);
     if (!api) throw cupti::Unavailable(why);
-    const char* collect = std::getenv("DIVBENCH_CUPTI_COLLECT");
-    s.one_pass = metrics == default_metrics() && !(collect && std::strcmp(collect, "direct") == 0);
-    if (s.one_pass) {
-      s.profiler = std::make_unique<cupti::RangeProfiler>(*api, one_pass_collection(), std::vector<std::string>{});
-      if (!s.profiler->missing().empty()) {  // the chip lacks a twin: collect the metrics themselves
-        s.profiler.reset();
-        s.one_pass = false;
-      }
-    }
-    if (!s.profiler) {
-      std::vector<std::string> required;
-      for (const auto& m : required_metrics())
-        if (std::find(metrics.begin(), metrics.end(), m) != metrics.end()) required.push_back(m);
-      s.profiler = std::make_unique<cupti::RangeProfiler>(*api, metrics, required);
-    }
+    std::vector<std::string> required;
+    for (const auto& m : required_metrics())
+      if (std::find(metrics.begin(), metrics.end(), m) != metrics.end()) required.push_back(m);
+    s.profiler = std::make_unique<cupti::RangeProfiler>(*api, metrics, required);
     s.metrics = metrics;
   }
   return *s.profiler;
 }
 
-json measured(const State& s, const cupti::Measurement& m, std::size_t session_launches) {
-  const cupti::RangeProfiler& p = *s.profiler;
+json measured(const cupti::RangeProfiler& p, const cupti::Measurement& m, std::size_t session_launches) {
   json values = json::object();
+  for (const auto& name : p.metrics()) values[name] = m.values.at(name);
   std::string why;
   json j{{"available", true},
+         {"values", values},
          {"chip", p.chip()},
          {"passes", p.passes()},
          {"profile_ms", m.wall_ms},
          {"session_launches", session_launches},
-         {"library", cupti::load_api(&why)->path}};
-  if (s.one_pass) {
-    for (const auto& [name, v] : published_from_one_pass(m.values)) values[name] = v;
-    json collected = json::object();
-    for (const auto& name : p.metrics()) collected[name] = m.values.at(name);
-    j["collected"] = collected;
-    j["mode"] = "CUPTI range profiler, auto range, kernel replay, one session for many launches; one pass: "
-                "the values derived from the collected SASS-instrumented sums";
-  } else {
-    for (const auto& name : p.metrics()) values[name] = m.values.at(name);
-    j["mode"] = "CUPTI range profiler, auto range, kernel replay, one session for many launches";
-  }
-  j["values"] = values;
+         {"library", cupti::load_api(&why)->path},
+         {"mode", "CUPTI range profiler, auto range, kernel replay, one session for many launches"}};
   if (!p.missing().empty()) j["missing"] = p.missing();
   return j;
 }
@@ -144,7 +120,7 @@ std::vector<json> collect_launch_metrics(const std::vector<std::function<void()>
         std::size_t ran = 0;
         try {
           const std::vector<cupti::Measurement> ms = p.profile(chunk, &ran);
-          for (const auto& m : ms) out.push_back(measured(s, m, n));
+          for (const auto& m : ms) out.push_back(measured(p, m, n));
         } catch (const cupti::Unavailable&) {
           done += ran;  // these ran but were not measured
           throw;

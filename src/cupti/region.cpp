@@ -23,30 +23,7 @@ json or_null(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
-double share(double num, double den) { return den > 0 ? num / den : 0.0; }
-
 }  // namespace
-
-const std::vector<std::string>& one_pass_collection() {
-  static const std::vector<std::string> m{kSassInst, kSassThreadInst, kSassThreadInstPredOn, kMetricBranchTargets,
-                                          kMetricBranchTargetsUniform};
-  return m;
-}
-
-MetricValues published_from_one_pass(const MetricValues& c) {
-  const double inst = need(c, kSassInst, "one-pass collection"), thread = need(c, kSassThreadInst, "one-pass collection");
-  const double pred_on = need(c, kSassThreadInstPredOn, "one-pass collection");
-  const double targets = need(c, kMetricBranchTargets, "one-pass collection");
-  const double uniform = need(c, kMetricBranchTargetsUniform, "one-pass collection");
-  return MetricValues{{kMetricInst, inst},
-                      {kMetricThreadInst, thread},
-                      {kMetricRatio, share(thread, inst)},
-                      {kMetricThreadInstPredOn, pred_on},
-                      {kMetricPredOnRatio, share(pred_on, inst)},
-                      {kMetricBranchTargets, targets},
-                      {kMetricBranchTargetsUniform, uniform},
-                      {kMetricBranchUniformPct, 100.0 * share(uniform, targets)}};
-}
 
 RegionEfficiency region_efficiency(const MetricValues& full, const MetricValues& twin) {
   RegionEfficiency r;

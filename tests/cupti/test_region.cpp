@@ -116,32 +116,5 @@ TEST(RegionEfficiency, OptionalMetricsOnlyWhereBothLaunchesMeasuredThem) {
   EXPECT_DOUBLE_EQ(j["thread_inst_pred_on"].get<double>(), 0.0);
 }
 
-TEST(OnePass, PublishesEveryDefaultMetricFromTheFiveSassSums) {
-  const MetricValues c{{kSassInst, 200},
-                       {kSassThreadInst, 3200},
-                       {kSassThreadInstPredOn, 2400},
-                       {kMetricBranchTargets, 40},
-                       {kMetricBranchTargetsUniform, 30}};
-  const MetricValues v = published_from_one_pass(c);
-  EXPECT_DOUBLE_EQ(v.at(kMetricInst), 200);
-  EXPECT_DOUBLE_EQ(v.at(kMetricThreadInst), 3200);
-  EXPECT_DOUBLE_EQ(v.at(kMetricRatio), 16);
-  EXPECT_DOUBLE_EQ(v.at(kMetricThreadInstPredOn), 2400);
-  EXPECT_DOUBLE_EQ(v.at(kMetricPredOnRatio), 12);
-  EXPECT_DOUBLE_EQ(v.at(kMetricBranchTargets), 40);
-  EXPECT_DOUBLE_EQ(v.at(kMetricBranchTargetsUniform), 30);
-  EXPECT_DOUBLE_EQ(v.at(kMetricBranchUniformPct), 75);
-  EXPECT_EQ(v.size(), 8u);  // exactly the default metrics, so the region differencing reads them alike
-  // Zero denominators give 0, as the profiler's own ratios do for an empty range.
-  MetricValues empty = c;
-  empty[kSassInst] = 0;
-  empty[kMetricBranchTargets] = 0;
-  EXPECT_DOUBLE_EQ(published_from_one_pass(empty).at(kMetricRatio), 0);
-  EXPECT_DOUBLE_EQ(published_from_one_pass(empty).at(kMetricBranchUniformPct), 0);
-  MetricValues missing = c;
-  missing.erase(kSassThreadInstPredOn);
-  EXPECT_THROW(published_from_one_pass(missing), std::invalid_argument);
-}
-
 }  // namespace
 }  // namespace divbench

@@ -10,7 +10,6 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "divbench/core/json_io.hpp"
 
@@ -30,21 +29,6 @@ inline constexpr const char* kMetricBranchTargets = "smsp__sass_branch_targets.s
 inline constexpr const char* kMetricBranchTargetsUniform = "smsp__sass_branch_targets_threads_uniform.sum";
 
 using MetricValues = std::map<std::string, double>;
-
-// One profiler pass instead of two. The default metrics above need two passes of kernel replay on
-// GH100 (the hardware instruction counters and the SASS-instrumented branch counters do not share a
-// pass), and every pass after the first saves and restores device memory. Their SASS-instrumented
-// counterparts, five sums, fit in one pass (cuptiProfilerHostGetNumOfPasses, chip GH100); the
-// default metrics are then published from them: each sum from its smsp__sass_ twin, each ratio from
-// its sums (ratio = thread_inst / inst, pred_on ratio = pred_on / inst, uniform pct = 100 * uniform /
-// targets; 0 where the denominator is 0). That the twins count the same is checked against Nsight
-// Compute reading the hardware counters for the same launches (scripts/gpu/30-metrics.sh).
-inline constexpr const char* kSassInst = "smsp__sass_inst_executed.sum";
-inline constexpr const char* kSassThreadInst = "smsp__sass_thread_inst_executed.sum";
-inline constexpr const char* kSassThreadInstPredOn = "smsp__sass_thread_inst_executed_pred_on.sum";
-const std::vector<std::string>& one_pass_collection();  // the five sums collected instead
-// The default metrics from values of one_pass_collection() (std::invalid_argument if one is missing).
-MetricValues published_from_one_pass(const MetricValues& collected);
 
 struct RegionEfficiency {
   double inst = 0;         // warp instructions of the region (full - twin)
