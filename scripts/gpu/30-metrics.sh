@@ -74,7 +74,11 @@ timeout 300 "$DIVBENCH" --all --no-samples --quiet --out "$out/.all_plain/"
 a1=$(date +%s.%N)
 timeout 300 "$DIVBENCH" --all --no-samples --metrics --quiet --out "$out/all_metrics/"
 a2=$(date +%s.%N)
-rm -rf "$out/.all_plain"
+# The hardware counters alone (no SASS-instrumented branch counters): what those cost.
+DIVBENCH_CUPTI=basic timeout 300 "$DIVBENCH" --all --no-samples --metrics --quiet --out "$out/.all_basic/"
+a3=$(date +%s.%N)
+rm -rf "$out/.all_plain" "$out/.all_basic"
 python3 -m divbench.metrics_cost write --all-s "$(secs "$a0" "$a1")" --all-metrics-s "$(secs "$a1" "$a2")" \
+  --all-metrics-basic-s "$(secs "$a2" "$a3")" \
   --results "$out/all_metrics" --out "$out/metrics_cost.json" |
   tee -a "$RESULTS/summary.txt"

@@ -96,6 +96,20 @@ const std::vector<std::string>& default_metrics() {
   return m;
 }
 
+// DIVBENCH_CUPTI=basic: the hardware counters only (one pass, nothing instrumented). The three
+// branch-target metrics exist only as SASS-instrumented counters, which make the profiled kernel run
+// an instrumented branch per executed branch (its loop's back-branch included); their cost is that.
+bool basic_set() {
+  const char* env = std::getenv("DIVBENCH_CUPTI");
+  return env && std::strcmp(env, "basic") == 0;
+}
+
+const std::vector<std::string>& basic_metrics() {
+  static const std::vector<std::string> m{kMetricRatio, kMetricInst, kMetricThreadInst, kMetricPredOnRatio,
+                                          kMetricThreadInstPredOn};
+  return m;
+}
+
 const std::vector<std::string>& required_metrics() {
   static const std::vector<std::string> m{kMetricRatio, kMetricInst, kMetricThreadInst};
   return m;
@@ -155,7 +169,14 @@ std::vector<json> collect_points_metrics(const std::vector<PointLaunches>& point
     launches.push_back(p.full);
     if (p.twin) launches.push_back(p.twin);
   }
-  const std::vector<json> each = collect_launch_metrics(launches, default_metrics(), stats);
+  const bool basic = basic_set();
+  std::vector<json> each = collect_launch_metrics(launches, basic ? basic_metrics() : default_metrics(), stats);
+  if (basic)
+    for (auto& e : each)
+      if (e.value("available", false))
+        e["not_collected"] = json{{"metrics", json::array({kMetricBranchUniformPct, kMetricBranchTargets,
+                                                           kMetricBranchTargetsUniform})},
+                                  {"why", "DIVBENCH_CUPTI=basic: hardware counters only, no SASS instrumentation"}};
   std::vector<json> out;
   std::size_t i = 0;
   for (const auto& p : points) {

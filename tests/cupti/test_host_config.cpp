@@ -75,6 +75,16 @@ TEST(HostConfig, DefaultListSchedulesOnThePapersOtherChips) {
   }
 }
 
+// DIVBENCH_CUPTI=basic: the hardware counters alone take one pass on every chip of the paper.
+TEST(HostConfig, BasicListTakesOnePass) {
+  NEED_CUPTI();
+  for (const char* chip : {"GH100", "GA100", "GA102", "GB100", "GB202"}) {
+    cupti::HostConfig h(*api, chip, {});
+    h.configure(basic_metrics());
+    EXPECT_EQ(h.passes(), 1u) << chip;
+  }
+}
+
 TEST(HostConfig, UnknownChipIsUnavailable) {
   NEED_CUPTI();
   EXPECT_THROW(cupti::HostConfig(*api, "NOT_A_CHIP", {}), cupti::Unavailable);

@@ -23,6 +23,11 @@ const std::vector<std::string>& default_metrics();
 // listed in the result's "missing".
 const std::vector<std::string>& required_metrics();
 
+// The default metrics without the three branch-target ones, which exist only as SASS-instrumented
+// counters: what the points' metric launches collect under DIVBENCH_CUPTI=basic (their objects then
+// carry "not_collected" {metrics, why}).
+const std::vector<std::string>& basic_metrics();
+
 // Profiles every launch function (each must enqueue exactly one kernel launch on the current device
 // and may synchronize) in as few profiler sessions as possible, in order, and returns one object per
 // function: {"available": true, "values": {metric: value}, "chip", "passes", "profile_ms" (this
