@@ -281,9 +281,38 @@ TEST(LoopCost, CostResultFitRecordsThePlacementBand) {
   EXPECT_EQ(back.band_above, f.constants.band_above);
   CostPrediction p;
   p.a = 28.0;
-  const auto iv = prediction_interval(p, back);
+  // The excess (placement 1) is located by its loop's start within the fetch block; a loop starting
+  // before that offset gets no room above.
+  const int offset = static_cast<int>(f.constants.source["placement_residuals"][1]["fetch_block_offset"].get<int>());
+  ASSERT_TRUE(back.excess_from_offset.has_value());
+  EXPECT_EQ(*back.excess_from_offset, offset / 16 * 16);
+  const auto iv = prediction_interval(p, back, offset);
   EXPECT_NEAR(iv->first, 28.0 - *back.band_below, 1e-12);
   EXPECT_NEAR(iv->second, 28.0 + *back.band_above, 1e-12);
+  if (*back.excess_from_offset >= 16) {
+    const auto early = prediction_interval(p, back, *back.excess_from_offset - 16);
+    EXPECT_NEAR(early->second, 28.0, 1e-12);
+  }
+  // A residual within 0.01 of a whole cycle is the whole cycle (the timer's noise); the old files
+  // without excess_from_offset keep the band everywhere.
+  CostConstants old = back;
+  old.excess_from_offset.reset();
+  EXPECT_NEAR(prediction_interval(p, old, 0)->second, 28.0 + *back.band_above, 1e-12);
+}
+
+TEST(LoopCost, PlacementBandIsInWholeCyclesAndLocatedByAddress) {
+  // fma_chain at two placements whose loops start 16 bytes apart: 28.00006 (noise) and 29.99994.
+  json cost{{"device", json{{"name", "test GPU"}, {"cc", "9.0"}}},
+            {"summary", json{{"bodies", json::array({json{{"body", "fma_chain"}, {"a", 28.0},
+                                                          {"placements", json::array({json{{"placement", 0}, {"a", 28.00006}},
+                                                                                      json{{"placement", 1}, {"a", 29.99994}}})}}})}}}};
+  json two = facts(90);
+  json moved = function_with_loop("kway_kernelI8FmaChainELi1E", fma_chain());
+  two["cubins"][0]["functions"].push_back(moved);
+  const CostFit f = fit_from_cost_result(cost, "cost.json", two, "facts.json");
+  ASSERT_TRUE(f.constants.band_below && f.constants.band_above);
+  EXPECT_EQ(*f.constants.band_below, 0.0);
+  EXPECT_EQ(*f.constants.band_above, 2.0);
 }
 
 TEST(LoopCost, ValidationPredictsLoopsTheFitNeverSaw) {
@@ -305,6 +334,10 @@ TEST(LoopCost, ValidationPredictsLoopsTheFitNeverSaw) {
   c.band_above = 2.0;
   const json v = validate_loops(loops, "loops.json", val, c, needle);
   ASSERT_EQ(v["validation"].size(), 3u);
+  // No excess_from_offset: every loop is in the excess region; chain placement 1 paid 3 cycles.
+  EXPECT_EQ(v["excess_region_points"].get<int>(), 3);
+  EXPECT_EQ(v["placement_excess_points"].get<int>(), 1);
+  EXPECT_EQ(v["placement_excess_in_region"].get<int>(), 1);
   EXPECT_NEAR(v["validation"][0]["predicted"].get<double>(), 28.0, 1e-9);
   EXPECT_TRUE(v["validation"][0]["in_interval"].get<bool>());
   EXPECT_NEAR(v["validation"][1]["rel_err"].get<double>(), 28.0 / 31.0 - 1, 1e-9);
@@ -314,6 +347,9 @@ TEST(LoopCost, ValidationPredictsLoopsTheFitNeverSaw) {
   EXPECT_NEAR(v["oos_median_abs_err"].get<double>(), 2.0 / 50.0, 1e-9);
   EXPECT_EQ(v["oos_within_3pct"].get<int>(), 1);
   EXPECT_EQ(v["oos_in_interval"].get<int>(), 2);  // int: 50 is at the top of [48, 48 + 2]
+  EXPECT_EQ(v["oos_goal_points"].get<int>(), 2);  // chain 1 is 9.7% off and outside its interval
+  EXPECT_FALSE(v["oos_goal_met"].get<bool>());
+  EXPECT_NEAR(v["oos_max_outside_interval_rel"].get<double>(), 1.0 / 30.0, 1e-9);  // chain 1: 31 over [28, 30]
   EXPECT_EQ(v["validation_source"]["measured_git"], "xyz");
   json missing = loops;
   missing["summary"]["loops"][0]["placement"] = 5;  // no such kernel in the facts

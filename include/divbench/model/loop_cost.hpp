@@ -38,9 +38,15 @@ struct CostConstants {
   std::optional<double> taken_branch;      // B, cycles; nullopt = not fitted
   std::optional<double> variable_latency;  // W, cycles; nullopt = not fitted (no measured body needs it)
   // The placement band: how far the measured a of the fitted loops lay below and above their own
-  // placement's prediction, over every code placement of the cost sweep (cycles per iteration).
-  // A prediction's interval is [a - below, a + above]. nullopt: not measured (a fit from s/n).
+  // placement's prediction, over every code placement of the cost sweep (cycles per iteration, each
+  // residual taken to the whole cycle when it lies within 0.01 of one: a loop's steady state is a
+  // whole number of cycles, the rest is the timer's noise). nullopt: not measured (a fit from s/n).
   std::optional<double> band_below, band_above;
+  // Where the excess lies, from the binary's addresses: every fitted loop that ran at least one cycle
+  // above its prediction started at or past this byte offset within a kFetchBlockBytes block (the
+  // smallest such offset, to 16 bytes). A loop starting there gets [a - below, a + above]; one
+  // starting earlier in its block gets [a - below, a]. nullopt (files before it): the band everywhere.
+  std::optional<int> excess_from_offset;
   json source = json::object();            // measurements and binary the fit used
 };
 
@@ -97,8 +103,16 @@ std::string default_constants_path(const std::string& exe_dir);
 // read. nullopt with `why` set when there is no such file or it is not a loop-cost document.
 std::optional<CostConstants> load_constants(const std::string& path, std::string& used, std::string& why);
 
-// A prediction's interval [a - band_below, a + band_above]; {a, a} without a band; nullopt when a is.
-std::optional<std::pair<double, double>> prediction_interval(const CostPrediction& p, const CostConstants& c);
+// The block the placement excess is located in: 128 bytes, eight 16-byte instructions (an assumed
+// instruction-fetch granularity; the committed fit shows the excess only in the last 32 bytes).
+inline constexpr int kFetchBlockBytes = 128;
+// Whether a loop starting at byte `loop_start` of its function lies where the fitted loops paid the
+// placement excess (always true without excess_from_offset).
+bool in_excess_region(const CostConstants& c, long loop_start);
+// A prediction's interval [a - band_below, a + band_above] (a + 0 above where the loop does not start
+// in the excess region); {a, a} without a band; nullopt when a is.
+std::optional<std::pair<double, double>> prediction_interval(const CostPrediction& p, const CostConstants& c,
+                                                            long loop_start);
 
 // The general entry (`divbench kernels predict --cubin FILE --function REGEX --json`): every loop
 // (timer retry loops aside) of every function of a divbench.kernels/1 document whose mangled or
