@@ -92,10 +92,12 @@ TEST(OrderProbe, FinalizeFitsTheRuleAndReportsConsistency) {
   pts.push_back(order_point(1, GroupPosition::high, "taken", "warpsync", {"group", "rest", "group"}));
   const json s = finalize(order(RunOptions{}), pts);
   EXPECT_EQ(s["rule_id"], "minority_first_tie_fallthrough");
+  // Every point here has its fall-through side at the lower address: the "lower address" tie rule fits too.
   EXPECT_EQ(s["rule"],
-            "the side with fewer active lanes runs first; on ties the fall-through side: 7 of 7 points, no exceptions");
+            "the side with fewer active lanes runs first; on ties the fall-through side: 7 of 7 points, no exceptions; "
+            "equally consistent: the side with fewer active lanes runs first; on ties the side at the lower address");
   EXPECT_TRUE(s["rule_exceptions"].empty());
-  EXPECT_EQ(s["rules"].size(), 7u);
+  EXPECT_EQ(s["rules"].size(), 9u);
   EXPECT_FALSE(s["first_consistent_across_launches"].get<bool>());
   EXPECT_EQ(s["inconsistent_points"], json({"g=1 high taken warpsync"}));
   EXPECT_TRUE(s["layout_verified"].get<bool>());
