@@ -2,14 +2,18 @@
 // (g = 1 .. 31; low, high or scattered lanes) takes one arm of a divergent if/else, the other lanes
 // the other arm; each arm records clock64 at its first instruction. The group goes into the `then`
 // arm and, in another point, the `else` arm, so every group runs on the branch's fall-through side
-// and on its taken side; which arm is the fall-through, and whether the branch is BSSY-guarded, is
-// read from this binary's SASS (probe_layout.hpp), never assumed: a point whose SASS disagrees with
-// the intended layout or form is labelled by the SASS and listed as a mismatch. Two reconvergence
-// forms (kernels/progress/order.cu). finalize() fits the candidate order rules to the points
-// (summary/order_rule.hpp) and reports whether `first` held across the repeated launches.
+// and on its taken side; which arm is the fall-through, which side lies at the lower address, and
+// whether the branch is BSSY-guarded, is read from this binary's SASS (probe_layout.hpp), never
+// assumed: a point whose SASS disagrees with the intended layout or form is labelled by the SASS and
+// listed as a mismatch. Three kernels (kernels/progress/order.cu, order_backward.cu): bssy and
+// warpsync (the fall-through side at the lower address) and bssy_backward (the taken side at the lower
+// address). finalize() fits the candidate order rules to the points (summary/order_rule.hpp), says
+// whether ties go to the fall-through side or to the lower address (undecided unless a layout with
+// the taken side below was measured), and reports whether `first` held across the repeated launches.
 #include <chrono>
-
+#include <optional>
 #include <set>
+#include <tuple>
 
 #include "divbench/core/errors.hpp"
 #include "divbench/core/lane_group.hpp"
@@ -59,7 +63,8 @@ json to_json(const OrderConfig& c) {
                          std::to_string(kScatterStride) + " i) mod 32, i = 0, 1, ...";
   j["arms"] =
       "then = order_arm<0>, else = order_arm<1> (distinct __noinline__ functions); the group takes the then arm "
-      "(intended fall-through) or the else arm (intended taken)";
+      "(intended fall-through in bssy and warpsync, intended taken and at the lower address in bssy_backward) or "
+      "the else arm";
   j.update(to_json(c.runs));
   j["caps"] = caps_json(c.caps);
   return j;
@@ -114,10 +119,14 @@ std::vector<PointSpec> plan(const OrderConfig& c, const DeviceRecord& dev) {
                            const json runs = repeat_launches(c.runs.launches, [&] {
                              return check_run(run_order_probe(form, then_mask, c.caps), group, in_then);
                            });
-                           const std::string intended_side = in_then ? "fallthrough" : "taken";
-                           const std::string intended_form = order_form_name(form);
+                           // bssy_backward puts the then arm on the taken side (above the branch).
+                           const bool then_taken = order_form_taken_below(form);
+                           const std::string intended_side = in_then != then_taken ? "fallthrough" : "taken";
+                           const std::string intended_form = order_form_reconvergence(form);
+                           const bool intended_below = order_form_taken_below(form);
                            const auto side = group_side(layout, in_then);
                            const auto sass_form = reconvergence_form(layout);
+                           const auto below = taken_below_fallthrough(layout);
                            PointResult r;
                            r.timed = false;
                            r.raw = side_order_fields(group, side ? side : intended_side,
@@ -126,7 +135,10 @@ std::vector<PointSpec> plan(const OrderConfig& c, const DeviceRecord& dev) {
                            r.raw["group_arm"] = in_then ? "then" : "else";
                            r.raw["intended_group_side"] = intended_side;
                            r.raw["intended_form"] = intended_form;
+                           r.raw["order_form"] = order_form_name(form);
+                           r.raw["intended_taken_below"] = intended_below;
                            r.raw["layout"] = to_json(layout);
+                           r.raw["taken_below_matches_intent"] = below ? json(*below == intended_below) : json(nullptr);
                            r.raw["layout_verified"] = side.has_value();
                            r.raw["layout_matches_intent"] = side ? json(*side == intended_side) : json(nullptr);
                            r.raw["form_matches_intent"] = sass_form ? json(*sass_form == intended_form) : json(nullptr);
@@ -144,13 +156,23 @@ std::vector<PointSpec> plan(const OrderConfig& c, const DeviceRecord& dev) {
   return pts;
 }
 
-// "g=16 low taken bssy"; a kernel whose SASS form is not the intended one is named too, so the
-// two kernels' points stay apart: "g=16 low taken bssy [warpsync kernel]".
+// Whether the point's taken side lies at the lower address: the SASS's answer, else the kernel's intent.
+bool taken_below(const json& p) {
+  if (p.contains("layout") && p["layout"].value("taken_below_fallthrough", json(nullptr)).is_boolean())
+    return p["layout"]["taken_below_fallthrough"].get<bool>();
+  return p.value("intended_taken_below", false);
+}
+
+// "g=16 low taken bssy"; " backward" when the taken side lies at the lower address; a kernel whose
+// SASS form or layout is not the intended one is named too, so the kernels' points stay apart:
+// "g=16 low taken bssy [warpsync kernel]".
 std::string point_label(const json& p) {
   std::string s = "g=" + p["group_size"].dump() + " " + p["group_position"].get<std::string>() + " " +
                   p["group_side"].get<std::string>() + " " + p["form"].get<std::string>();
-  if (p.value("form_matches_intent", json(nullptr)) == json(false))
-    s += " [" + p["intended_form"].get<std::string>() + " kernel]";
+  if (taken_below(p)) s += " backward";
+  if (p.value("form_matches_intent", json(nullptr)) == json(false) ||
+      p.value("taken_below_matches_intent", json(nullptr)) == json(false))
+    s += " [" + p.value("order_form", p["intended_form"].get<std::string>()) + " kernel]";
   return s;
 }
 
@@ -161,24 +183,38 @@ std::vector<std::string> labels_where(const json& pts, const char* key, const js
   return v;
 }
 
-// The candidate rules fitted to the points of one form ("" = every form).
-json fit_points(const json& pts, const std::string& form) {
+// The points with a known first side as rule observations: of one SASS form ("" = every form) and,
+// when `below` is given, only those whose taken side is (true) or is not (false) the lower address.
+std::vector<OrderObservation> observations(const json& pts, const std::string& form,
+                                           std::optional<bool> below = std::nullopt) {
   std::vector<OrderObservation> obs;
   for (const auto& p : pts) {
     if (p["first"].is_null() || (!form.empty() && p["form"] != form)) continue;
+    if (below && taken_below(p) != *below) continue;
     std::uint32_t mask = 0;
     for (int lane : p["group_lanes"]) mask |= 1u << lane;
-    obs.push_back({mask, 0xffffffffu, p["group_side"].get<std::string>(), p["first"].get<std::string>(), point_label(p)});
+    obs.push_back({mask, 0xffffffffu, p["group_side"].get<std::string>(), p["first"].get<std::string>(), point_label(p),
+                   taken_below(p)});
   }
+  return obs;
+}
+
+json fit_points(const json& pts, const std::string& form, std::optional<bool> below = std::nullopt) {
+  const auto obs = observations(pts, form, below);
   return rule_summary(fit_order_rule(obs), obs);
 }
 
 void finalize(const OrderConfig&, ResultRecord& r) {
   const json& pts = r.points_extra;
   r.summary.update(fit_points(pts, ""));
-  json by_form = json::object();
-  for (OrderForm f : all_order_forms()) by_form[order_form_name(f)] = fit_points(pts, order_form_name(f))["rule"];
+  json by_form = json::object();  // by the SASS's reconvergence form
+  for (const char* f : {"bssy", "warpsync"}) by_form[f] = fit_points(pts, f)["rule"];
   r.summary["rule_by_form"] = by_form;
+  // By layout: the fall-through side at the lower address (bssy, warpsync) or the taken side (bssy_backward).
+  r.summary["rule_by_layout"] = json{{"fallthrough_below", fit_points(pts, "", false)["rule"]},
+                                     {"taken_below", fit_points(pts, "", true)["rule"]}};
+  // Ties: the fall-through side or the lower address? Undecided until a backward layout is measured.
+  r.summary["ties"] = tie_verdict(observations(pts, ""));
   const auto inconsistent = labels_where(pts, "first_consistent", false);
   r.summary["first_consistent_across_launches"] = inconsistent.empty();
   r.summary["inconsistent_points"] = inconsistent;
@@ -189,6 +225,7 @@ void finalize(const OrderConfig&, ResultRecord& r) {
     r.summary["rule"] = "(fall-through sides not verified in the SASS) " + r.summary["rule"].get<std::string>();
   r.summary["layout_mismatches"] = labels_where(pts, "layout_matches_intent", false);
   r.summary["form_mismatches"] = labels_where(pts, "form_matches_intent", false);
+  r.summary["taken_below_mismatches"] = labels_where(pts, "taken_below_matches_intent", false);
   r.summary["cap_reached"] = !labels_where(pts, "cap_reached", true).empty();
   std::vector<double> between;
   for (const auto& p : pts) between.push_back(p["cycles_between"].get<double>());
@@ -199,29 +236,34 @@ void finalize(const OrderConfig&, ResultRecord& r) {
     r.summary["cycles_between_max"] = s.max;
   }
   r.summary["points"] = pts.size();
-  // How many different experiments the points are: a rule sees a point as its form and the lanes on
-  // the fall-through side (the group, or the rest when the group is on the taken side), so a group on
-  // the taken side and its complement on the fall-through side are one lane mask.
-  std::set<std::pair<std::string, std::uint32_t>> masks;
+  // How many different experiments the points are: a rule sees a point as its form, its layout (which
+  // side is at the lower address) and the lanes on the fall-through side (the group, or the rest when
+  // the group is on the taken side), so a group on the taken side and its complement on the
+  // fall-through side are one lane mask.
+  std::set<std::tuple<std::string, bool, std::uint32_t>> masks;
   std::set<std::uint32_t> fallthrough_masks;
+  int below = 0;
   for (const auto& p : pts) {
     std::uint32_t group = 0;
     for (int lane : p["group_lanes"]) group |= 1u << lane;
     const std::uint32_t ft = p["group_side"] == "fallthrough" ? group : ~group;
-    masks.insert({p.value("form", ""), ft});
+    masks.insert({p.value("form", ""), taken_below(p), ft});
     fallthrough_masks.insert(ft);
+    below += taken_below(p) ? 1 : 0;
   }
   r.summary["distinct_masks"] = masks.size();
   r.summary["distinct_fallthrough_masks"] = fallthrough_masks.size();
+  r.summary["points_taken_below"] = below;
 }
 
 Experiment order_experiment() {
   ExperimentDef<OrderConfig> d{
       "order", {}, "probe",
       "which side of a two-sided branch runs first: lane groups of 1..31 lanes on the fall-through and the taken "
-      "side, two reconvergence forms; the fitted rule",
+      "side, two reconvergence forms, the taken side above or below the fall-through side; the fitted rule and "
+      "where ties go",
       parse, to_json, nullptr, plan, finalize, [](const OrderConfig& c) { return probe_notes(c.runs); }};
-  d.axes = {{{"form", AxisType::string, "", "", "reconvergence form of the kernel (intended)", AxisLabel::bare},
+  d.axes = {{{"form", AxisType::string, "", "", "the kernel: reconvergence form and layout (intended)", AxisLabel::bare},
              [](const OrderConfig& c) {
                json f = json::array();
                for (auto x : c.forms) f.push_back(order_form_name(x));

@@ -27,6 +27,11 @@ std::optional<std::string> group_side(const ProbeLayout& l, bool group_in_then) 
   return then_falls_through == group_in_then ? "fallthrough" : "taken";
 }
 
+std::optional<bool> taken_below_fallthrough(const ProbeLayout& l) {
+  if (!l.arms.side) return std::nullopt;
+  return l.arms.side->taken_below_fallthrough();
+}
+
 std::optional<std::string> reconvergence_form(const ProbeLayout& l) {
   if (!l.arms.side) return std::nullopt;
   return l.arms.side->bssy_guarded ? "bssy" : "warpsync";
@@ -39,9 +44,14 @@ json to_json(const ProbeLayout& l) {
     j["branch"] = l.arms.side->branch;
     j["fallthrough_arm"] = l.arms.side->fallthrough_arm;
     j["bssy_guarded"] = l.arms.side->bssy_guarded;
+    j["fallthrough_at"] = l.arms.side->fallthrough_at ? json(*l.arms.side->fallthrough_at) : json(nullptr);
+    j["taken_at"] = l.arms.side->taken_at ? json(*l.arms.side->taken_at) : json(nullptr);
+    const auto below = l.arms.side->taken_below_fallthrough();
+    j["taken_below_fallthrough"] = below ? json(*below) : json(nullptr);
   } else {
     j["fallthrough_arm"] = nullptr;
     j["bssy_guarded"] = nullptr;
+    j["taken_below_fallthrough"] = nullptr;
     j["error"] = l.arms.error;
   }
   return j;

@@ -1,37 +1,9 @@
 // Path-scheduling-order probe: which side of a two-sided branch does one warp run first? See
 // include/divbench/kernels/order.hpp.
-#include "bounded.cuh"
-#include "divbench/kernels/order.hpp"
+#include "order_arm.cuh"
 
 namespace divbench {
 namespace progress {
-
-// One arm. Arm is baked in (0: then, 1: else) so the two arms are different functions, each one
-// call site in the kernel. Both forms read the flag once; Wait makes it a volatile read in a
-// bounded wait loop, after which ptxas (sm_90 on) drops the branch's BSSY and reconverges at the
-// timer's __syncwarp only. Without Wait it is a plain load and the BSSY stays.
-template <int Arm, bool Wait>
-__device__ __noinline__ void order_arm(const std::uint32_t* flag, Cap cap, OrderLane* out) {
-  OrderLane r{};
-  r.enter_clk = static_cast<std::uint64_t>(clock64());
-  r.enter_ns = dev::globaltimer();
-  r.arm = Arm;
-  std::uint32_t seen = 0;
-  if constexpr (!Wait) {
-    seen = *flag;
-  } else {
-    seen = ld_volatile(flag);
-    while (seen == 0u) {
-      if (cap.reached(++r.spins)) {
-        r.capped = 1;
-        break;
-      }
-      seen = ld_volatile(flag);
-    }
-  }
-  r.flag_seen = seen;
-  *out = r;
-}
 
 template <bool Wait>
 __global__ void order_kernel(const std::uint32_t* flag, std::uint32_t then_mask, std::uint32_t max_spins,
@@ -51,21 +23,39 @@ __global__ void order_kernel(const std::uint32_t* flag, std::uint32_t then_mask,
 }  // namespace progress
 
 #ifndef __CUDACC_RTC__  // host side
-const char* order_form_name(OrderForm f) { return f == OrderForm::bssy ? "bssy" : "warpsync"; }
+const char* order_form_name(OrderForm f) {
+  switch (f) {
+    case OrderForm::bssy: return "bssy";
+    case OrderForm::warpsync: return "warpsync";
+    case OrderForm::bssy_backward: return "bssy_backward";
+  }
+  return "?";
+}
 
 const std::vector<OrderForm>& all_order_forms() {
-  static const std::vector<OrderForm> v{OrderForm::bssy, OrderForm::warpsync};
+  static const std::vector<OrderForm> v{OrderForm::bssy, OrderForm::warpsync, OrderForm::bssy_backward};
   return v;
 }
 
+const char* order_form_reconvergence(OrderForm f) { return f == OrderForm::warpsync ? "warpsync" : "bssy"; }
+
+bool order_form_taken_below(OrderForm f) { return f == OrderForm::bssy_backward; }
+
 const char* order_kernel_symbol(OrderForm f) {
-  return f == OrderForm::bssy ? "order_kernelILb0E" : "order_kernelILb1E";
+  switch (f) {
+    case OrderForm::bssy: return "order_kernelILb0E";
+    case OrderForm::warpsync: return "order_kernelILb1E";
+    case OrderForm::bssy_backward: return "order_backward_kernel";
+  }
+  return "?";
 }
 
 OrderRun run_order_probe(OrderForm form, std::uint32_t then_mask, const ProbeCaps& caps) {
   progress::ProbeBuffers<OrderLane> mem(1);
   mem.words.upload({1u});  // the flag, set before the launch: no arm waits
-  if (form == OrderForm::bssy)
+  if (form == OrderForm::bssy_backward)
+    launch_order_backward(mem.words.get(), then_mask, caps, mem.lanes.get(), mem.sample.get());
+  else if (form == OrderForm::bssy)
     progress::order_kernel<false><<<1, kWarpLanes>>>(mem.words.get(), then_mask, caps.max_spins, caps.max_ns,
                                                       mem.lanes.get(), mem.sample.get());
   else

@@ -161,7 +161,9 @@ def _order(s: dict) -> list[str]:
             f"consistent across launches={s.get('first_consistent_across_launches')} "
             f"cycles_between {s.get('cycles_between_min')}..{s.get('cycles_between_max')} "
             f"cap_reached={s.get('cap_reached')}"] + [f"  order {form}: {rule}" for form, rule in
-                                                      s.get("rule_by_form", {}).items()]
+                                                      s.get("rule_by_form", {}).items()] + \
+        ([f"  order ties: {s['ties'].get('verdict')}: {s['ties'].get('sentence')}"] if isinstance(s.get("ties"), dict)
+         else [])
 
 
 PROBES = [("predication.json", _predication), ("occupancy.json", _occupancy), ("lock.json", _lock),

@@ -21,6 +21,8 @@ bool guarded(const json& branch) {
   return false;
 }
 
+bool is_address(const json& v) { return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0); }
+
 }  // namespace
 
 ArmSideResult arm_side(const json& facts, int sm, const ArmBranch& q) {
@@ -60,7 +62,13 @@ ArmSideResult arm_side(const json& facts, int sm, const ArmBranch& q) {
       arm = "else";
     else
       continue;
-    found.push_back(ArmSide{fn->value("name", ""), b.value("offset", std::uint64_t{0}), arm, guarded(b)});
+    ArmSide side{fn->value("name", ""), b.value("offset", std::uint64_t{0}), arm, guarded(b), {}, {}};
+    if (b.contains("fallthrough") && is_address(b["fallthrough"]))
+      side.fallthrough_at = b["fallthrough"].get<std::uint64_t>();
+    // A two-way branch has one target; with several (BRX) "the taken side's address" is not one place.
+    if (b.contains("taken") && b["taken"].is_array() && b["taken"].size() == 1 && is_address(b["taken"][0]))
+      side.taken_at = b["taken"][0].get<std::uint64_t>();
+    found.push_back(std::move(side));
   }
   if (found.size() != 1) {
     r.error = what + ": " + std::to_string(found.size()) + " divergent branches separate the calls of " + q.then_callee +

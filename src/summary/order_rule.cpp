@@ -14,10 +14,23 @@ std::string other(const std::string& side) { return side == "group" ? "rest" : "
 // The side ("group" | "rest") whose arm is the fall-through.
 std::string fallthrough_side(const OrderObservation& o) { return o.group_side == "fallthrough" ? "group" : "rest"; }
 
+// The side ("group" | "rest") at the lower address: the fall-through side unless the branch is backward.
+std::string lower_side(const OrderObservation& o) {
+  return o.taken_below ? other(fallthrough_side(o)) : fallthrough_side(o);
+}
+
+bool is_tie(const OrderObservation& o) { return group_size(o) == rest_size(o); }
+
 std::string by_size(const OrderObservation& o, bool fewer_first, bool tie_fallthrough) {
   const int g = group_size(o), r = rest_size(o);
   if (g == r) return tie_fallthrough ? fallthrough_side(o) : other(fallthrough_side(o));
   return ((g < r) == fewer_first) ? "group" : "rest";
+}
+
+std::string by_size_tie_lower(const OrderObservation& o) {
+  const int g = group_size(o), r = rest_size(o);
+  if (g == r) return lower_side(o);
+  return g < r ? "group" : "rest";
 }
 
 std::string holding(const OrderObservation& o, int lane) {
@@ -39,6 +52,9 @@ const std::vector<OrderRule>& order_rules() {
        [](const OrderObservation& o) { return other(fallthrough_side(o)); }},
       {"lane0_first", "the side holding lane 0 runs first", [](const OrderObservation& o) { return holding(o, 0); }},
       {"lane31_first", "the side holding lane 31 runs first", [](const OrderObservation& o) { return holding(o, 31); }},
+      {"minority_first_tie_lower", "the side with fewer active lanes runs first; on ties the side at the lower address",
+       [](const OrderObservation& o) { return by_size_tie_lower(o); }},
+      {"lower_first", "the side at the lower address runs first", [](const OrderObservation& o) { return lower_side(o); }},
   };
   return v;
 }
@@ -108,6 +124,37 @@ json rule_summary(const RuleFit& fit, const std::vector<OrderObservation>& obs) 
   j["rules_equally_consistent"] = tied;
   j["rules"] = rules;
   return j;
+}
+
+json tie_verdict(const std::vector<OrderObservation>& obs) {
+  int ties = 0, separating = 0, ft_first = 0, lower_first = 0;
+  for (const auto& o : obs) {
+    if (!is_tie(o)) continue;
+    ++ties;
+    separating += o.taken_below ? 1 : 0;
+    ft_first += o.first == fallthrough_side(o) ? 1 : 0;
+    lower_first += o.first == lower_side(o) ? 1 : 0;
+  }
+  const std::string counts = "the fall-through side first at " + std::to_string(ft_first) + " of " +
+                             std::to_string(ties) + " ties, the lower-address side at " + std::to_string(lower_first) +
+                             " (" + std::to_string(separating) + " of the ties with the taken side below)";
+  std::string verdict = "undecided", sentence;
+  if (ties == 0) {
+    sentence = "no tie points (as many active lanes on each side): ties not measured";
+  } else if (separating == 0) {
+    sentence = "undecided: at every tie point the fall-through side is also the lower address, so the two "
+               "hypotheses predict the same side; " + counts;
+  } else if (ft_first == ties) {
+    verdict = "fallthrough";
+    sentence = "ties go to the fall-through side, not to the lower address: " + counts;
+  } else if (lower_first == ties) {
+    verdict = "lower_address";
+    sentence = "ties go to the side at the lower address, not to the fall-through side: " + counts;
+  } else {
+    sentence = "undecided: neither the fall-through side nor the lower address ran first at every tie; " + counts;
+  }
+  return json{{"verdict", verdict},          {"sentence", sentence},       {"tie_points", ties},
+              {"tie_points_taken_below", separating}, {"fallthrough_first", ft_first}, {"lower_first", lower_first}};
 }
 
 }  // namespace divbench

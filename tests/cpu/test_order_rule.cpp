@@ -1,7 +1,8 @@
 // The order probe's host side without a GPU: lane groups (low, high, scattered), which side entered
 // first from per-lane clocks, the majority over launches, and the rule fit: on synthetic points
 // made by each candidate rule, that candidate (and only it) fits with no exceptions; exceptions are
-// named; bad observations are refused.
+// named; bad observations are refused; where ties go (fall-through side or lower address) is
+// undecided on forward layouts and decided, either way, once the taken side is also below.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -87,14 +88,17 @@ TEST(SideOrder, MajorityOverLaunches) {
 
 namespace {
 
-// The order probe's grid: every size, position and side.
+// The order probe's grid: every size, position and side, in both layouts (the fall-through side at the
+// lower address, and the taken side there: bssy_backward).
 std::vector<OrderObservation> grid() {
   std::vector<OrderObservation> v;
-  for (int g : {1, 2, 4, 8, 15, 16, 17, 24, 28, 31})
-    for (GroupPosition p : all_group_positions())
-      for (const char* side : {"fallthrough", "taken"})
-        v.push_back({group_mask(g, p), 0xffffffffu, side, "",
-                     "g=" + std::to_string(g) + " " + group_position_name(p) + " " + side});
+  for (bool below : {false, true})
+    for (int g : {1, 2, 4, 8, 15, 16, 17, 24, 28, 31})
+      for (GroupPosition p : all_group_positions())
+        for (const char* side : {"fallthrough", "taken"})
+          v.push_back({group_mask(g, p), 0xffffffffu, side, "",
+                       "g=" + std::to_string(g) + " " + group_position_name(p) + " " + side + (below ? " backward" : ""),
+                       below});
   return v;
 }
 
@@ -119,9 +123,9 @@ TEST(OrderRule, EachCandidateWinsOnItsOwnPoints) {
       if (j != i) EXPECT_FALSE(fit.scores[j].exceptions.empty()) << order_rules()[j].id;
     const json s = rule_summary(fit, obs);
     EXPECT_EQ(s["rule_id"], rule.id);
-    EXPECT_EQ(s["rule"], rule.sentence + ": 60 of 60 points, no exceptions");
+    EXPECT_EQ(s["rule"], rule.sentence + ": 120 of 120 points, no exceptions");
     EXPECT_EQ(s["rules"].size(), order_rules().size());
-    EXPECT_EQ(s["points_fitted"], 60);
+    EXPECT_EQ(s["points_fitted"], 120);
   }
 }
 
@@ -149,8 +153,81 @@ TEST(OrderRule, ExceptionsAreNamedInTheSentence) {
   const json s = rule_summary(fit, obs);
   EXPECT_EQ(s["rule_exceptions"], json({"g=1 low fallthrough", "g=1 scattered taken"}));
   EXPECT_EQ(s["rule"], order_rules()[0].sentence +
-                           ": 58 of 60 points; exceptions: g=1 low fallthrough (rest first), g=1 scattered taken "
+                           ": 118 of 120 points; exceptions: g=1 low fallthrough (rest first), g=1 scattered taken "
                            "(rest first)");
+}
+
+TEST(OrderRule, FallThroughAndLowerAddressPartOnlyWhereTheTakenSideIsBelow) {
+  const auto& rules = order_rules();
+  ASSERT_EQ(rules[7].id, "minority_first_tie_lower");
+  ASSERT_EQ(rules[8].id, "lower_first");
+  // A forward branch: the fall-through side is the lower address, the two tie rules agree.
+  OrderObservation tie{0xffffu, 0xffffffffu, "taken", "", "g=16 low taken"};
+  EXPECT_EQ(rules[0].predict(tie), "rest");
+  EXPECT_EQ(rules[7].predict(tie), "rest");
+  EXPECT_EQ(rules[8].predict(tie), rules[3].predict(tie));
+  // A backward branch: the taken side (here the group) is the lower address.
+  tie.taken_below = true;
+  EXPECT_EQ(rules[0].predict(tie), "rest");
+  EXPECT_EQ(rules[7].predict(tie), "group");
+  EXPECT_EQ(rules[8].predict(tie), "group");
+  EXPECT_EQ(rules[3].predict(tie), "rest");
+  // Away from ties both minority rules say the same.
+  const OrderObservation one{0x1u, 0xffffffffu, "fallthrough", "", "g=1 low", true};
+  EXPECT_EQ(rules[0].predict(one), "group");
+  EXPECT_EQ(rules[7].predict(one), "group");
+}
+
+namespace {
+
+// The order probe's grid made by one minority rule, forward layouts only or both.
+std::vector<OrderObservation> made_by_minority(bool tie_lower, bool with_backward) {
+  std::vector<OrderObservation> v;
+  for (auto& o : made_by(order_rules()[tie_lower ? 7 : 0]))
+    if (with_backward || !o.taken_below) v.push_back(o);
+  return v;
+}
+
+}  // namespace
+
+TEST(OrderRule, TieVerdictForEitherHypothesis) {
+  // Forward layouts only: whichever rule made the points, ties cannot tell the two apart.
+  for (bool lower : {false, true}) {
+    const auto obs = made_by_minority(lower, false);
+    const json t = tie_verdict(obs);
+    EXPECT_EQ(t["verdict"], "undecided");
+    EXPECT_EQ(t["tie_points"], 6);  // g=16 at three positions, two sides
+    EXPECT_EQ(t["tie_points_taken_below"], 0);
+    EXPECT_EQ(t["fallthrough_first"], 6);
+    EXPECT_EQ(t["lower_first"], 6);
+    EXPECT_EQ(t["sentence"].get<std::string>().rfind("undecided: at every tie point the fall-through side is also", 0), 0u);
+    const RuleFit fit = fit_order_rule(obs);
+    EXPECT_EQ(order_rules()[fit.best].id, "minority_first_tie_fallthrough");  // listed first
+    EXPECT_EQ(fit.tied, std::vector<std::size_t>{7});
+  }
+  // Both layouts, ties to the fall-through side.
+  json t = tie_verdict(made_by_minority(false, true));
+  EXPECT_EQ(t["verdict"], "fallthrough");
+  EXPECT_EQ(t["tie_points"], 12);
+  EXPECT_EQ(t["tie_points_taken_below"], 6);
+  EXPECT_EQ(t["fallthrough_first"], 12);
+  EXPECT_EQ(t["lower_first"], 6);
+  // Both layouts, ties to the lower address.
+  t = tie_verdict(made_by_minority(true, true));
+  EXPECT_EQ(t["verdict"], "lower_address");
+  EXPECT_EQ(t["fallthrough_first"], 6);
+  EXPECT_EQ(t["lower_first"], 12);
+  // Mixed: one backward tie flipped to the fall-through side: neither holds everywhere.
+  auto mixed = made_by_minority(true, true);
+  for (auto& o : mixed)
+    if (o.taken_below && mask_size(o.group_mask) == 16) {
+      o.first = o.first == "group" ? "rest" : "group";
+      break;
+    }
+  t = tie_verdict(mixed);
+  EXPECT_EQ(t["verdict"], "undecided");
+  EXPECT_EQ(t["sentence"].get<std::string>().rfind("undecided: neither", 0), 0u);
+  EXPECT_EQ(tie_verdict({})["verdict"], "undecided");
 }
 
 TEST(OrderRule, TiesAndEmptyInput) {

@@ -60,15 +60,25 @@ TEST(OrderProbe, RunsEndToEndSmall) {
   o.ks = {1, 16};
   o.reps = 2;
   const ResultRecord r = run_probe("order", o);
-  ASSERT_EQ(r.points_extra.size(), 2u * 3u * 2u * 2u);  // sizes x positions x arms x forms
+  ASSERT_EQ(r.points_extra.size(), 2u * 3u * 2u * 3u);  // sizes x positions x arms x forms (kernels)
+  int below = 0;
   for (const auto& p : r.points_extra) {
     expect_side_fields(p);
     EXPECT_FALSE(p["first"].is_null());
     EXPECT_EQ(p["runs"].size(), 2u);
+    ASSERT_TRUE(p["layout"].contains("taken_below_fallthrough"));
+    // Where the build's SASS describes this device, bssy_backward (and only it) has the taken side below.
+    if (p["layout_verified"].get<bool>()) {
+      EXPECT_EQ(p["layout"]["taken_below_fallthrough"], p["order_form"] == "bssy_backward") << p["order_form"];
+      EXPECT_EQ(p["taken_below_matches_intent"], true);
+    }
+    below += p["layout"]["taken_below_fallthrough"] == true ? 1 : 0;
   }
   EXPECT_FALSE(r.summary["rule"].get<std::string>().empty());
-  EXPECT_EQ(r.summary["points_fitted"], 24);
-  EXPECT_EQ(r.summary["rules"].size(), 7u);
+  EXPECT_EQ(r.summary["points_fitted"], 36);
+  EXPECT_EQ(r.summary["rules"].size(), 9u);
+  EXPECT_EQ(r.summary["points_taken_below"], below);
+  EXPECT_TRUE(r.summary["ties"].contains("verdict"));
   EXPECT_TRUE(r.summary.contains("first_consistent_across_launches"));
   EXPECT_FALSE(r.summary["cap_reached"].get<bool>());
 }

@@ -1,7 +1,7 @@
 // sass::arm_side on hand-made "divbench.kernels/1" facts (no nvdisasm needed): the fall-through arm
 // from the calls on each side of the branch, the BSSY guard, and the errors when the function or
 // the branch cannot be told apart (none or two functions match, arms merged onto one side, another
-// architecture).
+// architecture); which side lies at the lower address, from the sides' addresses.
 #include <gtest/gtest.h>
 
 #include "divbench/sass/arm_side.hpp"
@@ -47,6 +47,36 @@ TEST(ArmSide, ElseArmOnTheFallThroughWithoutBssy) {
   ASSERT_TRUE(r.side) << r.error;
   EXPECT_EQ(r.side->fallthrough_arm, "else");
   EXPECT_FALSE(r.side->bssy_guarded);
+}
+
+TEST(ArmSide, WhichSideLiesBelow) {
+  // The branch's fall-through and taken addresses, when the facts give them: a forward branch (the
+  // fall-through side is the lower address) and the bssy_backward shape (the then arm's call above
+  // the branch, reached by a backward branch: the taken side is the lower address).
+  json fwd = branch(0xf0, json::array({kThen}), json::array({kElse}), json::array({0xc0}));
+  fwd["fallthrough"] = 0x100;
+  fwd["taken"] = json::array({0x140});
+  ArmSideResult r = arm_side(facts(90, json::array({fwd})), 90, kQuery);
+  ASSERT_TRUE(r.side) << r.error;
+  EXPECT_EQ(r.side->fallthrough_at, std::optional<std::uint64_t>(0x100));
+  EXPECT_EQ(r.side->taken_at, std::optional<std::uint64_t>(0x140));
+  EXPECT_EQ(r.side->taken_below_fallthrough(), std::optional<bool>(false));
+  json back = branch(0x4c0, json::array({kElse}), json::array({kThen}), json::array({0x4b0}));
+  back["fallthrough"] = 0x4d0;
+  back["taken"] = json::array({0x430});
+  r = arm_side(facts(90, json::array({back})), 90, kQuery);
+  ASSERT_TRUE(r.side) << r.error;
+  EXPECT_EQ(r.side->fallthrough_arm, "else");
+  EXPECT_EQ(r.side->taken_below_fallthrough(), std::optional<bool>(true));
+  // No addresses (or a branch with several targets): unknown, not assumed.
+  back["taken"] = json::array({0x430, 0x600});
+  r = arm_side(facts(90, json::array({back})), 90, kQuery);
+  ASSERT_TRUE(r.side) << r.error;
+  EXPECT_FALSE(r.side->taken_below_fallthrough());
+  r = arm_side(facts(90, json::array({branch(0xf0, json::array({kThen}), json::array({kElse}), json::array())})), 90,
+               kQuery);
+  ASSERT_TRUE(r.side) << r.error;
+  EXPECT_FALSE(r.side->taken_below_fallthrough());
 }
 
 TEST(ArmSide, ErrorsInsteadOfGuesses) {

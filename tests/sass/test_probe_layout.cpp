@@ -1,10 +1,16 @@
 // The probes' two-arm branches in the built divbench, from the kernel facts the build writes next
 // to it (kernel_facts.json, "divbench.kernels/1", `divbench kernels facts`): on every architecture
 // it carries, each probe's arms are two call sites on the two sides of one divergent branch (so the
-// run can say which side a lane group is on), and the order probe's two kernels have the intended
-// reconvergence: the bssy kernel's branch is BSSY-guarded everywhere; the warpsync kernel's is not
-// from sm_90 on, while on sm_75..sm_89 nvcc 13.0 keeps the BSSY (its __syncwarp there is a call
-// after the BSYNC), which the order results then report as a form mismatch.
+// run can say which side a lane group is on), and the order probe's kernels have the intended
+// reconvergence and layout: the bssy kernel's branch is BSSY-guarded everywhere; the warpsync
+// kernel's is not from sm_90 on, while on sm_75..sm_89 nvcc 13.0 keeps the BSSY (its __syncwarp there
+// is a call after the BSYNC), which the order results then report as a form mismatch. In bssy and
+// warpsync the taken side lies after the fall-through side; in bssy_backward (ptxas -O0, inline-PTX
+// labels) the `then` arm is the TAKEN side and lies BELOW the fall-through side (a backward branch),
+// BSSY-guarded. That layout is checked on every architecture the build carries, the legacy build's
+// sm_61/sm_70 included (ctest preset legacy-ci), and a failure names the architecture and both
+// addresses: there the run could not tell "ties go to the fall-through side" from "ties go to the
+// lower address", and its points say so (taken_below_mismatches).
 //
 // Skips when the facts are absent (no nvdisasm/cuobjdump, or a divbench without the `kernels`
 // command); fails then only when DIVBENCH_REQUIRE_NVDISASM=1 and divbench has that command.
@@ -23,6 +29,12 @@ using namespace divbench;
 using namespace divbench::sass;
 
 namespace {
+
+std::string hex(std::uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
 
 // divbench --help lists its subcommands, one per line ("  kernels   Facts about ...").
 bool has_kernels_command() {
@@ -55,13 +67,29 @@ TEST(ProbeLayout, ArmsAreSeparableAndFormsAsIntended) {
       SCOPED_TRACE(std::string(p.name) + " sm_" + std::to_string(sm));
       const ArmSideResult r = arm_side(facts, sm, p.branch);
       ASSERT_TRUE(r.side) << r.error;
-      std::printf("sm_%d %-18s fall-through arm %s, %s\n", sm, p.name, r.side->fallthrough_arm.c_str(),
+      const auto below = r.side->taken_below_fallthrough();
+      std::printf("sm_%d %-21s branch 0x%llx, fall-through arm %s at %s, taken at %s%s, %s\n", sm, p.name,
+                  static_cast<unsigned long long>(r.side->branch), r.side->fallthrough_arm.c_str(),
+                  r.side->fallthrough_at ? hex(*r.side->fallthrough_at).c_str() : "?",
+                  r.side->taken_at ? hex(*r.side->taken_at).c_str() : "?",
+                  below ? (*below ? " (taken side BELOW)" : " (taken side above)") : " (sides' addresses unknown)",
                   r.side->bssy_guarded ? "BSSY-guarded" : "no BSSY");
-      if (std::string(p.name) == "order (bssy)") {
+      ASSERT_TRUE(below) << "the facts give no fall-through and taken addresses for the branch";
+      const std::string name = p.name;
+      if (name == "order (bssy)") {
         EXPECT_TRUE(r.side->bssy_guarded);
       }
-      if (std::string(p.name) == "order (warpsync)") {
+      if (name == "order (warpsync)") {
         EXPECT_EQ(r.side->bssy_guarded, sm < 90);
+      }
+      if (name == "order (bssy)" || name == "order (warpsync)")
+        EXPECT_FALSE(*below) << "sm_" << sm << ": " << name << " has its taken side below the fall-through side";
+      if (name == "order (bssy_backward)") {
+        EXPECT_TRUE(*below) << "sm_" << sm << ": the bssy_backward layout cannot be had here: taken side at "
+                            << hex(r.side->taken_at.value_or(0)) << ", fall-through at "
+                            << hex(r.side->fallthrough_at.value_or(0)) << " (branch " << hex(r.side->branch) << ")";
+        EXPECT_EQ(r.side->fallthrough_arm, "else") << "sm_" << sm;
+        EXPECT_TRUE(r.side->bssy_guarded) << "sm_" << sm;
       }
     }
 }

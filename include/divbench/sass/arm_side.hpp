@@ -2,7 +2,7 @@
 // and whether a BSSY convergence barrier guards that branch, read from a "divbench.kernels/1"
 // document (the kernel facts the build writes next to divbench: every function's potentially
 // divergent branches with the calls on each side, `sides.fallthrough.calls` / `sides.taken.calls`,
-// and their `bssy` guards). The probes' arms are distinct __noinline__ functions, so each arm is
+// their `bssy` guards, and the addresses `fallthrough` and `taken` where the two sides begin). The probes' arms are distinct __noinline__ functions, so each arm is
 // one call site and the callee's symbol names the arm.
 //
 // The one place the dynamic probes learn their kernels' layout: the order probe, producer/consumer
@@ -28,6 +28,15 @@ struct ArmSide {
   std::uint64_t branch = 0;     // offset of the branch instruction
   std::string fallthrough_arm;  // "then" | "else"
   bool bssy_guarded = false;    // a BSSY (SSY) guards the branch: the BSSY/BSYNC form, else WARPSYNC only
+  // Where the two sides begin: the fall-through block (the instruction after the branch) and the
+  // branch target, from the facts' `fallthrough` and `taken` (absent in facts that lack them).
+  std::optional<std::uint64_t> fallthrough_at, taken_at;
+  // taken_at < fallthrough_at: the taken side lies at the lower address (a backward branch), so the
+  // fall-through side is not the lower one; unknown without both addresses.
+  std::optional<bool> taken_below_fallthrough() const {
+    if (!fallthrough_at || !taken_at) return std::nullopt;
+    return *taken_at < *fallthrough_at;
+  }
 };
 
 struct ArmSideResult {

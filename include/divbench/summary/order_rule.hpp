@@ -1,7 +1,7 @@
 // The path-scheduling-order rule, fitted to the order probe's points by code (not stated by hand). Each
 // candidate rule predicts which side of a two-sided branch runs first from what the hardware can
-// see: how many lanes are active on each side, which side is the branch's fall-through (from the
-// binary's SASS), which side holds lane 0 or lane 31. Every candidate is scored on every point;
+// see: how many lanes are active on each side, which side is the branch's fall-through and which
+// side lies at the lower address (both from the binary's SASS), which side holds lane 0 or lane 31. Every candidate is scored on every point;
 // the one with the fewest exceptions becomes summary.rule, a sentence written from the counts with
 // its exceptions named, and the counts of all candidates are reported beside it.
 #pragma once
@@ -22,6 +22,9 @@ struct OrderObservation {
   std::string group_side;             // "fallthrough" | "taken": where the group's arm is
   std::string first;                  // "group" | "rest"
   std::string label;                  // names the point in the exception list, e.g. "g=16 low taken bssy"
+  // The branch's taken side lies at a LOWER address than its fall-through side (a backward branch,
+  // the order probe's bssy_backward kernel); false: the fall-through side is the lower one.
+  bool taken_below = false;
 };
 
 struct OrderRule {
@@ -29,7 +32,8 @@ struct OrderRule {
   std::string sentence;  // "the side with fewer active lanes runs first; on ties the fall-through side"
   std::function<std::string(const OrderObservation&)> predict;  // "group" | "rest"
 };
-// The candidates, in the order ties between them are broken.
+// The candidates, in the order ties between them are broken. Where every point has its fall-through
+// side at the lower address, "fall-through" and "lower address" rules predict alike and tie.
 const std::vector<OrderRule>& order_rules();
 
 struct RuleScore {
@@ -57,5 +61,13 @@ std::string rule_sentence(const RuleFit& fit, const std::vector<OrderObservation
 // The summary block: rule (the sentence), rule_id, rule_exceptions (labels), rules_equally_consistent
 // (ids), rules[] {id, rule, agree, exceptions, exception_points}, points_fitted.
 json rule_summary(const RuleFit& fit, const std::vector<OrderObservation>& obs);
+
+// Ties (as many active lanes on each side): do they go to the fall-through side or to the side at
+// the lower address? The two hypotheses differ only at ties in a layout with the taken side below
+// (taken_below), so without one the answer is "undecided". {verdict: "fallthrough" |
+// "lower_address" | "undecided", sentence, tie_points, tie_points_taken_below, fallthrough_first,
+// lower_first} (counts over the tie points: how many ran the fall-through side first, how many the
+// lower-address side). "undecided" also when neither holds at every tie.
+json tie_verdict(const std::vector<OrderObservation>& obs);
 
 }  // namespace divbench

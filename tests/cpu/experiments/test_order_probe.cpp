@@ -35,6 +35,16 @@ json order_point(int g, GroupPosition pos, const std::string& side, const std::s
   return p;
 }
 
+// A bssy_backward point: the group's arm on `side`, the taken side below the fall-through side.
+json backward_point(int g, GroupPosition pos, const std::string& side, const std::vector<const char*>& firsts) {
+  json p = order_point(g, pos, side, "bssy", firsts);
+  p["order_form"] = "bssy_backward";
+  p["intended_taken_below"] = true;
+  p["layout"] = json{{"taken_below_fallthrough", true}};
+  p["taken_below_matches_intent"] = true;
+  return p;
+}
+
 json finalize(const PreparedExperiment& e, json points) {
   ResultRecord r;
   r.points_extra = std::move(points);
@@ -48,7 +58,7 @@ TEST(OrderProbe, DefaultsAndOptions) {
   const json c = order(RunOptions{}).config;
   EXPECT_EQ(c["group_sizes"], json({1, 2, 4, 8, 15, 16, 17, 24, 28, 31}));
   EXPECT_EQ(c["positions"], json({"low", "high", "scattered"}));
-  EXPECT_EQ(c["forms"], json({"bssy", "warpsync"}));
+  EXPECT_EQ(c["forms"], json({"bssy", "warpsync", "bssy_backward"}));
   EXPECT_EQ(c["launches"], 9);  // --reps 201 (the default) capped
   EXPECT_EQ(c["launches_cap"], 9);
   EXPECT_FALSE(order(RunOptions{}).notes.empty());
@@ -92,10 +102,13 @@ TEST(OrderProbe, FinalizeFitsTheRuleAndReportsConsistency) {
   pts.push_back(order_point(1, GroupPosition::high, "taken", "warpsync", {"group", "rest", "group"}));
   const json s = finalize(order(RunOptions{}), pts);
   EXPECT_EQ(s["rule_id"], "minority_first_tie_fallthrough");
+  // Every point here has its fall-through side at the lower address: the "lower address" tie rule fits too.
   EXPECT_EQ(s["rule"],
-            "the side with fewer active lanes runs first; on ties the fall-through side: 7 of 7 points, no exceptions");
+            "the side with fewer active lanes runs first; on ties the fall-through side: 7 of 7 points, no exceptions; "
+            "equally consistent: the side with fewer active lanes runs first; on ties the side at the lower address");
   EXPECT_TRUE(s["rule_exceptions"].empty());
-  EXPECT_EQ(s["rules"].size(), 7u);
+  EXPECT_EQ(s["rules"].size(), 9u);
+  EXPECT_EQ(s["ties"]["verdict"], "undecided");
   EXPECT_FALSE(s["first_consistent_across_launches"].get<bool>());
   EXPECT_EQ(s["inconsistent_points"], json({"g=1 high taken warpsync"}));
   EXPECT_TRUE(s["layout_verified"].get<bool>());
@@ -107,6 +120,53 @@ TEST(OrderProbe, FinalizeFitsTheRuleAndReportsConsistency) {
   EXPECT_EQ(s["distinct_masks"], 7);
   EXPECT_EQ(s["distinct_fallthrough_masks"], 6);
   EXPECT_TRUE(s["rule_by_form"]["warpsync"].get<std::string>().find("1 of 1 points") != std::string::npos);
+}
+
+TEST(OrderProbe, FinalizeSaysWhereTiesGo) {
+  // Forward points only (the fall-through side is the lower address): ties cannot tell the two apart.
+  json fwd = json::array();
+  for (const char* side : {"fallthrough", "taken"}) {
+    const char* tie = std::string(side) == "fallthrough" ? "group" : "rest";  // the fall-through side first
+    fwd.push_back(order_point(16, GroupPosition::low, side, "bssy", {tie}));
+    fwd.push_back(order_point(1, GroupPosition::low, side, "bssy", {"group"}));
+  }
+  json s = finalize(order(RunOptions{}), fwd);
+  EXPECT_EQ(s["ties"]["verdict"], "undecided");
+  EXPECT_EQ(s["ties"]["tie_points"], 2);
+  EXPECT_EQ(s["ties"]["tie_points_taken_below"], 0);
+  EXPECT_EQ(s["rule_id"], "minority_first_tie_fallthrough");
+  EXPECT_EQ(s["rules_equally_consistent"], json({"minority_first_tie_lower"}));
+  EXPECT_EQ(s["points_taken_below"], 0);
+  // Backward points where the fall-through side (the higher address) wins the tie: "fallthrough".
+  json ft = fwd, low = fwd;
+  for (const char* side : {"fallthrough", "taken"}) {
+    const bool on_ft = std::string(side) == "fallthrough";
+    ft.push_back(backward_point(16, GroupPosition::high, side, {on_ft ? "group" : "rest"}));
+    low.push_back(backward_point(16, GroupPosition::high, side, {on_ft ? "rest" : "group"}));
+    ft.push_back(backward_point(1, GroupPosition::high, side, {"group"}));
+    low.push_back(backward_point(1, GroupPosition::high, side, {"group"}));
+  }
+  s = finalize(order(RunOptions{}), ft);
+  EXPECT_EQ(s["ties"]["verdict"], "fallthrough");
+  EXPECT_EQ(s["rule_id"], "minority_first_tie_fallthrough");
+  EXPECT_TRUE(s["rules_equally_consistent"].empty());
+  EXPECT_EQ(s["points_taken_below"], 4);
+  EXPECT_EQ(s["rule_by_layout"]["taken_below"].get<std::string>().rfind("the side with fewer active lanes runs first; on "
+                                                                        "ties the fall-through side: 4 of 4",
+                                                                        0),
+            0u);
+  // The same backward points with the lower address (the taken side) winning: "lower_address", and
+  // neither tie rule fits every point (the forward ties went to the fall-through = lower side).
+  s = finalize(order(RunOptions{}), low);
+  EXPECT_EQ(s["ties"]["verdict"], "lower_address");
+  EXPECT_EQ(s["rule_id"], "minority_first_tie_lower");
+  EXPECT_TRUE(s["rule_exceptions"].empty());
+  EXPECT_EQ(s["ties"]["sentence"].get<std::string>().rfind("ties go to the side at the lower address", 0), 0u);
+  // Labels keep the backward points apart from the forward ones.
+  EXPECT_EQ(s["rules"][0]["exception_points"], json({"g=16 high fallthrough bssy backward",
+                                                     "g=16 high taken bssy backward"}));
+  // Backward and forward points of one lane mask are two experiments.
+  EXPECT_EQ(s["distinct_masks"], 8);
 }
 
 TEST(OrderProbe, FinalizeNamesUnverifiedAndMismatchedLayouts) {
@@ -129,6 +189,7 @@ TEST(OrderProbe, AFormMismatchKeepsTheSassFormAndNamesTheKernel) {
   warp["form_matches_intent"] = false;
   const json s = finalize(order(RunOptions{}), json::array({bssy, warp}));
   EXPECT_EQ(s["form_mismatches"], json({"g=4 high taken bssy [warpsync kernel]"}));
+  EXPECT_TRUE(s["taken_below_mismatches"].empty());
   EXPECT_TRUE(s["rule_by_form"]["warpsync"].get<std::string>().rfind("no points", 0) == 0);
 }
 
@@ -164,7 +225,7 @@ TEST(ProbeLayout, SideAndFormFollowTheSass) {
   ProbeLayout l;
   EXPECT_FALSE(group_side(l, true));  // no SASS answer: unknown, not assumed
   EXPECT_FALSE(reconvergence_form(l));
-  l.arms.side = sass::ArmSide{"k", 0x100, "else", false};  // the else arm falls through, no BSSY
+  l.arms.side = sass::ArmSide{"k", 0x100, "else", false, {}, {}};  // the else arm falls through, no BSSY
   EXPECT_EQ(group_side(l, true), std::optional<std::string>("taken"));
   EXPECT_EQ(group_side(l, false), std::optional<std::string>("fallthrough"));
   EXPECT_EQ(reconvergence_form(l), std::optional<std::string>("warpsync"));
@@ -173,9 +234,17 @@ TEST(ProbeLayout, SideAndFormFollowTheSass) {
   EXPECT_EQ(group_side(l, true), std::optional<std::string>("fallthrough"));
   EXPECT_EQ(reconvergence_form(l), std::optional<std::string>("bssy"));
   EXPECT_EQ(to_json(l)["fallthrough_arm"], "then");
+  EXPECT_TRUE(to_json(l)["taken_below_fallthrough"].is_null());  // no addresses: unknown
+  EXPECT_FALSE(taken_below_fallthrough(l));
+  l.arms.side->fallthrough_at = 0x110;
+  l.arms.side->taken_at = 0x80;  // a backward branch
+  EXPECT_EQ(taken_below_fallthrough(l), std::optional<bool>(true));
+  EXPECT_EQ(to_json(l)["taken_below_fallthrough"], true);
+  EXPECT_EQ(to_json(l)["taken_at"], 0x80);
   // This test binary has no kernel_facts.json beside it: the layout is unknown and says why.
   const ProbeLayout none = probe_layout(DeviceRecord{}, {{"order_kernelILb0E"}, "order_armILi0E", "order_armILi1E"});
   EXPECT_FALSE(none.arms.side);
   EXPECT_EQ(to_json(none)["source"], "unknown");
+  EXPECT_TRUE(to_json(none)["taken_below_fallthrough"].is_null());
   EXPECT_FALSE(to_json(none)["error"].get<std::string>().empty());
 }

@@ -257,23 +257,30 @@ TEST(SchemaDocuments, OrderProbeWithItsRule) {
   ResultRecord r;
   for (int g : {1, 16})
     for (bool in_then : {true, false})
-      for (const char* form : {"bssy", "warpsync"}) {
-        const std::string side = in_then ? "fallthrough" : "taken";
-        const char* first = g == 1 || in_then ? "group" : "rest";  // made up: fewer lanes first, ties fall-through
+      for (const char* kernel : {"bssy", "warpsync", "bssy_backward"}) {
+        const bool backward = std::string(kernel) == "bssy_backward";
+        const char* form = backward ? "bssy" : kernel;
+        const std::string side = in_then != backward ? "fallthrough" : "taken";
+        // made up: fewer lanes first, ties to the fall-through side
+        const char* first = g == 1 || side == "fallthrough" ? "group" : "rest";
         const json runs = json::array({order_run(first), order_run(first)});
         json p = side_order_fields(group_mask(g, GroupPosition::low), side, std::string(form), combine_launches(runs));
         p.update(json{{"group_size", g}, {"group_arm", in_then ? "then" : "else"}, {"intended_group_side", side},
-                      {"intended_form", form},
+                      {"intended_form", form}, {"order_form", kernel}, {"intended_taken_below", backward},
                       {"layout", {{"source", "synthetic"}, {"function", "order_kernel"}, {"branch", 256},
-                                  {"fallthrough_arm", "then"}, {"bssy_guarded", std::string(form) == "bssy"}}},
+                                  {"fallthrough_arm", backward ? "else" : "then"}, {"bssy_guarded", std::string(form) == "bssy"},
+                                  {"fallthrough_at", 272}, {"taken_at", backward ? 128 : 320},
+                                  {"taken_below_fallthrough", backward}}},
                       {"layout_verified", true}, {"layout_matches_intent", true}, {"form_matches_intent", true},
-                      {"launches", 2}, {"cap_reached", false}, {"completed", true}, {"runs", runs}});
-        p["axes"] = json{{"form", form}, {"group_size", g}, {"group_position", "low"}, {"group_arm", in_then ? "then" : "else"}};
+                      {"taken_below_matches_intent", true}, {"launches", 2}, {"cap_reached", false}, {"completed", true},
+                      {"runs", runs}});
+        p["axes"] = json{{"form", kernel}, {"group_size", g}, {"group_position", "low"}, {"group_arm", in_then ? "then" : "else"}};
         r.points_extra.push_back(p);
       }
   const json doc = document("probe", "order", RunOptions{}, std::move(r));
   EXPECT_EQ(doc["summary"]["rule_id"], "minority_first_tie_fallthrough");
-  EXPECT_EQ(doc["points"].size(), 8u);
+  EXPECT_EQ(doc["summary"]["ties"]["verdict"], "fallthrough");
+  EXPECT_EQ(doc["points"].size(), 12u);
 }
 
 TEST(SchemaDocuments, ProducerConsumerWithTheOrderFields) {
