@@ -1,5 +1,6 @@
 #include "report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -40,17 +41,41 @@ void print_experiment_list(std::ostream& os) {
   }
 }
 
+namespace {
+
+// The columns that name a point: its experiment's declared axes, in declaration order (point.axes is
+// filled in that order), every axis any point has.
+std::vector<std::string> axis_columns(const ResultRecord& rec) {
+  std::vector<std::string> names;
+  for (const auto& p : rec.points)
+    for (const auto& [name, v] : p.axes.items())
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  return names;
+}
+
+// A coordinate as the console and the CSV show it: a string bare, a number as JSON writes it.
+std::string axis_text(const json& axes, const std::string& name) {
+  if (!axes.contains(name)) return "";
+  const json& v = axes[name];
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+}  // namespace
+
 std::string points_csv(const ResultRecord& rec) {
   std::ostringstream os;
   os << std::setprecision(10);
-  os << "experiment,device,k,median_cycles,min_cycles,max_cycles,cv,launches,throttled,clock_mhz,placement,samples,"
-        "disturbed,attempts\n";
-  for (const auto& p : rec.points)
-    os << rec.experiment << ',' << '"' << rec.device.name << '"' << ',' << p.k << ',' << p.cycles.median << ','
-       << p.cycles.min << ',' << p.cycles.max << ',' << p.cycles.cv << ',' << p.launches << ','
-       << (p.throttled ? "true" : "false") << ',' << p.clock_mhz << ',' << p.extra.value("placement", 0) << ','
-       << p.cycles.n << ',' << (p.extra.value("disturbed", false) ? "true" : "false") << ','
-       << p.extra.value("attempts", 1) << '\n';
+  const std::vector<std::string> axes = axis_columns(rec);
+  os << "experiment,device";
+  for (const auto& a : axes) os << ',' << a;
+  os << ",median_cycles,min_cycles,max_cycles,cv,launches,throttled,clock_mhz,samples,disturbed,attempts\n";
+  for (const auto& p : rec.points) {
+    os << rec.experiment << ',' << '"' << rec.device.name << '"';
+    for (const auto& a : axes) os << ',' << axis_text(p.axes, a);
+    os << ',' << p.cycles.median << ',' << p.cycles.min << ',' << p.cycles.max << ',' << p.cycles.cv << ','
+       << p.launches << ',' << (p.throttled ? "true" : "false") << ',' << p.clock_mhz << ',' << p.cycles.n << ','
+       << (p.extra.value("disturbed", false) ? "true" : "false") << ',' << p.extra.value("attempts", 1) << '\n';
+  }
   return os.str();
 }
 
@@ -66,19 +91,25 @@ void report_result(std::ostream& os, const RunOptions& opts, const ResultRecord&
   if (opts.quiet) return;
   os << "\n== " << rec.experiment << " on " << rec.device.name << " (cc " << rec.device.cc << ", "
      << rec.device.sm_count << " SMs)\n";
-  bool placed = false;
-  for (const auto& p : rec.points) placed = placed || p.extra.value("placement", 0) != 0;
+  // One column per declared axis (as wide as its name or widest value), then the measurement.
+  const std::vector<std::string> axes = axis_columns(rec);
+  std::vector<int> width;
+  for (const auto& a : axes) {
+    std::size_t w = a.size();
+    for (const auto& p : rec.points) w = std::max(w, axis_text(p.axes, a).size());
+    width.push_back(static_cast<int>(w) + 2);
+  }
   if (!rec.points.empty()) {
-    if (placed) os << std::right << std::setw(4) << "pl";
-    os << std::right << std::setw(6) << "k" << std::setw(16) << "median cyc" << std::setw(16) << "min cyc"
+    for (std::size_t j = 0; j < axes.size(); ++j) os << std::right << std::setw(width[j]) << axes[j];
+    os << std::right << std::setw(16) << "median cyc" << std::setw(16) << "min cyc"
        << std::setw(16) << "max cyc" << std::setw(11) << "cv" << std::setw(8) << "n" << std::setw(9) << "launches"
        << std::setw(9) << "MHz";
     if (rec.has_fit) os << std::setw(12) << "resid %";
     os << "\n";
     for (std::size_t i = 0; i < rec.points.size(); ++i) {
       const auto& p = rec.points[i];
-      if (placed) os << std::setw(4) << p.extra.value("placement", 0);
-      os << std::defaultfloat << std::setw(6) << p.k << std::fixed << std::setprecision(0) << std::setw(16) << p.cycles.median
+      for (std::size_t j = 0; j < axes.size(); ++j) os << std::setw(width[j]) << axis_text(p.axes, axes[j]);
+      os << std::fixed << std::setprecision(0) << std::setw(16) << p.cycles.median
          << std::setw(16) << p.cycles.min << std::setw(16) << p.cycles.max << std::scientific << std::setprecision(2)
          << std::setw(11) << p.cycles.cv << std::setw(8) << p.cycles.n << std::setw(9) << p.launches << std::fixed
          << std::setprecision(0)

@@ -66,5 +66,29 @@ TEST(Verdict, ConsoleMarksThePointAndEndsWithTheVerdict) {
   EXPECT_NE(os2.str().find("verdict: trustworthy (0 point(s) re-measured)"), std::string::npos) << os2.str();
 }
 
+// The table's columns are the experiment's declared axes (point.axes, in declaration order), whatever
+// they are: a string axis shows bare, a number as written; the CSV has one column per axis.
+TEST(Console, ColumnsComeFromThePointsAxes) {
+  ResultRecord r = record(false);
+  r.points[0].axes = json{{"body", "fma_chain"}, {"placement", 0}, {"n", 1000}, {"k", 1}};
+  r.points[1].axes = json{{"body", "int_alu"}, {"placement", 3}, {"n", 0}, {"k", 2}};
+  RunOptions o;
+  std::ostringstream os;
+  report_result(os, o, r, to_json(r));
+  const std::string out = os.str();
+  const auto header = out.substr(out.find('\n', out.find("==")) + 1);
+  const std::string first = header.substr(0, header.find('\n'));
+  EXPECT_LT(first.find("body"), first.find("placement")) << out;
+  EXPECT_LT(first.find("placement"), first.find(" n ")) << out;
+  EXPECT_LT(first.find(" n "), first.find(" k ")) << out;
+  EXPECT_LT(first.find(" k "), first.find("median cyc")) << out;
+  EXPECT_NE(out.find("int_alu"), std::string::npos) << out;
+  const std::string csv = points_csv(r);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "experiment,device,body,placement,n,k,median_cycles,min_cycles,max_cycles,cv,launches,throttled,"
+            "clock_mhz,samples,disturbed,attempts");
+  EXPECT_NE(csv.find("kway,\"SYNTHETIC\",int_alu,3,0,2,2000,"), std::string::npos) << csv;
+}
+
 }  // namespace
 }  // namespace divbench
