@@ -33,7 +33,7 @@
 #include "divbench/cupti/metrics.hpp"
 #include "divbench/model/issue_cost.hpp"
 #include "divbench/model/loop_cost.hpp"
-#include "divbench/sass/kernel_facts.hpp"
+#include "divbench/model/kernel_facts.hpp"
 #include "divbench/sass/nvdisasm.hpp"
 
 namespace {
@@ -60,7 +60,7 @@ std::regex kernel_regex(const std::string& r) {
 }
 
 bool matches(const std::regex& re, const std::string& mangled) {
-  return std::regex_search(mangled, re) || std::regex_search(sass::demangle(mangled), re);
+  return std::regex_search(mangled, re) || std::regex_search(model::demangle(mangled), re);
 }
 
 void check_outputs(const AttributeOptions& o, const std::vector<std::string>& inputs) {
@@ -134,7 +134,7 @@ json calibrate(const std::string& dir) {
   namespace fs = std::filesystem;
   fs::create_directories(dir);
   const std::string self = fs::read_symlink("/proc/self/exe").string();
-  const std::string facts = sass::executable_dir() + "/kernel_facts.json";
+  const std::string facts = model::executable_dir() + "/kernel_facts.json";
   if (!fs::is_regular_file(facts))
     throw UsageError("attribute: calibration needs " + facts + " (the build writes it; nvdisasm was missing?)");
   const auto t0 = std::chrono::steady_clock::now();
@@ -268,7 +268,7 @@ int run_program(const AttributeOptions& o) {
       results = attribute::run_injected(more, inject, cupti_dir, o.jobs, [&](std::size_t i) {
         if (progress)
           std::cerr << "divbench attribute: kernel " << i + 1 << "/" << more.size() << ": "
-                    << one_line(sass::demangle(more[i].target).substr(0, 100)) << "\n";
+                    << one_line(model::demangle(more[i].target).substr(0, 100)) << "\n";
       });
     } catch (const attribute::Interrupted& i) {
       return 128 + i.signal;
@@ -277,7 +277,7 @@ int run_program(const AttributeOptions& o) {
       const auto& r = results[i];
       runs.push_back({{"target", more[i].target}, {"exit_code", r.exit_code}, {"wall_s", r.wall_s}});
       if (r.exit_code != run.exit_code)
-        std::cerr << "divbench attribute: WARNING the run for " << one_line(sass::demangle(more[i].target).substr(0, 80))
+        std::cerr << "divbench attribute: WARNING the run for " << one_line(model::demangle(more[i].target).substr(0, 80))
                   << " ended with exit code " << r.exit_code << ", the first with " << run.exit_code
                   << ": the program does not repeat itself\n";
       attribute::RunCounts c = attribute::collect_counts(more[i].dir, r, "counts");
@@ -353,7 +353,7 @@ int run_program(const AttributeOptions& o) {
   }
   if (kernels.empty()) {
     if (!not_found.empty())
-      throw UsageError("attribute: the code of " + one_line(sass::demangle(not_found.front())) + " was not among the modules the program loaded");
+      throw UsageError("attribute: the code of " + one_line(model::demangle(not_found.front())) + " was not among the modules the program loaded");
     throw UsageError("attribute: no recorded kernel matches --kernel " + one_line(o.kernel) + " (" +
                      std::to_string(counts.functions.size()) + " kernel(s) recorded)");
   }

@@ -23,7 +23,7 @@
 #include "divbench/core/files.hpp"
 #include "divbench/core/json_io.hpp"
 #include "divbench/kernels/validation.hpp"
-#include "divbench/sass/kernel_facts.hpp"
+#include "divbench/model/kernel_facts.hpp"
 #include "divbench/model/kernels_inputs.hpp"
 #include "divbench/model/loop_cost.hpp"
 #include "divbench/sass/nvdisasm.hpp"
@@ -117,7 +117,7 @@ int run_facts(const FactsOptions& o) {
   for (auto& t : pool) t.join();
   for (const auto& e : failed)
     if (e) std::rethrow_exception(e);
-  write_json_atomic(o.out, sass::kernel_facts_document(analyses, nvdisasm, command_line("divbench kernels facts", o.files)));
+  write_json_atomic(o.out, model::kernel_facts_document(analyses, nvdisasm, command_line("divbench kernels facts", o.files)));
   return kExitOk;
 }
 
@@ -210,7 +210,7 @@ int run_predict_cubin(const PredictOptions& o) {
   const std::vector<sass::Cubin> cubins = sass::load_cubins(o.cubin, nvdisasm, tmp);
   std::vector<sass::CubinAnalysis> analyses;
   for (const auto& c : cubins) analyses.push_back(sass::analyze(c));
-  const json facts = sass::kernel_facts_document(analyses, nvdisasm, "divbench kernels predict --cubin " + o.cubin);
+  const json facts = model::kernel_facts_document(analyses, nvdisasm, "divbench kernels predict --cubin " + o.cubin);
   std::cout << model::predict_loops(facts, o.function, constants).dump(1) << "\n";
   return kExitOk;
 }

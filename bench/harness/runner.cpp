@@ -13,7 +13,7 @@
 #include "divbench/core/run_conditions.hpp"
 #include "divbench/core/samples.hpp"
 #include "divbench/model/loop_cost.hpp"
-#include "divbench/sass/kernel_facts.hpp"
+#include "divbench/model/kernel_facts.hpp"
 #include "divbench/cuda/check.hpp"
 #include "divbench/cuda/clock.hpp"
 #include "divbench/cuda/device_info.hpp"
@@ -114,7 +114,7 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
   // result file of --out DIR/) nor Google Benchmark's --benchmark_out may land on them, and
   // --benchmark_out is none of the result files of `plan`.
   const std::string constants_input =
-      opts.loop_cost.empty() ? model::default_constants_path(sass::executable_dir()) : opts.loop_cost;
+      opts.loop_cost.empty() ? model::default_constants_path(model::executable_dir()) : opts.loop_cost;
   auto check_outputs = [&](const OutputPlan& plan, const std::vector<std::string>& stems) {
     std::vector<std::string> results;
     for (const auto& s : stems)

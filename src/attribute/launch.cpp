@@ -20,7 +20,7 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/core/files.hpp"
 #include "divbench/core/process.hpp"
-#include "divbench/sass/kernel_facts.hpp"
+#include "divbench/model/kernel_facts.hpp"
 
 namespace divbench::attribute {
 
@@ -54,7 +54,7 @@ std::string find_inject_library() {
     if (!fs::is_regular_file(e)) throw UsageError(std::string("DIVBENCH_INJECT_LIB: no such file: ") + one_line(e));
     return e;
   }
-  const std::string dir = sass::executable_dir();
+  const std::string dir = model::executable_dir();
   for (const std::string& c : {dir + "/libdivbench_inject.so", dir + "/lib/libdivbench_inject.so"})
     if (fs::is_regular_file(c)) return c;
   throw UsageError("attribute: libdivbench_inject.so not found next to divbench (a build without CUPTI headers?); set DIVBENCH_INJECT_LIB");

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "divbench/core/files.hpp"
-#include "divbench/sass/kernel_facts.hpp"
+#include "divbench/model/kernel_facts.hpp"
 
 namespace divbench::attribute {
 
@@ -27,7 +27,7 @@ std::string hexpc(std::uint64_t v) {
 }
 
 std::string short_name(const std::string& mangled, std::size_t width) {
-  std::string d = sass::demangle(mangled);
+  std::string d = model::demangle(mangled);
   if (d.size() > width) d = d.substr(0, width - 3) + "...";
   return d;
 }

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "divbench/sass/kernel_facts.hpp"
+#include "divbench/model/kernel_facts.hpp"
 #include "divbench/model/slope_prediction.hpp"
 
 namespace divbench::model {
@@ -48,8 +48,8 @@ CostFit fit_from_documents(const json& facts, const std::string& facts_path, con
   if (cost) inputs.push_back({"--cost", cost_path, cost});
   for (std::size_t i = 0; i < kway.size() && i < kway_paths.size(); ++i) inputs.push_back({"--kway", kway_paths[i], &kway[i]});
   const CostFit fit = with_json_inputs(inputs, [&] {
-    if (!facts.is_object() || facts.value("schema", "") != sass::kKernelFactsSchema)
-      throw UsageError("--facts: " + facts_path + " is not a " + sass::kKernelFactsSchema + " document");
+    if (!facts.is_object() || facts.value("schema", "") != model::kKernelFactsSchema)
+      throw UsageError("--facts: " + facts_path + " is not a " + model::kKernelFactsSchema + " document");
     if (cost) return fit_from_cost_result(*cost, cost_path, facts, facts_path);
     return fit_from_kway_results(kway, kway_paths, facts, facts_path);
   });

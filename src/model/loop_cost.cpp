@@ -17,7 +17,7 @@
 
 #include "divbench/core/errors.hpp"
 #include "divbench/core/json_io.hpp"
-#include "divbench/sass/kernel_facts.hpp"
+#include "divbench/model/kernel_facts.hpp"
 
 namespace divbench::model {
 

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "divbench/sass/kernel_facts.hpp"
+#include "divbench/model/kernel_facts.hpp"
 
 namespace divbench {
 
@@ -160,7 +160,7 @@ std::vector<std::string> predication_shape_problems(const LoopShape& single, con
 const std::optional<json>& running_kernel_facts(std::string& why) {
   // Read once per process: experiments, predictions and probe layouts all ask for it (a few MB of JSON).
   static std::string why_none;
-  static const std::optional<json> facts = sass::load_kernel_facts(sass::executable_dir(), why_none);
+  static const std::optional<json> facts = model::load_kernel_facts(model::executable_dir(), why_none);
   if (!facts) why = why_none;
   return facts;
 }

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "divbench/sass/kernel_facts.hpp"
+#include "divbench/model/kernel_facts.hpp"
 #include "divbench/summary/loop_shape.hpp"
 
 using namespace divbench;
@@ -117,11 +117,11 @@ TEST(LoopShape, FactsAbsentSaysWhy) {
   const auto dir = std::filesystem::temp_directory_path() / ("divbench-facts-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::string why;
-  EXPECT_FALSE(sass::load_kernel_facts(dir.string(), why));
+  EXPECT_FALSE(model::load_kernel_facts(dir.string(), why));
   EXPECT_NE(why.find("kernel_facts.json not found"), std::string::npos) << why;
   std::ofstream(dir / "kernel_facts.json") << R"({"schema": "divbench.sass/1"})";
   why.clear();
-  EXPECT_FALSE(sass::load_kernel_facts(dir.string(), why));
+  EXPECT_FALSE(model::load_kernel_facts(dir.string(), why));
   EXPECT_NE(why.find("is not a divbench.kernels/1 document"), std::string::npos) << why;
   std::filesystem::remove_all(dir);
   // The running executable's facts: found, or absent with the reason.

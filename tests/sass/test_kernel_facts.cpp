@@ -6,12 +6,13 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/sass/bracket.hpp"
 #include "divbench/sass/arm_side.hpp"
-#include "divbench/sass/kernel_facts.hpp"
+#include "divbench/model/kernel_facts.hpp"
 #include "fixture_util.hpp"
 #include "kernel_checks.hpp"
 
 using namespace divbench;
 using namespace divbench::sass;
+using namespace divbench::model;
 using namespace divbench::sass::test;
 
 namespace {

@@ -17,7 +17,7 @@
 #include "divbench/core/body.hpp"
 #include "divbench/core/warp.hpp"
 #include "divbench/kernels/kway.hpp"
-#include "divbench/sass/kernel_facts.hpp"
+#include "divbench/model/kernel_facts.hpp"
 #include "divbench/summary/loop_shape.hpp"
 
 using namespace divbench;
@@ -30,8 +30,8 @@ TEST(KwayControlShapes, ControlLoopsEqualTheDivergentKernelsOnEveryArchitectureB
   const char* env = std::getenv("DIVBENCH_KERNEL_FACTS");
   const std::filesystem::path path =
       env && *env ? std::filesystem::path(env)
-                  : std::filesystem::path(DIVBENCH_EXECUTABLE).parent_path() / sass::kKernelFactsFile;
-  const auto facts = sass::load_kernel_facts(path.parent_path().string(), path.filename().string());
+                  : std::filesystem::path(DIVBENCH_EXECUTABLE).parent_path() / model::kKernelFactsFile;
+  const auto facts = model::load_kernel_facts(path.parent_path().string(), path.filename().string());
   if (!facts) {
     const char* req = std::getenv("DIVBENCH_REQUIRE_NVDISASM");
     if (req && std::string(req) == "1") FAIL() << path << " missing or not divbench.kernels/1 (DIVBENCH_REQUIRE_NVDISASM=1)";

@@ -11,21 +11,21 @@
 #include <filesystem>
 
 #include "divbench/kernels/predication.hpp"
-#include "divbench/sass/kernel_facts.hpp"
+#include "divbench/model/kernel_facts.hpp"
 #include "divbench/summary/loop_shape.hpp"
 
 using namespace divbench;
 
 namespace {
 
-// DIVBENCH_KERNEL_FACTS, else kernel_facts.json next to the built divbench (sass::load_kernel_facts).
+// DIVBENCH_KERNEL_FACTS, else kernel_facts.json next to the built divbench (model::load_kernel_facts).
 std::optional<json> facts_document(std::string& where) {
   const char* env = std::getenv("DIVBENCH_KERNEL_FACTS");
   const std::filesystem::path path =
       env && *env ? std::filesystem::path(env)
-                  : std::filesystem::path(DIVBENCH_EXECUTABLE).parent_path() / sass::kKernelFactsFile;
+                  : std::filesystem::path(DIVBENCH_EXECUTABLE).parent_path() / model::kKernelFactsFile;
   where = path.string();
-  return sass::load_kernel_facts(path.parent_path().string(), path.filename().string());
+  return model::load_kernel_facts(path.parent_path().string(), path.filename().string());
 }
 
 bool required() {

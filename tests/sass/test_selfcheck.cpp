@@ -10,12 +10,13 @@
 #include <set>
 #include <sstream>
 
-#include "divbench/sass/kernel_facts.hpp"
+#include "divbench/model/kernel_facts.hpp"
 #include "divbench/sass/nvdisasm.hpp"
 #include "kernel_checks.hpp"
 
 using namespace divbench;
 using namespace divbench::sass;
+using namespace divbench::model;
 
 namespace {
 

@@ -24,12 +24,11 @@
 #include <vector>
 
 #include "divbench/core/json_io.hpp"
-#include "divbench/sass/kernel_facts.hpp"
+#include "divbench/model/kernel_facts.hpp"
 
 namespace divbench::model {
 
-// The analyzer's loop facts (sass/kernel_facts.hpp) the model reads.
-using sass::LoopFacts;
+// The loop facts the model reads are model/kernel_facts.hpp's LoopFacts (same namespace).
 
 inline constexpr const char* kLoopCostSchema = "divbench.loop_cost/1";
 

@@ -58,7 +58,7 @@ std::vector<std::string> equal_shape_problems(const LoopShape& want, const LoopS
 std::vector<std::string> predication_shape_problems(const LoopShape& single, const std::map<int, LoopShape>& predicated);
 
 // The kernel facts of the running executable: kernel_facts.json in its directory. nullopt with
-// `why` set when there is none or it is not a "divbench.kernels/1" document (sass::load_kernel_facts).
+// `why` set when there is none or it is not a "divbench.kernels/1" document (model::load_kernel_facts).
 // Read on the first call; later calls return the same document.
 const std::optional<json>& running_kernel_facts(std::string& why);
 

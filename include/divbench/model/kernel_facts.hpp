@@ -1,4 +1,5 @@
-// Facts the dynamic experiments need about the kernels of a binary, from its SASS: for every
+// divbench's own facts about its kernels (the model library, apart from the general analyzer in
+// src/sass, which it reads): what the dynamic experiments need about the kernels of a binary, from its SASS: for every
 // function, its natural loops (with every instruction and its control-word scheduling fields), its
 // clock reads, its potentially divergent branches with what each side (fall-through / taken) holds,
 // the timed region and whether the clock reads bracket it, and the work loop (the one innermost
@@ -17,7 +18,13 @@
 #include "divbench/sass/control_word.hpp"
 #include "divbench/sass/loops.hpp"
 
-namespace divbench::sass {
+namespace divbench::model {
+
+// The analyzer's results these facts are made from.
+using sass::ControlWord;
+using sass::CubinAnalysis;
+using sass::FunctionAnalysis;
+using sass::Loops;
 
 inline constexpr const char* kKernelFactsSchema = "divbench.kernels/1";
 inline constexpr const char* kKernelFactsFile = "kernel_facts.json";
@@ -75,4 +82,4 @@ std::string demangle(const std::string& name);
 // The functions of the cubin for `sm` whose mangled name contains every needle.
 std::vector<const json*> find_functions(const json& facts, int sm, const std::vector<std::string>& needles);
 
-}  // namespace divbench::sass
+}  // namespace divbench::model

@@ -1,6 +1,6 @@
 // "divbench.kernels/1": loops, clock reads, branch sides (with the calls on each), timed region of
 // every function of analysed cubins (kernel_facts.hpp), and the run-time readers of kernel_facts.json.
-#include "divbench/sass/kernel_facts.hpp"
+#include "divbench/model/kernel_facts.hpp"
 
 #include <cxxabi.h>
 
@@ -13,7 +13,9 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/sass/bracket.hpp"
 
-namespace divbench::sass {
+namespace divbench::model {
+
+using namespace divbench::sass;  // the analyzer this reads
 
 std::optional<int> LoopFacts::stall_sum() const {
   int s = 0;
@@ -362,4 +364,4 @@ std::vector<const json*> find_functions(const json& facts, int sm, const std::ve
   return out;
 }
 
-}  // namespace divbench::sass
+}  // namespace divbench::model
