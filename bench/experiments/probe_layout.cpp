@@ -5,7 +5,7 @@
 
 namespace divbench {
 
-ProbeLayout probe_layout(const DeviceRecord& dev, const sass::ArmBranch& branch) {
+ProbeLayout probe_layout(const DeviceRecord& dev, const model::ArmBranch& branch) {
   std::string why;
   const std::optional<json>& facts = running_kernel_facts(why);
   ProbeLayout l;
@@ -16,7 +16,7 @@ ProbeLayout probe_layout(const DeviceRecord& dev, const sass::ArmBranch& branch)
   }
   const std::optional<int> cubin = cubin_sm_for_device(*facts, dev.cc_major, dev.cc_minor);
   const int sm = cubin ? *cubin : dev.cc_major * 10 + dev.cc_minor;
-  l.arms = sass::arm_side(*facts, sm, branch);
+  l.arms = model::arm_side(*facts, sm, branch);
   l.source = l.arms.side ? "SASS of this binary, sm_" + std::to_string(sm) + " (kernel_facts.json, build time)" : "unknown";
   return l;
 }

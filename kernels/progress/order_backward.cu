@@ -22,7 +22,7 @@
 // the bssy kernel's, compiled at ptxas -O0 here. One form only, BSSY-guarded: ptxas -O0 guards every
 // divergent branch with a BSSY, also with the waiting arms that make the -O3 warpsync form, so a
 // "warpsync_backward" kernel would be a BSSY kernel under another name. The layout is never assumed: the build's SASS
-// (sass/arm_side.hpp, `taken_below_fallthrough`) says where each side is, per architecture.
+// (model/arm_side.hpp, `taken_below_fallthrough`) says where each side is, per architecture.
 //
 // The compiler sees straight-line code between the asm statements (two calls in a row), so every
 // value the arms need is made an output of one asm statement before the first jump: nothing computed

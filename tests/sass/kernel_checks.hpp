@@ -17,7 +17,7 @@
 //                          than pred_select_kernel<1> at the same placement; bracketed
 //   producer_consumer_kernel, peer_wait_kernel
 //                          the two arms are two call sites separated by one divergent branch
-//                          (sass::arm_side finds its fall-through arm); bracketed
+//                          (model::arm_side finds its fall-through arm); bracketed
 //   lock_kernel            bracketed
 //   calibration_kernel     present (timed with events: no clock reads)
 // Adding a kernel: one entry in kTimedKernels (and a rule below if it needs more than bracketing).
@@ -29,9 +29,13 @@
 #include <vector>
 
 #include "divbench/core/json_io.hpp"
-#include "divbench/sass/arm_side.hpp"
+#include "divbench/model/arm_side.hpp"
 
 namespace divbench::sass::test {
+
+using model::arm_side;
+using model::ArmBranch;
+using model::ArmSideResult;
 
 struct KernelRule {
   const char* needle;
@@ -48,7 +52,7 @@ inline const std::vector<KernelRule>& timed_kernel_rules() {
 
 // The probes' two-arm branches (each arm a distinct __noinline__ function, one call site): the order
 // probe's three kernels, producer/consumer and peer-wait. Their layout is what the probes read at run
-// time through sass::arm_side (bench/experiments/probe_layout.hpp).
+// time through model::arm_side (bench/experiments/probe_layout.hpp).
 struct ProbeBranch {
   const char* name;
   ArmBranch branch;

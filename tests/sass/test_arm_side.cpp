@@ -1,13 +1,13 @@
-// sass::arm_side on hand-made "divbench.kernels/1" facts (no nvdisasm needed): the fall-through arm
+// model::arm_side on hand-made "divbench.kernels/1" facts (no nvdisasm needed): the fall-through arm
 // from the calls on each side of the branch, the BSSY guard, and the errors when the function or
 // the branch cannot be told apart (none or two functions match, arms merged onto one side, another
 // architecture); which side lies at the lower address, from the sides' addresses.
 #include <gtest/gtest.h>
 
-#include "divbench/sass/arm_side.hpp"
+#include "divbench/model/arm_side.hpp"
 
 using namespace divbench;
-using namespace divbench::sass;
+using namespace divbench::model;
 
 namespace {
 

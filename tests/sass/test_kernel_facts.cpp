@@ -5,7 +5,7 @@
 
 #include "divbench/core/errors.hpp"
 #include "divbench/sass/bracket.hpp"
-#include "divbench/sass/arm_side.hpp"
+#include "divbench/model/arm_side.hpp"
 #include "divbench/model/kernel_facts.hpp"
 #include "fixture_util.hpp"
 #include "kernel_checks.hpp"
@@ -121,7 +121,7 @@ TEST(KernelFacts, FunctionFactsCarryTheBracket) {
   EXPECT_TRUE(function_facts(none->a)["timed_region"]["bracketed"].is_null());
 }
 
-// The facts of one fixture function as a one-cubin sm_90 document (what sass::arm_side reads).
+// The facts of one fixture function as a one-cubin sm_90 document (what model::arm_side reads).
 json one_function_facts(const FunctionAnalysis& a) {
   return json{{"schema", kKernelFactsSchema},
               {"cubins", json::array({json{{"sm", 90}, {"functions", json::array({function_facts(a)})}}})}};

@@ -22,11 +22,12 @@
 #include <set>
 
 #include "divbench/core/json_io.hpp"
-#include "divbench/sass/arm_side.hpp"
+#include "divbench/model/arm_side.hpp"
 #include "kernel_checks.hpp"
 
 using namespace divbench;
 using namespace divbench::sass;
+using namespace divbench::model;
 
 namespace {
 

@@ -16,7 +16,7 @@
 //             tells "ties go to the fall-through side" from "ties go to the lower address".
 // The flag is set before the launch, so no lane ever spins. The binary's SASS says which arm is
 // the fall-through, which side is at the lower address and which reconvergence form each kernel
-// has (sass/arm_side.hpp).
+// has (model/arm_side.hpp).
 #pragma once
 #include <cstdint>
 #ifndef __CUDACC_RTC__
@@ -55,7 +55,7 @@ struct OrderRun {
 // One launch: lanes whose bit is set in then_mask take the `then` arm, the others the `else` arm.
 OrderRun run_order_probe(OrderForm form, std::uint32_t then_mask, const ProbeCaps& caps);
 
-// Symbol substrings of the kernels and their arms, for the SASS facts (sass/arm_side.hpp).
+// Symbol substrings of the kernels and their arms, for the SASS facts (model/arm_side.hpp).
 // "order_kernelILb0E" (bssy), "order_kernelILb1E" (warpsync), "order_backward_kernel" (bssy_backward)
 const char* order_kernel_symbol(OrderForm f);
 inline constexpr const char* kOrderThenArm = "order_armILi0E";

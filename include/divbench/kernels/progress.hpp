@@ -80,7 +80,7 @@ PeerWaitRun run_peer_wait_probe(std::uint32_t rounds, const ProbeCaps& caps);
 // The producers and the consumers sit in the two arms of one divergent if/else whose arms are two
 // distinct __noinline__ functions (side 0 = the `then` arm pc_arm<0>, side 1 = the `else` arm
 // pc_arm<1>). producer_in_then puts the producers in side 0, so both structural orders run from one
-// binary; which side is the fall-through is read from the SASS (sass/arm_side.hpp).
+// binary; which side is the fall-through is read from the SASS (model/arm_side.hpp).
 struct PcLane {
   std::uint32_t role;    // 1 producer, 2 consumer
   std::uint32_t side;    // 0 then-arm, 1 else-arm

@@ -3,7 +3,7 @@
 // function, its natural loops (with every instruction and its control-word scheduling fields), its
 // clock reads, its potentially divergent branches with what each side (fall-through / taken) holds,
 // the timed region and whether the clock reads bracket it, and the work loop (the one innermost
-// loop of the timed region). Which arm of a probe's branch falls through: sass/arm_side.hpp.
+// loop of the timed region). Which arm of a probe's branch falls through: model/arm_side.hpp.
 // Written as "divbench.kernels/1" (docs/sass.md, docs/schemas.md) by `divbench kernels facts`, and
 // after every build next to the divbench executable as kernel_facts.json, which experiments read
 // at run time (load_kernel_facts).

@@ -225,7 +225,7 @@ TEST(ProbeLayout, SideAndFormFollowTheSass) {
   ProbeLayout l;
   EXPECT_FALSE(group_side(l, true));  // no SASS answer: unknown, not assumed
   EXPECT_FALSE(reconvergence_form(l));
-  l.arms.side = sass::ArmSide{"k", 0x100, "else", false, {}, {}};  // the else arm falls through, no BSSY
+  l.arms.side = model::ArmSide{"k", 0x100, "else", false, {}, {}};  // the else arm falls through, no BSSY
   EXPECT_EQ(group_side(l, true), std::optional<std::string>("taken"));
   EXPECT_EQ(group_side(l, false), std::optional<std::string>("fallthrough"));
   EXPECT_EQ(reconvergence_form(l), std::optional<std::string>("warpsync"));

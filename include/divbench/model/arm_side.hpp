@@ -15,7 +15,7 @@
 
 #include "divbench/core/json_io.hpp"
 
-namespace divbench::sass {
+namespace divbench::model {
 
 struct ArmBranch {
   std::vector<std::string> kernel;  // substrings every matching function name contains
@@ -49,4 +49,4 @@ struct ArmSideResult {
 // the taken side.
 ArmSideResult arm_side(const json& facts, int sm, const ArmBranch& q);
 
-}  // namespace divbench::sass
+}  // namespace divbench::model

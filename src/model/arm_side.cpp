@@ -1,7 +1,7 @@
 // Which arm of a two-arm branch is the fall-through, from kernel facts (arm_side.hpp).
-#include "divbench/sass/arm_side.hpp"
+#include "divbench/model/arm_side.hpp"
 
-namespace divbench::sass {
+namespace divbench::model {
 namespace {
 
 bool contains(const std::string& s, const std::string& needle) { return s.find(needle) != std::string::npos; }
@@ -79,4 +79,4 @@ ArmSideResult arm_side(const json& facts, int sm, const ArmBranch& q) {
   return r;
 }
 
-}  // namespace divbench::sass
+}  // namespace divbench::model
