@@ -337,7 +337,8 @@ def order_notes(gpus) -> list[str]:
         rule = (order.summary.get("rule") if order else None)
         sentence = ((pc.summary.get("conclusion") or {}).get("sentence") if pc else None)
         if rule:
-            notes.append(f"path order on {g.name} ({g.key}, --probe order): {rule}")
+            ties = (order.summary.get("ties") or {}).get("sentence")
+            notes.append(f"path order on {g.name} ({g.key}, --probe order): {rule}" + (f"; {ties}" if ties else ""))
         if sentence:
             notes.append(f"producer/consumer on {g.name} ({g.key}): {sentence}")
     return notes
