@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import json
 import sys
 from pathlib import Path
 
@@ -35,7 +36,7 @@ from divbench import series
 from divbench.cli import ArgumentParser, fail, tool_main
 from divbench.jsonio import InputError, OutputError, check_output, write_atomic
 from divbench.paths import rel, repo_root
-from divbench.predicted import load_predictions
+from divbench.predicted import load_predictions, model_uncertainty, ratio_interval
 
 COLUMNS = [
     ("source", "source"), ("gpu", "GPU"), ("cc", "CC"), ("s", "s [cyc/path]"), ("s_spread", "s over placements"),
@@ -328,6 +329,35 @@ def predicted_folders(args, root: Path) -> list[Path]:
     return out
 
 
+def paper_confrontation(rows: list[dict], xbase: dict | None, gpus, per_iter: bool) -> list[str]:
+    """The predicted ratio to the baseline's architecture beside the paper's measured ratio, per architecture
+    both have, with the prediction's interval: each s in [s(1 - e), (s + band*n)(1 + e)] (the placement band
+    and the model's out-of-sample error beyond it, from loop_cost.json), the ratio's ends from the ends."""
+    unc = model_uncertainty([r.path for g in gpus for r in g.results])
+    if xbase is None or xbase.get("source") != "predicted" or unc is None:
+        return []
+    band, e, where = unc
+    paper = {r["arch"]: r for r in rows if r["source"] == "paper" and r.get("s_norm")}
+    if xbase["arch"] not in paper:
+        return []
+    parts = []
+    for r in rows:
+        if r["source"] != "predicted" or not r.get("s") or r is xbase or r["arch"] not in paper:
+            continue
+        ratio, p = r["s"] / xbase["s"], paper[r["arch"]]["s_norm"]
+        rlo, rhi = ratio_interval(r["s"], xbase["s"], 1 if per_iter else (r.get("n") or 0), band, e)
+        verdict = ("inside the interval" if rlo <= p <= rhi else
+                   f"DISAGREE: the paper {100 * (rlo - p) / p:.1f}% below the interval" if p < rlo else
+                   f"DISAGREE: the paper {100 * (p - rhi) / p:.1f}% above the interval")
+        parts.append(f"{r['family']} {r['arch']} {ratio:.3f} [{rlo:.3f}, {rhi:.3f}] vs {p:.3f}: "
+                     f"{100 * (ratio / p - 1):+.1f}%, {verdict}")
+    if not parts:
+        return []
+    return [f"predictions confronted with the paper (ratio to {xbase['arch']}: predicted [interval: placement band "
+            f"+{band:g} cycles per iteration and the model's out-of-sample error beyond it, {100 * e:.1f}%, from "
+            f"{rel(where)}] vs the paper's measured, its own body): " + "; ".join(parts)]
+
+
 def order_notes(gpus) -> list[str]:
     """Per GPU with the probes' results: the path-order rule (--probe order) and the producer/consumer
     conclusion it explains (stated from the order probe's lane-count rule, not from the roles)."""
@@ -369,6 +399,8 @@ def table(args, root: Path) -> tuple[str, list]:
             line += ", predicted rows / " + (xbase["gpu"] if xbase else "(no baseline)")
         notes.append(line)
     checks = check_predictions(rows)
+    if any(r.get("s") for r in rows if r["source"] != "predicted"):
+        notes += paper_confrontation(rows, xbase, [g for g, _ in runs], args.normalize_iters)
     if preds:
         notes.append("predicted: s of the " + args.body + " body from each architecture's SASS by the loop-cost model "
                      "(divbench kernels predict; " + ", ".join(sorted({rel(r['path'].parent) for r in preds})) +

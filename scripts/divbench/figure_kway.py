@@ -17,12 +17,27 @@ from divbench.figure_draw import (FAMILY_COLORS, PAPER_GPU_LABEL, gpu_label, log
 from divbench.figure_inputs import Skip
 from divbench.jsonio import InputError
 from divbench.paths import rel
+from divbench.predicted import model_uncertainty, ratio_interval
 
 BASE_ARCH = "sm_90"
 
 
 def _arch(cc: str) -> str:
     return f"sm_{cc.replace('.', '')}"
+
+
+def prediction_intervals(ctx, runs) -> dict[str, tuple[float, float]]:
+    """{arch: (lo, hi)} of each predicted ratio to sm_90: the placement band and the model's out-of-sample
+    error beyond it, from the loop_cost.json beside the results (predicted.ratio_interval); {} without one."""
+    preds = {a: p for a, p in ctx.predictions.items() if p.for_body(ctx.body).s is not None}
+    unc = model_uncertainty([r.path for _, r in runs])
+    if unc is None or BASE_ARCH not in preds:
+        return {}
+    band, err, where = unc
+    base = preds[BASE_ARCH].for_body(ctx.body).s
+    ctx.notes.append(("fig1", f"predicted ratios drawn with their interval: placement band +{band:g} cycles per "
+                              f"iteration and the model's out-of-sample error beyond it, {100 * err:.1f}% ({rel(where)})"))
+    return {a: ratio_interval(p.for_body(ctx.body).s, base, p.n, band, err) for a, p in preds.items() if a != BASE_ARCH}
 
 
 def slope_sets(ctx, runs) -> dict[str, dict[str, float]]:
@@ -72,7 +87,7 @@ SET_STYLE = {"paper": dict(marker="o", mfc="white", color="#333333"),
              "measured": dict(marker="*", ms=10, color="#ff7f0e")}
 
 
-def draw_slopes(ax, sets: dict[str, dict[str, float]]):
+def draw_slopes(ax, sets: dict[str, dict[str, float]], intervals: dict[str, tuple[float, float]] | None = None):
     arches = sorted({a for v in sets.values() for a in v}, key=lambda a: int(a.split("_")[1]))
     x = {a: i for i, a in enumerate(arches)}
     offsets = {label: (j - (len(sets) - 1) / 2) * 0.18 for j, label in enumerate(sets)}
@@ -81,6 +96,11 @@ def draw_slopes(ax, sets: dict[str, dict[str, float]]):
         ms = style.pop("ms", 6)
         pts = sorted((x[a] + offsets[label], v) for a, v in vals.items())
         ax.plot([p for p, _ in pts], [v for _, v in pts], ls="none", ms=ms, label=label, **style)
+        if intervals and label.startswith("predicted"):
+            shown = [(x[a] + offsets[label], v, intervals[a]) for a, v in vals.items() if a in intervals]
+            ax.errorbar([p for p, _, _ in shown], [v for _, v, _ in shown],
+                        yerr=[[v - iv[0] for _, v, iv in shown], [iv[1] - v for _, v, iv in shown]],
+                        ls="none", color=style["color"], lw=0.8, capsize=2)
         for px, v in pts:
             if v != 1.0:  # the set's own sm_90 is 1 by definition
                 ax.annotate(f"{v:.2f}", (px, v), xytext=(4, -3), textcoords="offset points", fontsize=6, color=style["color"])
@@ -177,7 +197,7 @@ def fig1(ctx):
                             height_ratios=[1.5, 1] if spreads else [1])
     draw_tk(ctx, fig.add_subplot(grid[0, 0]), runs)
     if sets:
-        draw_slopes(fig.add_subplot(grid[:, 1] if spreads else grid[0, 1]), sets)
+        draw_slopes(fig.add_subplot(grid[:, 1] if spreads else grid[0, 1]), sets, prediction_intervals(ctx, runs))
     if spreads:
         draw_samples(fig.add_subplot(grid[1, 0]), spreads)
     fig.suptitle("Figure 1: divergence cost T(k) is linear in the number of paths", fontsize=11)

@@ -112,3 +112,25 @@ def load_predictions(folders: list[Path]) -> dict[str, Prediction]:
                 raise InputError(f"{f}: a second prediction for {pred.arch} (also {out[pred.arch].path})")
             out[pred.arch] = pred
     return dict(sorted(out.items(), key=lambda kv: kv[1].sm))
+
+
+def model_uncertainty(result_paths) -> tuple[float, float, Path] | None:
+    """(placement band above, cycles per iteration; the model's out-of-sample error beyond its interval,
+    relative; the file) from the first loop_cost.json beside one of the given result files; None without."""
+    import json
+    for p in result_paths:
+        f = Path(p).parent / "loop_cost.json"
+        if f.is_file():
+            lc = json.loads(f.read_text())
+            return (float((lc.get("placement_band_cycles") or {}).get("above") or 0.0),
+                    float(lc.get("oos_max_outside_interval_rel") or 0.0), f)
+    return None
+
+
+def ratio_interval(s: float, s_base: float, n: float, band: float, err: float) -> tuple[float, float]:
+    """The interval of a predicted ratio s / s_base: each s in [s(1 - err), (s + band*n)(1 + err)] (n
+    iterations per path; 1 where s is per iteration), the ratio's ends from the ends."""
+    lo, hi = s * (1 - err), (s + band * n) * (1 + err)
+    blo, bhi = s_base * (1 - err), (s_base + band * n) * (1 + err)
+    return lo / bhi, hi / blo
+

@@ -316,3 +316,22 @@ def test_cost_decomposition_columns(fixture_factory, capsys):
     assert (a["a"], a["b"], a["c_cost"]) == ("28 (27.5–28.5)", "179.2 (179–181)", "767 (765–768)")
     b = rows["SYNTHETIC GPU B (gpu_b)"]
     assert (b["a"], b["b"], b["c_cost"]) == ("", "", "")
+
+
+def test_predictions_confronted_with_the_paper(results, fixture_factory, capsys):
+    # ratios to the sm_90 prediction beside the paper's, with the interval from loop_cost.json beside the GPU:
+    # each s in [s(1 - e), (s + band*n)(1 + e)], n = 100 in the synthetic predictions
+    write_predictions(fixture_factory, results, [("sm_90", 9.9, {}), ("sm_120", 6.0, {}), ("sm_61", 12.0, {})])
+    rc, out, _ = run([results, "--markdown"], capsys)
+    assert rc == 0 and "confronted with the paper" not in out     # no loop_cost.json: no interval, no line
+    (results / "gpu_a" / "loop_cost.json").write_text(json.dumps(
+        {"schema": "divbench.loop_cost/1", "placement_band_cycles": {"below": 0, "above": 1.0},
+         "oos_max_outside_interval_rel": 0.05}))
+    rc, out, _ = run([results, "--markdown"], capsys)
+    assert rc == 0
+    line = next(l for l in out.splitlines() if l.startswith("predictions confronted with the paper"))
+    lo, hi = 600 * 0.95 / (1090 * 1.05), 700 * 1.05 / (990 * 0.95)
+    assert f"Blackwell sm_120 {600 / 990:.3f} [{lo:.3f}, {hi:.3f}] vs {46.1 / 58.1:.3f}" in line
+    assert "DISAGREE: the paper" in line and "above the interval" in line
+    assert f"Pascal sm_61 {1200 / 990:.3f}" in line and "inside the interval" in line
+    assert "+1 cycles per iteration" in line and "5.0%" in line
