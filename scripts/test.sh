@@ -3,8 +3,11 @@
 # build, run every test. GPU-labelled tests skip with a message where no GPU is present.
 # Beside it (issue 24), the Pascal/Volta stage (scripts/ci-legacy.sh: the dynamic suite built for
 # sm_61/sm_70 by CUDA 11.8 and its SASS self-check), at lower priority so that it fills the cores the
-# main build leaves idle; DIVBENCH_CI_LEGACY=0 leaves it out. Each phase prints its wall time and the
-# load average at its end (the machine may be shared), and a table of them comes last.
+# tests leave idle; DIVBENCH_CI_LEGACY=0 leaves it out. Its toolkit and configure step run beside the
+# main configure, its build once the main build is done: the host .cpp files both builds compile alike
+# then come from the compiler cache (ccache, where installed: build-ccache/ in the tree) that the main
+# build filled. Each phase prints its wall time and the load average at its end (the machine may be
+# shared), and a table of them comes last.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/usr/local/cuda/bin:$PATH"
@@ -21,19 +24,38 @@ timed() {  # timed NAME CMD...: runs CMD, records its wall time
 }
 start=$SECONDS
 timed setup-deps bash scripts/setup-deps.sh
+# One compiler cache for the main and the Pascal/Volta builds (read at each build tree's first configure).
+# Paths under the tree are hashed relative to the build directory, so build-ci/ and build-legacy-ci/
+# share entries; in preprocessor mode a .cpp whose preprocessed text is the same in both (no CUDA
+# header) hits whatever -isystem toolkit directory its command line names.
+if command -v ccache >/dev/null 2>&1; then
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_DIR="${CCACHE_DIR:-$PWD/build-ccache}" CCACHE_BASEDIR="$PWD" \
+         CCACHE_NOHASHDIR=true
+  ccache -z >/dev/null
+fi
 legacy_pid=""
+legacy=0
 if [ "${DIVBENCH_CI_LEGACY:-1}" != 0 ]; then
+  legacy=1
   mkdir -p build-legacy-ci
-  nice -n 5 bash scripts/ci-legacy.sh > build-legacy-ci/ci-legacy.log 2>&1 &
+  nice -n 5 bash scripts/ci-legacy.sh setup > build-legacy-ci/ci-legacy.log 2>&1 &
   legacy_pid=$!
 fi
 timed configure cmake --preset ci
 timed build cmake --build --preset ci
+lrc=0
+if [ "$legacy" = 1 ]; then
+  wait "$legacy_pid" || lrc=$?
+  legacy_pid=""
+  if [ "$lrc" = 0 ]; then
+    nice -n 5 bash scripts/ci-legacy.sh build >> build-legacy-ci/ci-legacy.log 2>&1 &
+    legacy_pid=$!
+  fi
+fi
 rc=0
 timed ctest ctest --preset ci || rc=$?
-if [ -n "$legacy_pid" ]; then
-  lrc=0
-  timed legacy-wait wait "$legacy_pid" || lrc=$?
+if [ "$legacy" = 1 ]; then
+  [ -z "$legacy_pid" ] || timed legacy-wait wait "$legacy_pid" || lrc=$?
   grep '^\[ci-legacy\]' build-legacy-ci/ci-legacy.log | sed 's/^/  /' >&2 || true
   if [ "$lrc" != 0 ]; then
     echo "[test.sh] the Pascal/Volta stage failed (rc=$lrc); its log, build-legacy-ci/ci-legacy.log, ends:" >&2
@@ -43,5 +65,9 @@ if [ -n "$legacy_pid" ]; then
 fi
 echo "[test.sh] phases (wall s; load at the end of each):" >&2
 printf '%s' "$phases" | sed 's/^/  /' >&2
+if [ -n "${CCACHE_DIR:-}" ] && command -v ccache >/dev/null 2>&1; then
+  echo "[test.sh] ccache (main + Pascal/Volta builds):" >&2
+  ccache -s 2>&1 | sed 's/^/  /' >&2 || true
+fi
 echo "[test.sh] total $((SECONDS - start)) s" >&2
 exit "$rc"
