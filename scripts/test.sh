@@ -12,12 +12,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/usr/local/cuda/bin:$PATH"
 phases=""
-timed() {  # timed NAME CMD...: runs CMD, records its wall time
-  local name=$1 t0=$SECONDS rc=0
+children_cpu() {  # user+sys CPU seconds of the children reaped so far (bash's `times`)
+  times | tail -n 1 | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] } printf "%d", s }'
+}
+timed() {  # timed NAME CMD...: runs CMD, records its wall time and its CPU time (that of the background
+  local name=$1 t0=$SECONDS rc=0 c0  # jobs it reaps included: the legacy stage's shows under legacy-wait)
+  c0=$(children_cpu)
   shift
   "$@" || rc=$?
   local line
-  line=$(printf '%-22s %5d s  rc=%d  load %s' "$name" $((SECONDS - t0)) "$rc" "$(cut -d' ' -f1-3 /proc/loadavg)")
+  line=$(printf '%-22s %5d s  cpu %5d s  rc=%d  load %s' "$name" $((SECONDS - t0)) $(($(children_cpu) - c0)) "$rc" \
+         "$(cut -d' ' -f1-3 /proc/loadavg)")
   echo "[test.sh] $line" >&2
   phases+="$line"$'\n'
   return "$rc"
@@ -63,11 +68,11 @@ if [ "$legacy" = 1 ]; then
     rc=1
   fi
 fi
-echo "[test.sh] phases (wall s; load at the end of each):" >&2
+echo "[test.sh] phases (wall s; CPU s: user+sys of the phase's processes; load at the end of each):" >&2
 printf '%s' "$phases" | sed 's/^/  /' >&2
 if [ -n "${CCACHE_DIR:-}" ] && command -v ccache >/dev/null 2>&1; then
   echo "[test.sh] ccache (main + Pascal/Volta builds):" >&2
   ccache -s 2>&1 | sed 's/^/  /' >&2 || true
 fi
-echo "[test.sh] total $((SECONDS - start)) s" >&2
+echo "[test.sh] total $((SECONDS - start)) s, cpu $(children_cpu) s" >&2
 exit "$rc"
