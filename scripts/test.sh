@@ -12,16 +12,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/usr/local/cuda/bin:$PATH"
 phases=""
-children_cpu() {  # user+sys CPU seconds of the children reaped so far (bash's `times`)
-  times | tail -n 1 | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] } printf "%d", s }'
+cpu_file=$(mktemp)
+trap 'rm -f "$cpu_file"' EXIT
+children_cpu() {  # sets cpu: user+sys CPU s of the children reaped so far (bash's `times`, run in this
+  times > "$cpu_file"  # shell, not in a $(...) subshell, which would count only its own children)
+  cpu=$(tail -n 1 "$cpu_file" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] }
+                                      printf "%d", s }')
 }
 timed() {  # timed NAME CMD...: runs CMD, records its wall time and its CPU time (that of the background
-  local name=$1 t0=$SECONDS rc=0 c0  # jobs it reaps included: the legacy stage's shows under legacy-wait)
-  c0=$(children_cpu)
+  local name=$1 t0=$SECONDS rc=0 c0 c1  # jobs it reaps included: the legacy stage's shows under legacy-wait)
+  children_cpu; c0=$cpu
   shift
   "$@" || rc=$?
+  children_cpu; c1=$cpu
   local line
-  line=$(printf '%-22s %5d s  cpu %5d s  rc=%d  load %s' "$name" $((SECONDS - t0)) $(($(children_cpu) - c0)) "$rc" \
+  line=$(printf '%-22s %5d s  cpu %5d s  rc=%d  load %s' "$name" $((SECONDS - t0)) $((c1 - c0)) "$rc" \
          "$(cut -d' ' -f1-3 /proc/loadavg)")
   echo "[test.sh] $line" >&2
   phases+="$line"$'\n'
@@ -74,5 +79,6 @@ if [ -n "${CCACHE_DIR:-}" ] && command -v ccache >/dev/null 2>&1; then
   echo "[test.sh] ccache (main + Pascal/Volta builds):" >&2
   ccache -s 2>&1 | sed 's/^/  /' >&2 || true
 fi
-echo "[test.sh] total $((SECONDS - start)) s, cpu $(children_cpu) s" >&2
+children_cpu
+echo "[test.sh] total $((SECONDS - start)) s, cpu $cpu s" >&2
 exit "$rc"
