@@ -1,5 +1,7 @@
 // nvdisasm -json -> instruction model.
+#include <cstdint>
 #include <set>
+#include <string>
 
 #include "divbench/core/errors.hpp"
 #include "divbench/sass/parse.hpp"
@@ -21,6 +23,20 @@ void fill_guard(Instruction& ins, std::string pred) {
   }
   if (pred == "PT" && !ins.guard_negated) pred.clear();  // @PT: always executes
   ins.guard = pred;
+}
+
+// An int field of the listing (`fallback` where absent). A number that is no integer within +-2^24 (a
+// fraction, a huge value: converting it to int, or the SM major times 10, would be undefined behaviour;
+// found by fuzz_nvdisasm_json) is refused, as a value of the wrong type is.
+int int_field(const json& o, const char* key, int fallback) {
+  if (!o.is_object() || !o.contains(key)) return o.value(key, fallback);  // value(): its type_error off objects
+  const json& v = o.at(key);
+  constexpr std::int64_t kLimit = std::int64_t{1} << 24;
+  if (v.is_number_unsigned() ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(kLimit)
+                             : v.is_number_integer() && v.get<std::int64_t>() >= -kLimit && v.get<std::int64_t>() <= kLimit)
+    return static_cast<int>(v.get<std::int64_t>());
+  if (!v.is_number()) return v.get<int>();  // json type_error: a malformed document
+  throw UsageError(std::string("nvdisasm -json: malformed document (\"") + key + "\" is not an integer within +-2^24)");
 }
 
 }  // namespace
@@ -61,7 +77,7 @@ std::vector<Function> parse_document(const json& doc, ListingMeta* meta) {
     if (t.contains("files") && t["files"].is_array())
       for (const auto& f : t["files"]) {
         std::string name = f.is_object() ? f.value("file", "") : "";
-        const int dir = f.is_object() ? f.value("dir-idx", -1) : -1;
+        const int dir = f.is_object() ? int_field(f, "dir-idx", -1) : -1;
         if (dir >= 0 && static_cast<std::size_t>(dir) < dirs.size() && !dirs[dir].empty() && (name.empty() || name[0] != '/'))
           name = dirs[dir] + "/" + name;
         meta->source_files.push_back(name);
@@ -70,7 +86,7 @@ std::vector<Function> parse_document(const json& doc, ListingMeta* meta) {
   if (meta) {
     const auto& m = doc[0];
     if (m.contains("SM") && m["SM"].contains("version"))
-      meta->sm = m["SM"]["version"].value("major", 0) * 10 + m["SM"]["version"].value("minor", 0);
+      meta->sm = int_field(m["SM"]["version"], "major", 0) * 10 + int_field(m["SM"]["version"], "minor", 0);
     meta->producer = m.value("Producer", "");
     if (m.contains(".note.nv.tkinfo")) meta->toolkit = m[".note.nv.tkinfo"].value("tki_toolVersion", "");
   }
@@ -78,7 +94,7 @@ std::vector<Function> parse_document(const json& doc, ListingMeta* meta) {
   // the next three and appears in the JSON as an entry with an empty opcode (skipped here).
   int sm = 0;
   if (doc[0].contains("SM") && doc[0]["SM"].contains("version"))
-    sm = doc[0]["SM"]["version"].value("major", 0) * 10 + doc[0]["SM"]["version"].value("minor", 0);
+    sm = int_field(doc[0]["SM"]["version"], "major", 0) * 10 + int_field(doc[0]["SM"]["version"], "minor", 0);
   const int slot = sm > 0 && sm < 70 ? 8 : 16;
   std::vector<Function> fns;
   for (const auto& jf : doc[1]) {
@@ -96,8 +112,8 @@ std::vector<Function> parse_document(const json& doc, ListingMeta* meta) {
         off += static_cast<std::uint64_t>(slot);
         ins.opcode = ji.at("opcode").get<std::string>();
         if (ji.contains("source-line")) {
-          file = ji.value("source-file-id", -1);
-          line = ji.value("source-line", 0);
+          file = int_field(ji, "source-file-id", -1);
+          line = int_field(ji, "source-line", 0);
         }
         if (ins.opcode.empty() && slot == 8) continue;  // control word slot
         ins.source_file = file;
