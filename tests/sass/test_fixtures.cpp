@@ -255,6 +255,20 @@ TEST(SassParse, MalformedJsonIsAUsageError) {
   EXPECT_THROW(parse_nvdisasm_json_text(R"([{}, [{"start": 0}]])"), divbench::UsageError);
 }
 
+// Integer fields that are no integer within +-2^24 (a fraction, 9.3e111: found by fuzz_nvdisasm_json,
+// where converting to int was undefined behaviour) are a malformed document; a plain one still parses.
+TEST(SassParse, IntFieldsBeyondRangeOrFractionalAreAUsageError) {
+  ListingMeta meta;
+  parse_nvdisasm_json_text(R"([{"SM": {"version": {"major": 9, "minor": 0}}}, []])", &meta);
+  EXPECT_EQ(meta.sm, 90);
+  EXPECT_THROW(parse_nvdisasm_json_text(R"([{"SM": {"version": {"major": 9.3e111, "minor": 0}}}, []])"),
+               divbench::UsageError);
+  EXPECT_THROW(parse_nvdisasm_json_text(R"([{"SM": {"version": {"major": 9.5, "minor": 0}}}, []])"),
+               divbench::UsageError);
+  EXPECT_THROW(parse_nvdisasm_json_text(R"([{"SM": {"version": {"major": 99999999, "minor": 0}}}, []])"),
+               divbench::UsageError);
+}
+
 TEST(SassSelfCheckPredicates, OnFixtures) {
   auto diamond = load("diamond");
   auto loop = load("loop_break");
