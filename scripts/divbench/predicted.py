@@ -8,6 +8,7 @@ Two layouts are read: bodies[] = [{body, a, b, s, a_status, s_status, ...}] (wha
 file without bodies[] whose top-level a/b/s predict its default_body (fma_chain when it names none)."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -117,7 +118,6 @@ def load_predictions(folders: list[Path]) -> dict[str, Prediction]:
 def model_uncertainty(result_paths) -> tuple[float, float, Path] | None:
     """(placement band above, cycles per iteration; the model's out-of-sample error beyond its interval,
     relative; the file) from the first loop_cost.json beside one of the given result files; None without."""
-    import json
     for p in result_paths:
         f = Path(p).parent / "loop_cost.json"
         if f.is_file():

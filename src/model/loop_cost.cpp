@@ -290,20 +290,18 @@ json constants_json(const CostConstants& c) {
          {"variable_latency_cycles", c.variable_latency ? json(*c.variable_latency) : json(nullptr)},
          {"source", c.source}};
   if (c.band_below && c.band_above) {
-    j["placement_band_cycles"] = json{
-        {"below", *c.band_below},
-        {"above", *c.band_above},
-        {"basis", "measured a minus the prediction from the same placement's loop, over the fitted bodies and "
-                  "every placement of the cost sweep, to the whole cycle: an interval [a - below, a + above] per "
-                  "prediction"}};
+    std::string basis =
+        "measured a minus the prediction from the same placement's loop, over the fitted bodies and every "
+        "placement of the cost sweep, to the whole cycle";
+    basis += c.excess_from_offset
+                 ? ". Every fitted loop that ran a cycle or more above its prediction started at byte excess_from_offset or later "
+                   "of a fetch_block_bytes block: a loop starting there gets [a - below, a + above], one starting "
+                   "earlier in its block [a - below, a]"
+                 : ": an interval [a - below, a + above] per prediction";
+    j["placement_band_cycles"] = json{{"below", *c.band_below}, {"above", *c.band_above}, {"basis", basis}};
     if (c.excess_from_offset) {
       j["placement_band_cycles"]["fetch_block_bytes"] = kFetchBlockBytes;
       j["placement_band_cycles"]["excess_from_offset"] = *c.excess_from_offset;
-      j["placement_band_cycles"]["basis"] =
-          "measured a minus the prediction from the same placement's loop, over the fitted bodies and every "
-          "placement of the cost sweep, to the whole cycle. Every fitted loop that ran a cycle or more above "
-          "its prediction started at byte excess_from_offset or later of a fetch_block_bytes block: a loop "
-          "starting there gets [a - below, a + above], one starting earlier in its block [a - below, a]";
     }
   }
   return j;
@@ -462,6 +460,10 @@ int device_sm(const json& result, const std::string& what) {
   }
 }
 
+// A difference of cycles per iteration to the whole cycle when it lies within 0.01 of one: a loop's
+// steady state is a whole number of cycles, the rest (~1e-4) is the timer's noise.
+double whole_cycles(double d) { return std::fabs(d - std::round(d)) < 0.01 ? std::round(d) : d; }
+
 json facts_source(const json& facts, const std::string& facts_path) {
   json s{{"kernel_facts", facts_path}};
   if (facts.contains("provenance")) s["kernel_facts_git"] = facts["provenance"].value("git", "");
@@ -500,8 +502,6 @@ CostFit fit_from_cost_result(const json& cost, const std::string& cost_path, con
   std::optional<double> lo, hi;
   std::optional<int> excess_from;
   json residuals = json::array();
-  // A loop's steady state is a whole number of cycles; the measured a carries the timer's noise (1e-4).
-  const auto whole = [](double r) { return std::fabs(r - std::round(r)) < 0.01 ? std::round(r) : r; };
   for (const auto& b : cost["summary"]["bodies"]) {
     if (!b.contains("placements") || !b["placements"].is_array()) continue;
     const std::string body = b.value("body", "");
@@ -516,7 +516,7 @@ CostFit fit_from_cost_result(const json& cost, const std::string& cost_path, con
       const LoopFacts& loop = loops[static_cast<std::size_t>(placement)];
       const CostPrediction pred = predict_loop_cost(loop, fit.constants);
       if (!pred.a) continue;
-      const double r = whole(pl["a"].get<double>() - *pred.a);
+      const double r = whole_cycles(pl["a"].get<double>() - *pred.a);
       const int offset = static_cast<int>(loop.header % kFetchBlockBytes);
       lo = lo ? std::min(*lo, r) : r;
       hi = hi ? std::max(*hi, r) : r;
@@ -528,8 +528,7 @@ CostFit fit_from_cost_result(const json& cost, const std::string& cost_path, con
   if (lo && hi) {
     fit.constants.band_below = std::max(0.0, -*lo);
     fit.constants.band_above = std::max(0.0, *hi);
-    fit.constants.excess_from_offset = excess_from.value_or(kFetchBlockBytes - 1);  // no excess: none above
-    if (!excess_from) fit.constants.band_above = 0.0;
+    fit.constants.excess_from_offset = excess_from;  // none without a whole-cycle excess: the band everywhere
     fit.constants.source["placement_residuals"] = residuals;
   }
   return fit;
@@ -700,7 +699,7 @@ json validate_loops(const json& loops_result, const std::string& loops_path, con
   }
   int excess = 0, excess_in = 0, flagged = 0;
   for (const auto& r : rows) {
-    const bool paid = r["measured"].get<double>() - lowest[r["body"].get<std::string>()] >= 0.99;
+    const bool paid = whole_cycles(r["measured"].get<double>() - lowest[r["body"].get<std::string>()]) >= 1;
     const bool in = r["excess_region"].get<bool>();
     excess += paid;
     excess_in += paid && in;
