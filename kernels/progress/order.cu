@@ -23,32 +23,48 @@ __global__ void order_kernel(const std::uint32_t* flag, std::uint32_t then_mask,
 }  // namespace progress
 
 #ifndef __CUDACC_RTC__  // host side
-const char* order_form_name(OrderForm f) {
-  switch (f) {
-    case OrderForm::bssy: return "bssy";
-    case OrderForm::warpsync: return "warpsync";
-    case OrderForm::bssy_backward: return "bssy_backward";
-  }
-  return "?";
+namespace {
+
+// What each form is, in one place: its name, the reconvergence form of its SASS, whether its taken side
+// lies below the fall-through side, and the symbol substring of its kernel.
+struct OrderFormFacts {
+  OrderForm form;
+  const char* name;
+  const char* reconvergence;
+  bool taken_below;
+  const char* symbol;
+};
+constexpr OrderFormFacts kOrderForms[] = {
+    {OrderForm::bssy, "bssy", "bssy", false, "order_kernelILb0E"},
+    {OrderForm::warpsync, "warpsync", "warpsync", false, "order_kernelILb1E"},
+    {OrderForm::bssy_backward, "bssy_backward", "bssy", true, "order_backward_kernel"},
+};
+
+const OrderFormFacts& facts_of(OrderForm f) {
+  for (const auto& x : kOrderForms)
+    if (x.form == f) return x;
+  static constexpr OrderFormFacts unknown{OrderForm::bssy, "?", "bssy", false, "?"};  // not an enumerator
+  return unknown;
 }
 
+}  // namespace
+
+const char* order_form_name(OrderForm f) { return facts_of(f).name; }
+
 const std::vector<OrderForm>& all_order_forms() {
-  static const std::vector<OrderForm> v{OrderForm::bssy, OrderForm::warpsync, OrderForm::bssy_backward};
+  static const std::vector<OrderForm> v = [] {
+    std::vector<OrderForm> forms;
+    for (const auto& x : kOrderForms) forms.push_back(x.form);
+    return forms;
+  }();
   return v;
 }
 
-const char* order_form_reconvergence(OrderForm f) { return f == OrderForm::warpsync ? "warpsync" : "bssy"; }
+const char* order_form_reconvergence(OrderForm f) { return facts_of(f).reconvergence; }
 
-bool order_form_taken_below(OrderForm f) { return f == OrderForm::bssy_backward; }
+bool order_form_taken_below(OrderForm f) { return facts_of(f).taken_below; }
 
-const char* order_kernel_symbol(OrderForm f) {
-  switch (f) {
-    case OrderForm::bssy: return "order_kernelILb0E";
-    case OrderForm::warpsync: return "order_kernelILb1E";
-    case OrderForm::bssy_backward: return "order_backward_kernel";
-  }
-  return "?";
-}
+const char* order_kernel_symbol(OrderForm f) { return facts_of(f).symbol; }
 
 OrderRun run_order_probe(OrderForm form, std::uint32_t then_mask, const ProbeCaps& caps) {
   progress::ProbeBuffers<OrderLane> mem(1);
