@@ -199,6 +199,8 @@ def make_inputs(data: Path, craft_tool: str, cubin: str) -> None:
         "kway_body_missing": edited(kway, lambda d: d["config"].pop("body")),
         "constants_sm_string": {**consts, "sm": "ninety"},
         "constants_band_string": {**consts, "placement_band_cycles": {"below": "wide", "above": 1.0}},
+        "constants_excess_offset": {**consts, "placement_band_cycles": {"below": 0, "above": 2.0,
+                                                                        "excess_from_offset": 500}},
         "facts_sm_string": edited(facts, lambda d: [c.update(sm="ninety") for c in d["cubins"]]),
         "loops_placement_string": edited(loops, lambda d: d["summary"]["loops"][2].update(placement="third")),
     })

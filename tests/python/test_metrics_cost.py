@@ -35,6 +35,10 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys):
                               "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "metrics_cost: error:" in err and not out.exists()
+    assert metrics_cost.main(["write", "--all-s", "1", "--all-metrics-s", "2", "--all-metrics-basic-s", "-1",
+                              "--results", str(H200 / "all_metrics"), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--all-metrics-basic-s -1" in err and not out.exists()
     (tmp_path / "r").mkdir()
     (tmp_path / "r" / "x.json").write_text("[1]")
     assert metrics_cost.main(["write", "--all-s", "1", "--all-metrics-s", "2", "--results", str(tmp_path / "r"),
