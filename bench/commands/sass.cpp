@@ -12,6 +12,7 @@
 #include "divbench/core/files.hpp"
 #include "divbench/core/json_io.hpp"
 #include "divbench/sass/analysis.hpp"
+#include "divbench/sass/listing_cache.hpp"
 #include "divbench/sass/nvdisasm.hpp"
 
 namespace {
@@ -19,6 +20,7 @@ namespace {
 struct SassOptions {
   std::vector<std::string> files;
   std::string nvdisasm;
+  std::string listing_cache;
   std::string out;
   std::string format = "console";
   bool quiet = false;
@@ -34,13 +36,16 @@ int run_sass(const SassOptions& o) {
     if (!path_is_writable(o.out, &why)) throw UsageError("--out: " + why);
   }
   for (const auto& f : o.files) sass::inspect_file(f);  // fail early, before running any tool
+  if (!o.listing_cache.empty()) sass::check_listing_cache("--nvdisasm-cache", o.listing_cache);
   const std::string nvdisasm = sass::find_nvdisasm(o.nvdisasm);
+  sass::DisassembleOptions dis;
+  dis.listing_cache = o.listing_cache;
   TempDir tmp;
   std::vector<sass::Cubin> cubins;
   for (const auto& f : o.files) {
     // Progress only for a person watching (a terminal), so that a failure is one line on stderr.
     if (!o.quiet && o.format == "console" && o.files.size() > 1 && ::isatty(2)) std::cerr << "divbench sass: " << f << "\n";
-    for (auto& c : sass::load_cubins(f, nvdisasm, tmp)) cubins.push_back(std::move(c));
+    for (auto& c : sass::load_cubins(f, nvdisasm, tmp, dis)) cubins.push_back(std::move(c));
   }
   std::vector<sass::CubinAnalysis> analyses;
   for (const auto& c : cubins) analyses.push_back(sass::analyze(c));
@@ -62,6 +67,9 @@ divbench::cli::Command sass_command() {
     auto o = std::make_shared<SassOptions>();
     sub.add_option("files", o->files, "Cubins, objects or executables with embedded cubins")->required();
     sub.add_option("--nvdisasm", o->nvdisasm, "Path of nvdisasm (default: PATH, $CUDA_HOME/bin, pip's nvidia/cu13/bin)");
+    sub.add_option("--nvdisasm-cache", o->listing_cache,
+                   "Keep nvdisasm's listings in DIR, keyed by nvdisasm, options and cubin bytes, and reuse them")
+        ->type_name("DIR");
     sub.add_option("--out", o->out, "Write the divbench.sass/2 JSON to FILE (atomically)")
         ->each([o](const std::string&) { o->out_given = true; });
     sub.add_option("--format", o->format, "Console output: console|json")->check(CLI::IsMember({"console", "json"}));

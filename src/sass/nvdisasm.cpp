@@ -18,6 +18,7 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/core/files.hpp"
 #include "divbench/sass/elf.hpp"
+#include "divbench/sass/listing_cache.hpp"
 #include "divbench/sass/parse.hpp"
 
 namespace fs = std::filesystem;
@@ -191,9 +192,11 @@ Cubin disassemble(const std::string& cubin_path, const std::string& nvdisasm, co
   if (opt.line_info) text_argv.push_back("-g");
   if (!fun.empty()) text_argv.insert(text_argv.end(), {"-fun", fun});
   text_argv.push_back(file_arg(cubin_path));
+  const std::string bytes = opt.listing_cache.empty() ? std::string() : read_regular_file(cubin_path);
+  auto run = [&](const std::vector<std::string>& argv) { return run_listing(argv, bytes, opt.listing_cache); };
   std::future<ProcessResult> text_run;
-  if (opt.encodings || opt.line_info) text_run = std::async(std::launch::async, [&] { return run_process(text_argv); });
-  auto r = run_process(json_argv);
+  if (opt.encodings || opt.line_info) text_run = std::async(std::launch::async, [&] { return run(text_argv); });
+  auto r = run(json_argv);
   bool have_json = r.exit_code == 0;
   if (!have_json) {
     const std::string why = r.err + r.out;
@@ -207,7 +210,7 @@ Cubin disassemble(const std::string& cubin_path, const std::string& nvdisasm, co
   }
   const bool text_lines = opt.line_info && meta.source_files.empty();
   if (opt.encodings || !have_json || text_lines) {
-    auto t = text_run.valid() ? text_run.get() : run_process(text_argv);
+    auto t = text_run.valid() ? text_run.get() : run(text_argv);
     if (t.exit_code != 0) nvdisasm_failed(cubin_path, info.sm, nvdisasm, t);
     auto text_fns = parse_nvdisasm_text(t.out, info.sm);
     if (have_json) merge_text_listing(c.functions, text_fns);

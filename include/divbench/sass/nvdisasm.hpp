@@ -53,6 +53,8 @@ struct DisassembleOptions {
   bool line_info = false;  // -g: each instruction's source file and line (Instruction::source_*)
   // -fun: only the functions of these ELF symbol indices (empty: every function).
   std::vector<std::size_t> function_symbols;
+  // Non-empty: nvdisasm's listings are kept in (and taken from) this folder (listing_cache.hpp).
+  std::string listing_cache;
 };
 // Disassembles one cubin: `nvdisasm -json` (model) plus `nvdisasm -c -hex` (encodings, labels,
 // subroutine symbols, BRX BRANCH_TARGETS), merged. Falls back to the text listing alone when the

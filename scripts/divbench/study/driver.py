@@ -6,7 +6,8 @@ usage: python3 -m divbench.study --divbench PATH [--out DIR] [--cache DIR] [--jo
 (from scripts/, or with scripts/ on PYTHONPATH; scripts/study/run.sh builds divbench and runs this)
 
 Compilers and disassemblers: toolchains.py. Cubins are cached by content (source files, flags, compiler
-version) under --cache. With --compare DIR the new files are compared with DIR's (volatile provenance such
+version) under --cache, and nvdisasm's listings of them under --cache/listings (divbench sass
+--nvdisasm-cache: keyed by nvdisasm, options and cubin bytes). With --compare DIR the new files are compared with DIR's (volatile provenance such
 as the date is ignored); any difference is printed and the exit status is 1 (a changed toolkit version is
 named as such). Bad arguments: one line and exit 2; a failing tool or analysis: one line and exit 1.
 """
@@ -65,9 +66,12 @@ def compile_all(tc, corpus, archs, cache, jobs):
     return result, len(tasks)
 
 
-def analyze_arch(tc, arch, cubins, workdir):
+def analyze_arch(tc, arch, cubins, workdir, cache):
+    """`divbench sass` on one architecture's cubins; nvdisasm's listings are kept under the cubin cache
+    (CACHE/listings), so a second analysis of the same cubins (the Slurm array after the study, a
+    re-run) does not start nvdisasm again."""
     out = os.path.join(workdir, f"sass.{arch}.json")
-    argv = [tc.divbench, "sass", "--quiet", "--out", out]
+    argv = [tc.divbench, "sass", "--quiet", "--out", out, "--nvdisasm-cache", os.path.join(cache, "listings")]
     if tc.nvdisasm_for(arch):
         argv += ["--nvdisasm", tc.nvdisasm_for(arch)]
     run(argv + cubins)
@@ -128,7 +132,7 @@ def main(argv=None):
         t1 = time.monotonic()
         per_arch = {}
         with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
-            futs = {x: ex.submit(analyze_arch, tc, x, cubins[x], a.out) for x in archs}
+            futs = {x: ex.submit(analyze_arch, tc, x, cubins[x], a.out, a.cache) for x in archs}
             for x in archs:
                 doc = futs[x].result()
                 toolkit = {"compiler": tc.compiler_version(x), "ptxas": ptxas_versions(doc),
