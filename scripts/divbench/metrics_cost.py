@@ -4,7 +4,13 @@ SASS-instrumented branch counters), their ratio against the 1.3x goal, the CUPTI
 --metrics run's results. scripts/gpu/30-metrics.sh times the two processes and runs
 
   PYTHONPATH=scripts python3 -m divbench.metrics_cost write --all-s S --all-metrics-s S
-      [--all-metrics-basic-s S] --results DIR --out metrics_cost.json   (prints one line for the stage summary)
+      [--all-metrics-basic-s S] [--other-replay-s S --other-replay-results DIR] --results DIR
+      --out metrics_cost.json   (prints one line for the stage summary)
+
+With --other-replay-*: the same --all --metrics run under the other CUPTI replay mode
+(DIVBENCH_CUPTI_REPLAY): its wall time, and every counter of every point (full launch and twin) compared
+with the main run's, point by point in the order --all wrote them (`replay_check`): the replay mode
+changes what the counters cost, never what they count.
   PYTHONPATH=scripts python3 -m divbench.metrics_cost has-metrics RESULT.json   (prints 1 or 0)
 
 The results are read by the package's one reader (divbench.results), the output written atomically
@@ -28,11 +34,16 @@ def _all_points(r: Result) -> list:
     return list(r.points) + list(r.data.get("points_extra") or [])
 
 
-def metrics_cost(plain_s: float, metrics_s: float, results: list[Result], basic_s: float | None = None) -> dict:
-    """The divbench.metrics_cost/1 document from the two wall times and the --metrics run's results."""
-    if plain_s <= 0 or metrics_s <= 0 or (basic_s is not None and basic_s <= 0):
+def metrics_cost(plain_s: float, metrics_s: float, results: list[Result], basic_s: float | None = None,
+                 other_s: float | None = None, other: list[Result] | None = None) -> dict:
+    """The divbench.metrics_cost/1 document from the two wall times and the --metrics run's results (and,
+    optionally, the same run under the other replay mode)."""
+    if plain_s <= 0 or metrics_s <= 0 or (basic_s is not None and basic_s <= 0) or (other_s is not None and other_s <= 0):
         raise InputError(f"wall times must be positive (--all-s {plain_s:g}, --all-metrics-s {metrics_s:g}"
-                         + ("" if basic_s is None else f", --all-metrics-basic-s {basic_s:g}") + ")")
+                         + ("" if basic_s is None else f", --all-metrics-basic-s {basic_s:g}")
+                         + ("" if other_s is None else f", --other-replay-s {other_s:g}") + ")")
+    if (other_s is None) != (other is None):
+        raise InputError("--other-replay-s and --other-replay-results go together")
     session = next(((r.data.get("timing") or {}).get("metrics") for r in results
                     if (r.data.get("timing") or {}).get("metrics")), None)
     # Run conditions of the same run: every point read before and after (NVML), and throttling reasons.
@@ -47,12 +58,64 @@ def metrics_cost(plain_s: float, metrics_s: float, results: list[Result], basic_
            "device": (first.get("device") or {}).get("name"), "all_s": plain_s, "all_metrics_s": metrics_s,
            "ratio": ratio, "goal_ratio": GOAL_RATIO, "within_goal": ratio <= GOAL_RATIO,
            "metrics_session": session, "conditions": cond, "method": METHOD}
+    replay = _replay_of(results)
+    if replay:
+        doc["replay"] = replay
+    if other is not None:
+        other_replay = _replay_of(other)
+        if not other_replay or other_replay == replay:
+            raise InputError(f"--other-replay-results: counters made by {other_replay or 'no'} replay, "
+                             f"expected the other mode than the main run's ({replay})")
+        doc.update({"other_replay": other_replay, "all_metrics_other_replay_s": other_s,
+                    "ratio_other_replay": other_s / plain_s, "replay_check": replay_check(results, other)})
     if basic_s is not None:
         doc.update({"all_metrics_basic_s": basic_s, "ratio_basic": basic_s / plain_s,
                     "within_goal_basic": basic_s / plain_s <= GOAL_RATIO,
                     "basic_note": "DIVBENCH_CUPTI=basic: the five hardware-counter metrics in one pass; the three "
                                   "branch-target metrics are SASS-instrumented counters and are not collected"})
     return doc
+
+
+def _replay_of(results: list[Result]) -> str | None:
+    for r in results:
+        for p in _all_points(r):
+            m = p.get("metrics") if isinstance(p, dict) else None
+            if m and m.get("available"):
+                return m.get("replay")  # None: made before the field existed (kernel replay then)
+    return None
+
+
+def replay_check(main: list[Result], other: list[Result], limit: int = 20) -> dict:
+    """Every counter of every point with counters in `main`, compared with the same point (file, index) of
+    `other`: counts, and up to `limit` differences {file, point, launch, metric, main, other}."""
+    by_name = {Path(r.path).name: r for r in other}
+    points = values = identical = 0
+    differing, unmatched = [], []
+    for r in main:
+        name = Path(r.path).name
+        o = by_name.get(name)
+        mine = _all_points(r)
+        theirs = _all_points(o) if o else []
+        for i, p in enumerate(mine):
+            m = p.get("metrics") if isinstance(p, dict) else None
+            if not (m and m.get("available")):
+                continue
+            q = theirs[i].get("metrics") if i < len(theirs) and isinstance(theirs[i], dict) else None
+            if not (q and q.get("available")):
+                unmatched.append(f"{name}#{i}")
+                continue
+            points += 1
+            for launch, a, b in (("full", m.get("values") or {}, q.get("values") or {}),
+                                 ("twin", m.get("twin") or {}, q.get("twin") or {})):
+                for k in sorted(set(a) | set(b)):
+                    values += 1
+                    if a.get(k) == b.get(k):
+                        identical += 1
+                    elif len(differing) < limit:
+                        differing.append({"file": name, "point": i, "launch": launch, "metric": k,
+                                          "main": a.get(k), "other": b.get(k)})
+    return {"points": points, "values": values, "identical": identical, "all_identical": values > 0 and
+            identical == values and not unmatched, "differing": differing, "unmatched_points": unmatched[:limit]}
 
 
 def has_metrics(r: Result) -> bool:
@@ -68,6 +131,9 @@ def main(argv=None) -> int:
     w.add_argument("--all-metrics-s", type=float, required=True, help="wall time of `divbench --all --metrics`")
     w.add_argument("--all-metrics-basic-s", type=float, default=None,
                    help="wall time of `DIVBENCH_CUPTI=basic divbench --all --metrics` (optional)")
+    w.add_argument("--other-replay-s", type=float, default=None,
+                   help="wall time of the same --all --metrics run under the other DIVBENCH_CUPTI_REPLAY")
+    w.add_argument("--other-replay-results", default=None, help="that run's results folder")
     w.add_argument("--results", required=True, help="the folder of the --metrics run's results")
     w.add_argument("--out", required=True)
     h = sub.add_parser("has-metrics", help="print 1 if a result's points carry counters, else 0")
@@ -81,8 +147,14 @@ def main(argv=None) -> int:
         folder = Path(a.results)
         if not folder.is_dir():
             raise InputError(f"{folder}: not a folder")
+        other = None
+        if a.other_replay_results is not None:
+            ofolder = Path(a.other_replay_results)
+            if not ofolder.is_dir():
+                raise InputError(f"{ofolder}: not a folder")
+            other = [load_result(f) for f in sorted(ofolder.glob("*.json"))]
         doc = metrics_cost(a.all_s, a.all_metrics_s, [load_result(f) for f in sorted(folder.glob("*.json"))],
-                           a.all_metrics_basic_s)
+                           a.all_metrics_basic_s, a.other_replay_s, other)
         write_json(a.out, doc)
     except (InputError, OutputError) as e:
         return fail("metrics_cost", e)
@@ -90,7 +162,11 @@ def main(argv=None) -> int:
     print(f"metrics-cost: --all {doc['all_s']:.1f} s, --all --metrics {doc['all_metrics_s']:.1f} s, ratio {r:.3f} "
           f"(<={GOAL_RATIO}: {doc['within_goal']})"
           + (f"; basic (no branch counters) {doc['all_metrics_basic_s']:.1f} s, ratio {doc['ratio_basic']:.3f}"
-             if "ratio_basic" in doc else "") + f"; counter session: {json.dumps(doc['metrics_session'])}; "
+             if "ratio_basic" in doc else "")
+          + (f"; {doc['other_replay']} replay {doc['all_metrics_other_replay_s']:.1f} s, ratio "
+             f"{doc['ratio_other_replay']:.3f}, counters identical to {doc['replay']} replay: "
+             f"{doc['replay_check']['identical']}/{doc['replay_check']['values']}" if "other_replay" in doc else "")
+          + f"; counter session: {json.dumps(doc['metrics_session'])}; "
           f"conditions: {json.dumps(doc['conditions'])}")
     return 0
 

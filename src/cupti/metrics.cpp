@@ -27,7 +27,17 @@ struct State {
   std::string unavailable;                          // sticky reason, empty while profiling works
   std::unique_ptr<cupti::RangeProfiler> profiler;   // configured for `metrics` on profiler->device()
   std::vector<std::string> metrics;
+  cupti::Replay replay = cupti::Replay::user;
 };
+
+// DIVBENCH_CUPTI_REPLAY=kernel|user (default user): who replays the launches for the metrics' passes.
+// Throws cupti::Unavailable naming a value that is neither.
+cupti::Replay replay_from_env() {
+  const char* env = std::getenv("DIVBENCH_CUPTI_REPLAY");
+  if (!env || !*env || std::strcmp(env, "user") == 0) return cupti::Replay::user;
+  if (std::strcmp(env, "kernel") == 0) return cupti::Replay::kernel;
+  throw cupti::Unavailable(std::string("DIVBENCH_CUPTI_REPLAY='") + env + "' is neither kernel nor user");
+}
 
 State& state() {
   // Never destroyed: CUPTI must not be torn down from a static destructor after the CUDA runtime.
@@ -47,7 +57,8 @@ json unavailable(State& s, const std::string& reason) {
 cupti::RangeProfiler& profiler(State& s, const std::vector<std::string>& metrics) {
   int dev = -1;
   cudaGetDevice(&dev);
-  if (!s.profiler || s.profiler->device() != dev || s.metrics != metrics) {
+  const cupti::Replay replay = replay_from_env();
+  if (!s.profiler || s.profiler->device() != dev || s.metrics != metrics || s.replay != replay) {
     s.profiler.reset();
     std::string why;
     const cupti::Api* api = cupti::load_api(&why);
@@ -55,8 +66,9 @@ cupti::RangeProfiler& profiler(State& s, const std::vector<std::string>& metrics
     std::vector<std::string> required;
     for (const auto& m : required_metrics())
       if (std::find(metrics.begin(), metrics.end(), m) != metrics.end()) required.push_back(m);
-    s.profiler = std::make_unique<cupti::RangeProfiler>(*api, metrics, required);
+    s.profiler = std::make_unique<cupti::RangeProfiler>(*api, metrics, required, replay);
     s.metrics = metrics;
+    s.replay = replay;
   }
   return *s.profiler;
 }
@@ -72,7 +84,10 @@ json measured(const cupti::RangeProfiler& p, const cupti::Measurement& m, std::s
          {"profile_ms", m.wall_ms},
          {"session_launches", session_launches},
          {"library", cupti::load_api(&why)->path},
-         {"mode", "CUPTI range profiler, auto range, kernel replay, one session for many launches"}};
+         {"replay", cupti::replay_name(p.replay())},
+         {"passes_run", p.passes_run()},
+         {"mode", std::string("CUPTI range profiler, auto range, ") + cupti::replay_name(p.replay()) +
+                      " replay, one session for many launches"}};
   if (!p.missing().empty()) j["missing"] = p.missing();
   return j;
 }

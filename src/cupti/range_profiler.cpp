@@ -59,9 +59,11 @@ void RangeProfiler::check(CUptiResult r, const char* what) const {
   if (r != CUPTI_SUCCESS) throw Unavailable(describe_result(&api_, r, what));
 }
 
+const char* replay_name(Replay r) { return r == Replay::user ? "user" : "kernel"; }
+
 RangeProfiler::RangeProfiler(const Api& api, const std::vector<std::string>& metrics,
-                             const std::vector<std::string>& required)
-    : api_(api) {
+                             const std::vector<std::string>& required, Replay replay)
+    : api_(api), replay_(replay) {
   if (metrics.empty()) throw Unavailable("no metrics requested");
   if (cudaGetDevice(&device_) != cudaSuccess || cudaFree(nullptr) != cudaSuccess)
     throw Unavailable("no usable CUDA device");
@@ -146,7 +148,7 @@ std::vector<Measurement> RangeProfiler::profile(const std::vector<std::function<
   sc.counterDataImageSize = data.size();
   sc.pCounterDataImage = data.data();
   sc.range = CUPTI_AutoRange;
-  sc.replayMode = CUPTI_KernelReplay;
+  sc.replayMode = replay_ == Replay::user ? CUPTI_UserReplay : CUPTI_KernelReplay;
   sc.maxRangesPerPass = capacity;
   sc.numNestingLevels = 1;
   sc.minNestingLevel = 1;
@@ -154,20 +156,32 @@ std::vector<Measurement> RangeProfiler::profile(const std::vector<std::function<
   sc.targetNestingLevel = 1;
   check(api_.cuptiRangeProfilerSetConfig(&sc), "cuptiRangeProfilerSetConfig");
 
-  auto st = DIVBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
-  st.pRangeProfilerObject = obj;
-  check(api_.cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
+  // Kernel replay: one Start .. Stop, CUPTI replays each kernel as often as the passes need (device
+  // memory saved and restored around each). User replay: every launch function runs once per pass,
+  // in the same order, until CUPTI says every pass was submitted; nothing is saved or restored, so the
+  // launch functions must start from the same inputs each time (each allocates and fills its own).
   std::vector<double> wall(launches.size(), 0.0);
-  for (std::size_t i = 0; i < launches.size(); ++i) {
-    *launched = i + 1;
-    const auto l0 = std::chrono::steady_clock::now();
-    launches[i]();  // CUDA errors propagate: they are failures of the run, not of the profiler
-    wall[i] = ms_since(l0);
+  const std::size_t max_passes = replay_ == Replay::user ? host_->passes() + 2 : 1;
+  bool all_submitted = false;
+  for (std::size_t pass = 0; pass < max_passes && !all_submitted; ++pass) {
+    auto st = DIVBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
+    st.pRangeProfilerObject = obj;
+    check(api_.cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+      if (pass == 0) *launched = i + 1;
+      const auto l0 = std::chrono::steady_clock::now();
+      launches[i]();  // CUDA errors propagate: they are failures of the run, not of the profiler
+      wall[i] += ms_since(l0);
+    }
+    auto sp = DIVBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
+    sp.pRangeProfilerObject = obj;
+    check(api_.cuptiRangeProfilerStop(&sp), "cuptiRangeProfilerStop");
+    all_submitted = sp.isAllPassSubmitted != 0;
+    passes_run_ = pass + 1;
   }
-  auto sp = DIVBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
-  sp.pRangeProfilerObject = obj;
-  check(api_.cuptiRangeProfilerStop(&sp), "cuptiRangeProfilerStop");
-  if (!sp.isAllPassSubmitted) throw Unavailable("kernel replay did not submit every pass of the metrics");
+  if (!all_submitted)
+    throw Unavailable(std::string(replay_name(replay_)) + " replay did not submit every pass of the metrics (" +
+                      std::to_string(passes_run_) + " run)");
 
   auto dd = DIVBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
   dd.pRangeProfilerObject = obj;

@@ -1,7 +1,9 @@
-// The target half of CUPTI profiling: one range-profiler session per device, auto range + kernel
-// replay, so every kernel launched between Start and Stop becomes one range and CUPTI replays it as
-// often as the metrics' passes need (device memory saved and restored). Many launches share one
-// Enable/SetConfig/Start .. Stop/Decode/Disable sequence instead of paying it for every launch.
+// The target half of CUPTI profiling: one range-profiler session per device, auto range, so every
+// kernel launched between Start and Stop becomes one range. Kernel replay: CUPTI replays each kernel
+// as often as the metrics' passes need (device memory saved and restored around it). User replay:
+// the launch functions run once per pass, in order (CUPTI saves nothing; each function starts from
+// its own inputs). Many launches share one Enable/SetConfig .. Decode/Disable sequence instead of
+// paying it for every launch.
 #pragma once
 #include <cuda.h>
 
@@ -22,12 +24,16 @@ struct Measurement {
   double wall_ms = 0;  // the launch function's wall time inside the session (its replayed passes included)
 };
 
+enum class Replay { kernel, user };
+const char* replay_name(Replay r);
+
 class RangeProfiler {
  public:
   // For the current CUDA device (its primary context is made current): checks that the device
   // supports range profiling, then configures the metrics it offers out of `metrics`. The ones it does
   // not offer are left out (missing()); Unavailable when one of `required` is among them.
-  RangeProfiler(const Api& api, const std::vector<std::string>& metrics, const std::vector<std::string>& required);
+  RangeProfiler(const Api& api, const std::vector<std::string>& metrics, const std::vector<std::string>& required,
+                Replay replay);
   RangeProfiler(const RangeProfiler&) = delete;
   RangeProfiler& operator=(const RangeProfiler&) = delete;
 
@@ -39,6 +45,9 @@ class RangeProfiler {
   int device() const { return device_; }
   const std::string& chip() const { return chip_; }
   std::size_t passes() const { return host_->passes(); }
+  Replay replay() const { return replay_; }
+  // Passes the last profile() ran its launch functions (user replay; 1 for kernel replay).
+  std::size_t passes_run() const { return passes_run_; }
   const std::vector<std::string>& metrics() const { return host_->metrics(); }
   const std::vector<std::string>& missing() const { return missing_; }
 
@@ -46,6 +55,8 @@ class RangeProfiler {
   void check(CUptiResult r, const char* what) const;
 
   const Api& api_;
+  Replay replay_;
+  std::size_t passes_run_ = 0;
   int device_ = -1;
   CUcontext ctx_ = nullptr;
   std::string chip_;

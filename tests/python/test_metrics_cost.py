@@ -44,3 +44,51 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys):
     assert metrics_cost.main(["write", "--all-s", "1", "--all-metrics-s", "2", "--results", str(tmp_path / "r"),
                               "--out", str(out)]) == 2
     assert capsys.readouterr().err.count("\n") == 1 and not out.exists()
+
+
+def _with_replay(src: Path, dst: Path, replay: str, bump: str | None = None) -> Path:
+    """A copy of a --metrics results folder whose counters say `replay`; `bump` adds 1 to that metric of
+    the first point with counters."""
+    dst.mkdir()
+    bumped = False
+    for f in sorted(src.glob("*.json")):
+        doc = json.loads(f.read_text())
+        for p in doc.get("points") or []:
+            m = p.get("metrics")
+            if m and m.get("available"):
+                m["replay"] = replay
+                if bump and not bumped:
+                    m["values"][bump] += 1
+                    bumped = True
+        (dst / f.name).write_text(json.dumps(doc))
+    return dst
+
+
+def test_other_replay_is_timed_and_compared_counter_by_counter(tmp_path, capsys):
+    user = _with_replay(H200 / "all_metrics", tmp_path / "user", "user")
+    kernel = _with_replay(H200 / "all_metrics", tmp_path / "kernel", "kernel")
+    out = tmp_path / "m.json"
+    args = ["write", "--all-s", "8", "--all-metrics-s", "10", "--results", str(user), "--out", str(out)]
+    assert metrics_cost.main(args + ["--other-replay-s", "16", "--other-replay-results", str(kernel)]) == 0
+    doc = json.loads(out.read_text())
+    assert (doc["replay"], doc["other_replay"], doc["ratio_other_replay"]) == ("user", "kernel", 2.0)
+    check = doc["replay_check"]
+    assert check["all_identical"] and check["points"] == 72 and check["values"] == check["identical"] == 72 * 16
+    assert "counters identical to user replay: 1152/1152" in capsys.readouterr().out
+    assert schemas.validate_file(schemas.load_catalog(ROOT / "schemas"), out) == []
+
+    # One counter off by one is found and named.
+    off = _with_replay(H200 / "all_metrics", tmp_path / "off", "kernel", bump="smsp__inst_executed.sum")
+    assert metrics_cost.main(args + ["--other-replay-s", "16", "--other-replay-results", str(off)]) == 0
+    check = json.loads(out.read_text())["replay_check"]
+    assert not check["all_identical"] and check["identical"] == check["values"] - 1
+    assert [(d["launch"], d["metric"], d["other"] - d["main"]) for d in check["differing"]] == [
+        ("full", "smsp__inst_executed.sum", 1)]
+    capsys.readouterr()
+
+    # The same mode twice, or one option without the other: one line, exit 2, nothing written.
+    out.unlink()
+    assert metrics_cost.main(args + ["--other-replay-s", "16", "--other-replay-results", str(user)]) == 2
+    assert metrics_cost.main(args + ["--other-replay-s", "16"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 2 and "expected the other mode" in err and not out.exists()
