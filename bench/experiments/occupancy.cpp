@@ -155,7 +155,10 @@ std::vector<PointSpec> plan(const OccupancyConfig& c, const DeviceRecord& dev) {
                                          {"cv", overhead.cv}};
                                 return pr;
                               },
-                              launch_once(kernel), launch_once(kernel_for(k, true))});
+                              launch_once(kernel), launch_once(kernel_for(k, true)),
+                              // The metric launches are one warp of kernel_for(k), whatever the residency:
+                              // the same launches at every residency, profiled once per k.
+                              "occupancy k=" + std::to_string(k) + ", one warp"});
     }
   }
   return pts;

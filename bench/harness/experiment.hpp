@@ -36,6 +36,10 @@ struct PointSpec {
   std::function<PointResult()> run;    // timed launches + output verification
   std::function<void()> launch_once;   // one untimed launch of the same kernel (for --metrics); optional
   std::function<void()> launch_twin;   // the same launch with zero work (region-only counters); optional
+  // Points of one run whose metric launches are the same launches (same kernel, arguments and shape,
+  // by construction of the experiment) say so with one non-empty key: they are profiled once, and each
+  // point's counters say which key and how many points share them.
+  std::string launch_key;
 };
 
 // An experiment with its configuration parsed: everything the runner needs, typed state captured.

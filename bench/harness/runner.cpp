@@ -194,7 +194,8 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
         if (opts.metrics && j->points[i].launch_once) {
           const bool timed = r.timed;
           const std::size_t at = timed ? j->record.points.size() : j->record.points_extra.size();
-          deferred.add(j->device, {j->points[i].launch_once, j->points[i].launch_twin}, [j, timed, at](json m) {
+          deferred.add(j->device, {j->points[i].launch_once, j->points[i].launch_twin, j->points[i].launch_key},
+                       [j, timed, at](json m) {
             (timed ? j->record.points[at].extra : j->record.points_extra[at])["metrics"] = std::move(m);
           });
         }

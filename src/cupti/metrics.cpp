@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 
 #include "divbench/cuda/check.hpp"
@@ -178,7 +179,22 @@ json collect_metrics(const std::function<void()>& launch_once, const std::vector
   return collect_launch_metrics({launch_once}, metrics).at(0);
 }
 
-std::vector<json> collect_points_metrics(const std::vector<PointLaunches>& points, ProfileStats* stats) {
+std::vector<json> collect_points_metrics(const std::vector<PointLaunches>& all_points, ProfileStats* stats) {
+  // Points that share a key with an earlier one are answered from its object (same launches).
+  std::vector<std::size_t> source(all_points.size());
+  std::map<std::string, std::size_t> first_of, sharing;
+  std::vector<PointLaunches> points;
+  for (std::size_t i = 0; i < all_points.size(); ++i) {
+    const std::string& key = all_points[i].key;
+    if (!key.empty()) ++sharing[key];
+    if (!key.empty() && first_of.count(key)) {
+      source[i] = first_of[key];
+      continue;
+    }
+    source[i] = points.size();
+    if (!key.empty()) first_of[key] = points.size();
+    points.push_back(all_points[i]);
+  }
   std::vector<std::function<void()>> launches;
   for (const auto& p : points) {
     launches.push_back(p.full);
@@ -212,7 +228,17 @@ std::vector<json> collect_points_metrics(const std::vector<PointLaunches>& point
     }
     out.push_back(std::move(full));
   }
-  return out;
+  std::vector<json> answered;
+  answered.reserve(all_points.size());
+  for (std::size_t i = 0; i < all_points.size(); ++i) {
+    json m = out.at(source[i]);
+    if (!all_points[i].key.empty()) {
+      m["launch_key"] = all_points[i].key;
+      m["points_sharing_launch"] = sharing.at(all_points[i].key);
+    }
+    answered.push_back(std::move(m));
+  }
+  return answered;
 }
 
 json collect_point_metrics(const std::function<void()>& launch_once, const std::function<void()>& launch_twin) {

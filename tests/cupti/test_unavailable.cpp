@@ -124,6 +124,26 @@ TEST(CollectMetrics, UnavailableBatchRunsEveryLaunchOnceInOrder) {
   EXPECT_EQ(stats.sessions, 0u);
 }
 
+TEST(CollectMetrics, PointsWithOneKeyLaunchOnceAndShareTheObject) {
+  if (have_gpu()) GTEST_SKIP() << "a GPU is present: the profiler may be available here (see the gpu tests)";
+  std::vector<int> order;
+  std::vector<PointLaunches> points;
+  const char* keys[] = {"a", "", "a", "b", "a"};
+  for (int p = 0; p < 5; ++p)
+    points.push_back({[&order, p] { order.push_back(10 * p); }, [&order, p] { order.push_back(10 * p + 1); }, keys[p]});
+  const std::vector<json> m = collect_points_metrics(points);
+  // Points 2 and 4 share point 0's launches: they never run.
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 10, 11, 30, 31}));
+  ASSERT_EQ(m.size(), 5u);
+  EXPECT_EQ(m[0].at("launch_key"), "a");
+  EXPECT_EQ(m[0].at("points_sharing_launch"), 3);
+  EXPECT_EQ(m[4].at("launch_key"), "a");
+  EXPECT_EQ(m[4].at("points_sharing_launch"), 3);
+  EXPECT_EQ(m[3].at("points_sharing_launch"), 1);
+  EXPECT_FALSE(m[1].contains("launch_key"));
+  for (const auto& x : m) EXPECT_FALSE(x.at("available").get<bool>());
+}
+
 TEST(DeferredMetrics, DeliversEachPointItsObjectAfterTheRun) {
   if (have_gpu()) GTEST_SKIP() << "a GPU is present: the profiler may be available here (see the gpu tests)";
   std::vector<int> selected;

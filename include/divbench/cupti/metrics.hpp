@@ -50,14 +50,18 @@ std::vector<json> collect_launch_metrics(const std::vector<std::function<void()>
 json collect_metrics(const std::function<void()>& launch_once,
                      const std::vector<std::string>& metrics = default_metrics());
 
-// A point's metric launches: the full launch and (optional) its zero-work twin.
+// A point's metric launches: the full launch and (optional) its zero-work twin; `key` non-empty: the
+// same launches as every other point with that key (the caller's guarantee), profiled once for all.
 struct PointLaunches {
   std::function<void()> full;
   std::function<void()> twin;
+  std::string key;
 };
 
 // Every point's full launch then its twin, all in one run of collect_launch_metrics: per point the
 // full launch's object plus "twin" {metric: value}, "twin_profile_ms" and "region" (cupti/region.hpp).
+// Points with the same non-empty key: only the first one's launches run; every one of them gets that
+// object with "launch_key" and "points_sharing_launch" (how many points of the call share it).
 std::vector<json> collect_points_metrics(const std::vector<PointLaunches>& points, ProfileStats* stats = nullptr);
 
 // One point: collect_points_metrics({{launch_once, launch_twin}})[0].
