@@ -192,8 +192,11 @@ Cubin disassemble(const std::string& cubin_path, const std::string& nvdisasm, co
   if (opt.line_info) text_argv.push_back("-g");
   if (!fun.empty()) text_argv.insert(text_argv.end(), {"-fun", fun});
   text_argv.push_back(file_arg(cubin_path));
-  const std::string bytes = opt.listing_cache.empty() ? std::string() : read_regular_file(cubin_path);
-  auto run = [&](const std::vector<std::string>& argv) { return run_listing(argv, bytes, opt.listing_cache); };
+  // The listing cache: the caller's folder, else $DIVBENCH_NVDISASM_CACHE (how CI shares listings
+  // between the build's kernel facts and every test that disassembles the same cubins).
+  const std::string cache = !opt.listing_cache.empty() ? opt.listing_cache : env("DIVBENCH_NVDISASM_CACHE");
+  const std::string bytes = cache.empty() ? std::string() : read_regular_file(cubin_path);
+  auto run = [&](const std::vector<std::string>& argv) { return run_listing(argv, bytes, cache); };
   std::future<ProcessResult> text_run;
   if (opt.encodings || opt.line_info) text_run = std::async(std::launch::async, [&] { return run(text_argv); });
   auto r = run(json_argv);

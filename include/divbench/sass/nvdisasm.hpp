@@ -54,6 +54,7 @@ struct DisassembleOptions {
   // -fun: only the functions of these ELF symbol indices (empty: every function).
   std::vector<std::size_t> function_symbols;
   // Non-empty: nvdisasm's listings are kept in (and taken from) this folder (listing_cache.hpp).
+  // Empty: $DIVBENCH_NVDISASM_CACHE where set (a folder that cannot be used only costs the runs).
   std::string listing_cache;
 };
 // Disassembles one cubin: `nvdisasm -json` (model) plus `nvdisasm -c -hex` (encodings, labels,
