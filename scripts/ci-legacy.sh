@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# CI's Pascal/Volta stage (issue 24): the whole dynamic suite (divbench: every timed kernel and probe,
-# CPU only) compiled for sm_61 and sm_70 by a real pre-13 toolkit, Debian's CUDA 11.8 in a private
-# prefix (scripts/setup-cuda11.sh; host compiler g++-11), then the SASS self-check on that build's own
-# SASS (ctest preset legacy-ci: every timed kernel branches, both clock reads bracket the region, equal
-# loop shapes, probe arm layouts, results/predicted/sm_61.json and sm_70.json regenerated and compared).
+# CI's Pascal/Volta stage (CUDA 13 dropped sm_61/sm_70): the whole dynamic suite (divbench: every timed
+# kernel and probe, CPU only) compiled for sm_61 and sm_70 by a real pre-13 toolkit, Debian's CUDA 11.8
+# in a private prefix (scripts/setup-cuda11.sh; host compiler g++-11), then the SASS self-check on that
+# build's own SASS (ctest preset legacy-ci: every timed kernel branches, both clock reads bracket the
+# region, equal loop shapes, probe arm layouts, results/predicted/sm_61.json and sm_70.json regenerated
+# and compared).
 #
 # Usage: bash scripts/ci-legacy.sh [all|setup|build]. all (the default): everything. setup: the toolkit
 # and the configure step only; build: the build and the self-check of a tree setup configured.

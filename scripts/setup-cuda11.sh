@@ -7,7 +7,7 @@
 # accepts (g++-11, Debian main), and apt's own lists are not touched: the .debs are fetched through a
 # private apt configuration that adds the non-free component.
 #
-# Why this route (issue 24): the PyPI CUDA 12.x compiler wheels carry ptxas/libnvvm only (no nvcc driver,
+# Why this route: the PyPI CUDA 12.x compiler wheels carry ptxas/libnvvm only (no nvcc driver,
 # cicc or cudafe++), and NVRTC compiles device code only; Debian's 11.8 is the one complete pre-13
 # toolkit reachable here, and the oldest toolkit CMake accepts, so it proves the build where it is
 # hardest. A Pascal/Volta owner with their own CUDA 11.8-12.9 does not need this script.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command (README): install dependencies, configure the CI preset (every architecture),
 # build, run every test. GPU-labelled tests skip with a message where no GPU is present.
-# Beside it (issue 24), the Pascal/Volta stage (scripts/ci-legacy.sh: the dynamic suite built for
+# Beside it, the Pascal/Volta stage (scripts/ci-legacy.sh: the dynamic suite built for
 # sm_61/sm_70 by CUDA 11.8 and its SASS self-check), at lower priority so that it fills the cores the
 # tests leave idle; DIVBENCH_CI_LEGACY=0 leaves it out. Its toolkit and configure step run beside the
 # main configure, its build once the main build is done: the host .cpp files both builds compile alike

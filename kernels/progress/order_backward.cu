@@ -1,4 +1,4 @@
-// The order probe with the TAKEN side of its branch below the fall-through side (issue 22, item 4):
+// The order probe with the TAKEN side of its branch below the fall-through side:
 // the `then` arm's call is placed above the branch and reached by a backward branch, so that "ties go
 // to the fall-through side" and "ties go to the lower address" predict different sides. See
 // include/divbench/kernels/order.hpp.

@@ -1,4 +1,4 @@
-// libFuzzer harness: the JSON readers of `divbench kernels fit` and `kernels predict` (issue 25), as the
+// libFuzzer harness: the JSON readers of `divbench kernels fit` and `kernels predict`, as the
 // command runs them after read_json_file: the input is up to three JSON documents separated by NUL bytes,
 // taken as the facts, a measured result (a --cost result and a --kway result) and the loop-cost constants.
 // Every document that parses goes through model::fit_from_documents and model::predict_from_documents:

@@ -2,7 +2,7 @@
 # has their seeds and tests). Included by the top-level CMakeLists.txt before src/ so that Ninja, which
 # starts ready jobs in the order build.ninja declares them, starts this build (~320 CPU-s, one job of
 # the main build, its own Ninja inside) among the first instead of last, where it was the build's tail
-# (issue 24: CI time). It needs nothing of the main build: the headers it reads from generated/ are
+# (to keep CI under 12 minutes). It needs nothing of the main build: the headers it reads from generated/ are
 # written at configure time. Sets DIVBENCH_FUZZ_BUILT, and fuzz_bin and harnesses for tests/fuzz.
 set(fuzz_dir ${PROJECT_BINARY_DIR}/tests/fuzz)
 set(DIVBENCH_FUZZ_BUILT FALSE)

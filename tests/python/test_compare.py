@@ -299,7 +299,7 @@ def test_order_notes_state_the_rule_and_the_producer_consumer_conclusion(tmp_pat
 
 
 def test_cost_decomposition_columns(fixture_factory, capsys):
-    """a, b and c of --sweep cost with their spreads over placements, per GPU folder (issue 24): the body
+    """a, b and c of --sweep cost with their spreads over placements, per GPU folder: the body
     of the k-way row; a folder without a cost result leaves the cells empty."""
     f = fixture_factory
     root = f["make_results"](f["tmp"] / "results", with_static=False, with_occupancy=False)

@@ -1,4 +1,4 @@
-"""One definition of the whole run on a GPU (issue 24): the GPU workflow and the H200 runs both call
+"""One definition of the whole run on a GPU: the GPU workflow and the H200 runs both call
 scripts/run_on_gpu.sh, which runs every scripts/gpu/NN-*.sh stage and checks its folder against
 scripts/gpu/files.txt; results/h200/README.md lists exactly that file set, and the committed H200 run has
 it. The check itself (divbench.gpu_files) is exercised on synthetic folders and on a run of the entry with

@@ -1,6 +1,6 @@
-"""Issue 25: the output rule (jsonio.check_output) as a property over many spellings of one path, and the
-one main guard (cli.tool_main) proven on every Python tool: an exception raised inside its main becomes one
-line `PROG: error: ...` and exit 2, never a traceback."""
+"""The output rule (jsonio.check_output: a tool never writes over its inputs) as a property over many
+spellings of one path, and the one main guard (cli.tool_main) proven on every Python tool: an exception
+raised inside its main becomes one line `PROG: error: ...` and exit 2, never a traceback."""
 import argparse
 import importlib
 import os

@@ -182,7 +182,7 @@ TEST(LoopCost, MalformedConstantsNameTheKeyPath) {
 }
 
 TEST(LoopCost, ManyFilesOfABodyFitAsOneAndStayLinear) {
-  // kernels fit --kway with thousands of results (issue 25): the files of one body are one group (the
+  // kernels fit --kway with thousands of results: the files of one body are one group (the
   // objective costs one simulation per body) and leave-one-out leaves a whole body out, once per body.
   // 3,000 files took minutes when every file was fitted and left out on its own.
   const double B = 4.5, W = 20;
