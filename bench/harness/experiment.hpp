@@ -39,7 +39,7 @@ struct PointSpec {
   // Points of one run whose metric launches are the same launches (same kernel, arguments and shape,
   // by construction of the experiment) say so with one non-empty key: they are profiled once, and each
   // point's counters say which key and how many points share them.
-  std::string launch_key;
+  std::string launch_key = {};
 };
 
 // An experiment with its configuration parsed: everything the runner needs, typed state captured.

@@ -1,6 +1,10 @@
 #include "divbench/sass/listing_cache.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
 
 #include <cstdint>
 #include <cstdio>
@@ -11,7 +15,7 @@
 #include <system_error>
 
 #include "divbench/core/errors.hpp"
-#include "divbench/core/json_io.hpp"
+#include "divbench/core/json_io.hpp"  // path_is_writable
 
 namespace fs = std::filesystem;
 
@@ -111,13 +115,25 @@ ProcessResult run_listing(const std::vector<std::string>& argv, const std::strin
   }
   r = run_process(argv);
   if (r.exit_code != 0) return r;
-  try {
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    write_text_atomic(path, header_line(key, r.out.size()) + r.out);
-  } catch (const std::exception&) {
-    // Not stored (a full disk, a folder made read-only meanwhile): the listing is returned all the same.
+  // Stored by rename of a complete temporary file (never seen half-written), without fsync: a cache
+  // entry lost to a crash is only run again, and the header's length catches a cut one. Not stored (a
+  // full disk, a folder made read-only meanwhile): the listing is returned all the same.
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  std::string tmpl = (fs::path(dir) / (key + ".XXXXXX")).string();
+  const int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) return r;
+  const std::string text = header_line(key, r.out.size()) + r.out;
+  std::size_t off = 0;
+  while (off < text.size()) {
+    const ssize_t w = ::write(fd, text.data() + off, text.size() - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    off += static_cast<std::size_t>(w);
   }
+  ::fchmod(fd, 0644);
+  const bool ok = ::close(fd) == 0 && off == text.size();
+  if (!ok || std::rename(tmpl.c_str(), path.c_str()) != 0) ::unlink(tmpl.c_str());
   return r;
 }
 

@@ -31,11 +31,13 @@ const std::vector<std::string>& basic_metrics();
 // Profiles every launch function (each must enqueue exactly one kernel launch on the current device
 // and may synchronize) in as few profiler sessions as possible, in order, and returns one object per
 // function: {"available": true, "values": {metric: value}, "chip", "passes", "profile_ms" (this
-// launch, replay included), "session_launches", "library", "mode"[, "missing"]}. When profiling is not
+// launch, replay included), "session_launches", "library", "replay", "passes_run", "mode"[, "missing"]}. When profiling is not
 // possible (library missing, no permission, unsupported device, DIVBENCH_CUPTI=off) the objects are
 // {"available": false, "reason": "..."}, one line goes to stderr once per process, and every function
-// still runs once, unprofiled, in the same order: the sequence of launches is the same whether or not
-// counters can be read (what `ncu --launch-skip` counts on). Never throws for those cases; CUDA errors
+// still runs once, unprofiled, in the same order (what `ncu --launch-skip` counts on: under ncu,
+// DIVBENCH_CUPTI=off). Where counters are read, user replay (DIVBENCH_CUPTI_REPLAY, default) runs the
+// whole sequence once per pass ("passes_run"), so each function must start from its own inputs;
+// kernel replay runs it once and CUPTI replays each kernel. Never throws for those cases; CUDA errors
 // of the functions propagate.
 struct ProfileStats {
   std::size_t launches = 0;  // launch functions profiled
@@ -55,7 +57,7 @@ json collect_metrics(const std::function<void()>& launch_once,
 struct PointLaunches {
   std::function<void()> full;
   std::function<void()> twin;
-  std::string key;
+  std::string key = {};
 };
 
 // Every point's full launch then its twin, all in one run of collect_launch_metrics: per point the

@@ -16,7 +16,7 @@ std::string listing_key(const std::vector<std::string>& argv, const std::string&
 
 // Runs argv (argv[0] nvdisasm, the last element the cubin) with run_process, or answers from `dir`
 // when a run with the same key exited 0 before. Only a run that exited 0 is kept (stdout only, written
-// atomically, with a header that names the key and the length, so a foreign or cut file is ignored
+// by renaming a complete file (no fsync: a lost entry is only run again), with a header that names the key and the length, so a foreign or cut file is ignored
 // and run again). `dir` empty: no cache. The folder is created when missing; a listing that cannot be
 // stored is not an error (the result is returned all the same).
 ProcessResult run_listing(const std::vector<std::string>& argv, const std::string& cubin_bytes,
