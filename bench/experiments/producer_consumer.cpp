@@ -21,10 +21,10 @@
 #include "divbench/core/lane_group.hpp"
 #include "divbench/core/side_order.hpp"
 #include "divbench/core/warp.hpp"
-#include "divbench/summary/order_rule.hpp"
+#include "experiments/order/summary.hpp"
 #include "harness/experiment.hpp"
-#include "probe_layout.hpp"
-#include "probe_options.hpp"
+#include "experiments/probe_layout.hpp"
+#include "experiments/probe_options.hpp"
 
 namespace divbench {
 namespace {
@@ -209,7 +209,7 @@ std::vector<PointSpec> plan(const ProducerConsumerConfig& c, const DeviceRecord&
 }
 
 // Which side entered first, counted over the orders: the producer side, and the side each
-// candidate order rule (summary/order_rule.hpp) predicts.
+// candidate order rule (experiments/order/summary.hpp) predicts.
 json conclusion(const json& points) {
   int n = 0, producer_first = 0;
   std::map<std::string, int> by_variant_n, by_variant_producer;

@@ -1,5 +1,6 @@
-"""The one validator of divbench's JSON outputs against their JSON Schemas (schemas/ at the repository root;
-docs/schemas.md describes every format). Needs the `jsonschema` package (scripts/deps/pip.txt).
+"""The one validator of divbench's JSON outputs against their JSON Schemas (schemas/ at the repository root,
+and experiments/<name>/schema.json of an experiment that has its own folder; docs/schemas.md describes every
+format). Needs the `jsonschema` package (scripts/deps/pip.txt).
 
   PYTHONPATH=scripts python3 -m divbench.schemas [FILE ...]     (default: every results/**/*.json)
 
@@ -7,8 +8,9 @@ Which schema a document gets:
   - its "schema" key names the format ("divbench.result/1"): the schema file whose "x-divbench-format" is
     that name (and which pins "schema" to it);
   - a divbench.result/1 document is also checked against its experiment's schema, the file whose
-    "x-divbench-experiment" is the document's "experiment" (schemas/result/<experiment>.schema.json): a new
-    experiment adds one such file, nothing else;
+    "x-divbench-experiment" is the document's "experiment": experiments/<experiment>/schema.json for an
+    experiment with its own folder (a new experiment adds that file, nothing else), or
+    schemas/result/<experiment>.schema.json for those not moved into one yet;
   - a document without a "schema" key (GoogleTest and Google Benchmark reports, the legacy files of the
     first H200 run) gets the schema whose "x-divbench-paths" globs match its path under the repository;
   - `--format NAME` forces one (e.g. github-action-benchmark for the gate's --benchmark-json output).
@@ -40,6 +42,27 @@ def schema_dir() -> Path:
     return repo_root() / "schemas"
 
 
+def experiments_dir() -> Path:
+    """The experiment folders (experiments/<name>/, docs/dynamic.md "How an experiment is added")."""
+    return repo_root() / "experiments"
+
+
+def experiment_schema_files(root: Path | None = None) -> list[Path]:
+    """experiments/*/schema.json: the result schema of each experiment that has its own folder."""
+    root = root or experiments_dir()
+    return sorted(p for p in root.glob("*/schema.json") if p.is_file())
+
+
+def schema_files(folder: Path | None = None) -> list[Path]:
+    """Every schema file of the catalog: *.schema.json under `folder` (default: schemas/), and with the
+    default folder (or schemas/ named explicitly) experiments/*/schema.json too."""
+    folder = folder or schema_dir()
+    files = sorted(folder.rglob("*.schema.json"))
+    if Path(folder).resolve() == schema_dir().resolve():
+        files += experiment_schema_files()
+    return files
+
+
 @dataclass
 class Catalog:
     """Every schema file of a folder, indexed by format, experiment and path pattern."""
@@ -66,15 +89,16 @@ def _read_schema(path: Path) -> dict:
 
 
 def load_catalog(folder: Path | None = None) -> Catalog:
-    """Reads every *.schema.json under `folder` (default: schemas/); InputError on a malformed or
-    duplicate one. Each must be a valid Draft 2020-12 schema and say what it applies to."""
+    """Reads every schema_files(folder) (default: schemas/ and experiments/*/schema.json); InputError on a
+    malformed or duplicate one. Each must be a valid Draft 2020-12 schema and say what it applies to; an
+    experiment folder's schema.json must be the result schema of the experiment the folder is named after."""
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
     from referencing import Registry, Resource
     folder = folder or schema_dir()
     cat = Catalog(folder=folder)
     resources = []
-    for path in sorted(folder.rglob("*.schema.json")):
+    for path in schema_files(folder):
         doc = _read_schema(path)
         try:
             Draft202012Validator.check_schema(doc)
@@ -100,6 +124,8 @@ def load_catalog(folder: Path | None = None) -> Catalog:
             if exp in cat.experiments:
                 raise InputError(f"{path}: experiment {exp} has a schema already")
             cat.experiments[exp] = doc
+        if path.name == "schema.json" and path.parent.parent.name == "experiments" and exp != path.parent.name:
+            raise InputError(f"{path}: an experiment folder's schema needs {EXPERIMENT_KEY} {path.parent.name!r}")
     cat.registry = Registry().with_resources(resources)
     if RESULT_FORMAT not in cat.formats:
         raise InputError(f"{folder}: no schema for {RESULT_FORMAT}")
@@ -134,7 +160,7 @@ def schemas_for(cat: Catalog, doc, where: str, fmt: str | None = None) -> list[t
     if out[0][0] == RESULT_FORMAT and isinstance(doc, dict) and isinstance(doc.get("experiment"), str):
         exp = doc["experiment"]
         if exp not in cat.experiments:
-            raise InputError(f"{where}: no schema for experiment {exp!r} (add schemas/result/{exp}.schema.json "
+            raise InputError(f"{where}: no schema for experiment {exp!r} (add experiments/{exp}/schema.json "
                              f"with {EXPERIMENT_KEY})")
         out.append((f"{RESULT_FORMAT} experiment {exp}", cat.experiments[exp]))
     return out
@@ -193,7 +219,8 @@ def main(argv=None) -> int:
     ap = ArgumentParser(prog="schemas", description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="*", type=Path, help="JSON files (default: every results/**/*.json)")
     ap.add_argument("--format", help="validate every file against this format (e.g. github-action-benchmark)")
-    ap.add_argument("--schemas", type=Path, default=None, help="schema folder (default: schemas/)")
+    ap.add_argument("--schemas", type=Path, default=None,
+                    help="schema folder (default: schemas/, with experiments/*/schema.json)")
     args = ap.parse_args(argv)
     try:
         cat = load_catalog(args.schemas)

@@ -12,7 +12,7 @@
 #include "divbench/cuda/check.hpp"
 #include "divbench/cuda/device_info.hpp"
 #include "gpu_fixture.hpp"
-#include "divbench/kernels/order.hpp"
+#include "experiments/order/launcher.hpp"
 #include "divbench/kernels/progress.hpp"
 #include "harness/experiment.hpp"
 
@@ -110,7 +110,7 @@ TEST(ProducerConsumer, MajorityProducersPublishAndTheConsumerReadsTheirSum) {
 }
 
 // (producer/consumer through the harness runs W = 10^7: that is the GPU stage's; its fields are
-// tested on synthetic points in tests/cpu/experiments/test_order_probe.cpp)
+// tested on synthetic points in experiments/order/tests/test_order_probe.cpp)
 TEST(ProbeOrderFields, LockAndPeerWaitRecordThem) {
   RunOptions o;
   o.given = {"--reps"};

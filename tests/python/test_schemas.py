@@ -1,4 +1,4 @@
-"""schemas/*.schema.json and scripts/divbench/schemas.py: every committed results file validates against its
+"""schemas/*.schema.json, experiments/*/schema.json and scripts/divbench/schemas.py: every committed results file validates against its
 schema; documents of formats not committed yet are made by the real code and validated too (the C++
 result writer through tests/cpu/experiments/test_schema_documents.cpp, `divbench sass` and `divbench flip`
 on the flip cubins, the gate's --benchmark-json), and the schemas reject what they should."""
@@ -37,8 +37,9 @@ def test_every_committed_result_is_checked():
 
 def test_every_schema_file_is_catalogued():
     """Each file says what it applies to, and each format and experiment has exactly one."""
-    files = sorted((ROOT / "schemas").rglob("*.schema.json"))
+    files = sorted((ROOT / "schemas").rglob("*.schema.json")) + sorted((ROOT / "experiments").glob("*/schema.json"))
     assert len(files) == len(CAT.files)
+    assert set(files) == set(CAT.files.values())
     assert {"divbench.result/1", "divbench.sass/2", "divbench.bitflip/2", "divbench.flip/2", "divbench.flip-discover/2",
             "divbench.kway_metrics/1", "divbench.study/1", "divbench.study.figure4/1", "divbench.study.table2/1",
             "divbench.reference/1", "divbench.predicted/1", "github-action-benchmark"} <= set(CAT.formats)
@@ -50,8 +51,19 @@ def test_docs_name_every_format():
     text = (ROOT / "docs" / "schemas.md").read_text()
     for fmt in CAT.formats:
         assert f"`{fmt}`" in text, f"docs/schemas.md does not describe {fmt}"
-    for exp in CAT.experiments:
-        assert f"schemas/result/{exp}.schema.json" in text, f"docs/schemas.md does not name the {exp} schema"
+    for exp, schema in CAT.experiments.items():
+        where = schemas.rel_path(CAT.files[schema["$id"]])
+        assert where in (f"experiments/{exp}/schema.json", f"schemas/result/{exp}.schema.json"), where
+        assert where in text, f"docs/schemas.md does not name the {exp} schema ({where})"
+
+
+def test_an_experiment_folder_holds_its_result_schema():
+    """experiments/<name>/schema.json is found by the catalog, with or without --schemas schemas/, and must be
+    the schema of the experiment the folder is named after (the order probe is the first such folder)."""
+    assert schemas.rel_path(CAT.files["urn:divbench:schema:divbench.result/1/order"]) == "experiments/order/schema.json"
+    assert "order" in schemas.load_catalog(ROOT / "schemas").experiments
+    for path in schemas.experiment_schema_files():
+        assert json.loads(path.read_text())[schemas.EXPERIMENT_KEY] == path.parent.name, path
 
 
 # --- what the schemas refuse ---
@@ -103,7 +115,7 @@ def test_unknown_format_and_experiment_and_path():
         errors({"schema": "divbench.nope/1"})
     d = kway_doc()
     d["experiment"] = "brand_new"
-    with pytest.raises(InputError, match=r"no schema for experiment 'brand_new' \(add schemas/result/brand_new.schema.json"):
+    with pytest.raises(InputError, match=r"no schema for experiment 'brand_new' \(add experiments/brand_new/schema.json"):
         errors(d)
     with pytest.raises(InputError, match="no \"schema\" key and no schema names this path"):
         errors({"x": 1}, where="results/h200/something.json")

@@ -3,120 +3,15 @@
 // (fit, summary), to_json(ResultRecord) (envelope, points with raw samples) and the harness block, over
 // synthetic points (device "SYNTHETIC", made-up cycles: nothing here is a measurement). With
 // DIVBENCH_SCHEMA_DOCS=DIR set, every document is also written to DIR/<name>.json; the Python test runs
-// this binary that way and validates the files against schemas/.
+// this binary that way and validates the files against schemas/ and experiments/*/schema.json. The helpers
+// are in schema_documents.hpp; an experiment with its own folder keeps its SchemaDocuments test there
+// (experiments/order/tests/test_order_schema_document.cpp).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
-
-#include "divbench/core/json_io.hpp"
-#include "divbench/core/lane_group.hpp"
-#include "divbench/core/result.hpp"
-#include "divbench/core/run_conditions.hpp"
-#include "divbench/core/side_order.hpp"
-#include "divbench/cupti/region.hpp"
-#include "harness/experiment.hpp"
-#include "harness/gbench.hpp"
+#include "tests/cpu/experiments/schema_documents.hpp"
 
 using namespace divbench;
-
-namespace {
-
-DeviceRecord synthetic_device() {
-  DeviceRecord d;
-  d.name = "SYNTHETIC GPU (tests/cpu/experiments/test_schema_documents.cpp)";
-  d.cc = "9.0";
-  d.cc_major = 9;
-  d.sm_count = 4;
-  d.sm_clock_khz = 1000000;
-  d.max_threads_per_sm = 2048;
-  d.driver = d.runtime = "0.0";
-  return d;
-}
-
-// What run_timed_point() records for a point sampled one warp per SM: 2 launches x 4 SMs.
-TimedPoint timed(double k, double cycles, int placement, json extra = json::object()) {
-  TimedPoint p;
-  p.k = k;
-  for (int launch = 0; launch < 2; ++launch)
-    for (std::uint32_t sm = 0; sm < 4; ++sm) {
-      p.sample_cycles.push_back(static_cast<std::uint64_t>(cycles) + sm);
-      p.sample_smid.push_back(sm);
-    }
-  p.cycles.n = p.sample_cycles.size();
-  p.cycles.min = cycles;
-  p.cycles.max = cycles + 3;
-  p.cycles.median = p.cycles.mean = cycles + 1.5;
-  p.cycles.stddev = 1.1;
-  p.cycles.cv = p.cycles.stddev / p.cycles.mean;
-  p.launches = 2;
-  p.clock_mhz = p.clock_before_mhz = p.clock_after_mhz = 1000;
-  p.wall_ms = 0.5;
-  p.gpu_ms = 0.4;
-  p.region_ms = 2 * cycles / 1e6;
-  p.extra = std::move(extra);
-  p.extra["verified"] = true;
-  p.extra["placement"] = placement;
-  if (!p.extra.contains("sampling")) p.extra["sampling"] = "warp-per-sm";
-  if (p.extra["sampling"] == "warp-per-sm") {
-    p.extra["sms_distinct"] = 4;
-    p.extra["launches_with_shared_sm"] = 0;
-  }
-  // The runner's NVML readings before and after the point (idle before, nothing after).
-  RunConditions before, after;
-  before.available = after.available = true;
-  before.sm_clock_mhz = after.sm_clock_mhz = 1000;
-  before.mem_clock_mhz = after.mem_clock_mhz = 2600;
-  before.temperature_c = after.temperature_c = 40;
-  before.power_w = 80.5;  // after: power not readable (null)
-  before.reasons = 0x1;
-  after.reasons = 0x0;
-  record_conditions(p.extra, before, after);
-  return p;
-}
-
-// What --metrics attaches to a point (the shape of collect_points_metrics; made-up counts).
-json synthetic_metrics(double k) {
-  const double inst = 100 + 7000 * k, twin_inst = 100, thread = 3200 + 224000, twin_thread = 3200;
-  const json values{{kMetricRatio, thread / inst}, {kMetricInst, inst}, {kMetricThreadInst, thread},
-                    {kMetricPredOnRatio, (thread - 10) / inst}, {kMetricThreadInstPredOn, thread - 10},
-                    {kMetricBranchUniformPct, 90.0}, {kMetricBranchTargets, 1000.0}, {kMetricBranchTargetsUniform, 900.0}};
-  const json twin{{kMetricRatio, 32.0}, {kMetricInst, twin_inst}, {kMetricThreadInst, twin_thread},
-                  {kMetricPredOnRatio, 31.9}, {kMetricThreadInstPredOn, twin_thread - 10},
-                  {kMetricBranchUniformPct, 100.0}, {kMetricBranchTargets, 10.0}, {kMetricBranchTargetsUniform, 10.0}};
-  MetricValues f, t;
-  for (const auto& [n, v] : values.items()) f[n] = v.get<double>();
-  for (const auto& [n, v] : twin.items()) t[n] = v.get<double>();
-  return json{{"available", true}, {"values", values}, {"twin", twin}, {"region", to_json(region_efficiency(f, t))},
-              {"chip", "SYNTHETIC"}, {"passes", 2}, {"profile_ms", 1.0}, {"twin_profile_ms", 1.0},
-              {"session_launches", 12}, {"library", "synthetic"}, {"mode", "synthetic"}};
-}
-
-json document(const std::string& kind, const std::string& name, RunOptions o, ResultRecord r) {
-  (kind == "sweep" ? o.sweep : o.probe) = name;
-  const PreparedExperiment p = find_experiment(name, kind)->prepare(o);
-  r.experiment = p.name;
-  r.device = synthetic_device();
-  r.provenance = make_provenance("synthetic document (tests/cpu/experiments/test_schema_documents.cpp)");
-  r.config = p.config;
-  // The points carry their coordinates as the harness stamps them (with_declared_axes): checked
-  // against the experiment's declaration here, so a synthetic point that names an undeclared or
-  // mistyped axis fails the test instead of reaching the schema check.
-  for (const auto& pt : r.points) check_point_axes(p.name, p.axes, pt.axes);
-  for (const auto& raw : r.points_extra) check_point_axes(p.name, p.axes, raw.at("axes"));
-  for (auto& raw : r.points_extra) record_conditions(raw, RunConditions{}, RunConditions{});  // NVML missing
-  p.finalize(r);
-  add_conditions_summary(r);
-  r.timing = json{{"points_wall_ms", 1.0}, {"points_region_ms", 0.9}, {"points_gpu_ms", 0.95},
-                  {"timed_launches", 2 * r.points.size()}, {"wall_over_region", 1.1}, {"run_wall_s", 0.01}};
-  r.timing["metrics"] = json{{"points", 6}, {"launches", 12}, {"sessions", 1}, {"sessions_s", 0.2}, {"wall_s", 0.21}};
-  r.harness = benchmark_build_info();
-  const json doc = to_json(r);
-  if (const char* dir = std::getenv("DIVBENCH_SCHEMA_DOCS")) write_json_atomic(std::string(dir) + "/" + name + ".json", doc);
-  return doc;
-}
-
-}  // namespace
+using namespace divbench::schema_docs;
 
 TEST(SchemaDocuments, KwayAtFourPlacementsWithSamples) {
   RunOptions o;
@@ -244,43 +139,6 @@ TEST(SchemaDocuments, LockProbeRecordsItsLaunchCap) {
   EXPECT_EQ(doc["config"]["reps_requested"], 1000);
   EXPECT_LT(doc["config"]["launches_cap"].get<int>(), 1000);
   EXPECT_TRUE(doc["summary"]["completed"].get<bool>());
-}
-
-// The order probe and the order fields of producer/consumer: points as plan() writes them.
-json order_run(const char* first) {
-  return json{{"first", first}, {"cycles_between", 700}, {"group_enter_spread", 0}, {"rest_enter_spread", 0},
-              {"interleaved", false}, {"ns_between", 0}, {"first_by_globaltimer", nullptr}, {"cap_reached", false},
-              {"max_spins", 0}, {"region_cycles", 1500}};
-}
-
-TEST(SchemaDocuments, OrderProbeWithItsRule) {
-  ResultRecord r;
-  for (int g : {1, 16})
-    for (bool in_then : {true, false})
-      for (const char* kernel : {"bssy", "warpsync", "bssy_backward"}) {
-        const bool backward = std::string(kernel) == "bssy_backward";
-        const char* form = backward ? "bssy" : kernel;
-        const std::string side = in_then != backward ? "fallthrough" : "taken";
-        // made up: fewer lanes first, ties to the fall-through side
-        const char* first = g == 1 || side == "fallthrough" ? "group" : "rest";
-        const json runs = json::array({order_run(first), order_run(first)});
-        json p = side_order_fields(group_mask(g, GroupPosition::low), side, std::string(form), combine_launches(runs));
-        p.update(json{{"group_size", g}, {"group_arm", in_then ? "then" : "else"}, {"intended_group_side", side},
-                      {"intended_form", form}, {"order_form", kernel}, {"intended_taken_below", backward},
-                      {"layout", {{"source", "synthetic"}, {"function", "order_kernel"}, {"branch", 256},
-                                  {"fallthrough_arm", backward ? "else" : "then"}, {"bssy_guarded", std::string(form) == "bssy"},
-                                  {"fallthrough_at", 272}, {"taken_at", backward ? 128 : 320},
-                                  {"taken_below_fallthrough", backward}}},
-                      {"layout_verified", true}, {"layout_matches_intent", true}, {"form_matches_intent", true},
-                      {"taken_below_matches_intent", true}, {"launches", 2}, {"cap_reached", false}, {"completed", true},
-                      {"runs", runs}});
-        p["axes"] = json{{"form", kernel}, {"group_size", g}, {"group_position", "low"}, {"group_arm", in_then ? "then" : "else"}};
-        r.points_extra.push_back(p);
-      }
-  const json doc = document("probe", "order", RunOptions{}, std::move(r));
-  EXPECT_EQ(doc["summary"]["rule_id"], "minority_first_tie_fallthrough");
-  EXPECT_EQ(doc["summary"]["ties"]["verdict"], "fallthrough");
-  EXPECT_EQ(doc["points"].size(), 12u);
 }
 
 TEST(SchemaDocuments, ProducerConsumerWithTheOrderFields) {

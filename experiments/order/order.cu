@@ -1,5 +1,5 @@
 // Path-scheduling-order probe: which side of a two-sided branch does one warp run first? See
-// include/divbench/kernels/order.hpp.
+// experiments/order/launcher.hpp.
 #include "order_arm.cuh"
 
 namespace divbench {

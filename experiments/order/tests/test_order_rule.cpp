@@ -9,7 +9,7 @@
 
 #include "divbench/core/lane_group.hpp"
 #include "divbench/core/side_order.hpp"
-#include "divbench/summary/order_rule.hpp"
+#include "experiments/order/summary.hpp"
 
 using namespace divbench;
 

@@ -5,9 +5,9 @@
 // and on its taken side; which arm is the fall-through, which side lies at the lower address, and
 // whether the branch is BSSY-guarded, is read from this binary's SASS (probe_layout.hpp), never
 // assumed: a point whose SASS disagrees with the intended layout or form is labelled by the SASS and
-// listed as a mismatch. Three kernels (kernels/progress/order.cu, order_backward.cu): bssy and
+// listed as a mismatch. Three kernels (experiments/order/order.cu, order_backward.cu): bssy and
 // warpsync (the fall-through side at the lower address) and bssy_backward (the taken side at the lower
-// address). finalize() fits the candidate order rules to the points (summary/order_rule.hpp), says
+// address). finalize() fits the candidate order rules to the points (experiments/order/summary.hpp), says
 // whether ties go to the fall-through side or to the lower address (undecided unless a layout with
 // the taken side below was measured), and reports whether `first` held across the repeated launches.
 #include <chrono>
@@ -20,11 +20,11 @@
 #include "divbench/core/side_order.hpp"
 #include "divbench/core/stats.hpp"
 #include "divbench/core/warp.hpp"
-#include "divbench/kernels/order.hpp"
-#include "divbench/summary/order_rule.hpp"
+#include "experiments/order/launcher.hpp"
+#include "experiments/order/summary.hpp"
 #include "harness/experiment.hpp"
-#include "probe_layout.hpp"
-#include "probe_options.hpp"
+#include "experiments/probe_layout.hpp"
+#include "experiments/probe_options.hpp"
 
 namespace divbench {
 namespace {

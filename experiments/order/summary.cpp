@@ -1,5 +1,5 @@
-// The path-scheduling-order rule fitted to points (order_rule.hpp).
-#include "divbench/summary/order_rule.hpp"
+// The path-scheduling-order rule fitted to points (summary.hpp).
+#include "experiments/order/summary.hpp"
 
 #include <stdexcept>
 

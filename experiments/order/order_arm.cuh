@@ -1,8 +1,8 @@
 // The order probe's arm, shared by its two translation units (order.cu: the branch at -O3, the taken
-// side above; order_backward.cu: the taken side below). See include/divbench/kernels/order.hpp.
+// side above; order_backward.cu: the taken side below). See experiments/order/launcher.hpp.
 #pragma once
-#include "bounded.cuh"
-#include "divbench/kernels/order.hpp"
+#include "progress/bounded.cuh"
+#include "experiments/order/launcher.hpp"
 
 namespace divbench {
 namespace progress {

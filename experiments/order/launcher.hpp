@@ -1,4 +1,4 @@
-// Host wrapper of the path-scheduling-order probe (kernels/progress/order.cu): one warp, one
+// Host wrapper of the path-scheduling-order probe (experiments/order/order.cu): one warp, one
 // divergent if/else whose arms are two distinct __noinline__ functions, `then` = order_arm<0>,
 // `else` = order_arm<1>; a lane mask (a launch parameter) says which lanes take the `then` arm,
 // so both layouts of any lane group (in the fall-through arm, in the taken arm) run from one
@@ -10,7 +10,7 @@
 //             the producer/consumer kernel;
 //   bssy_backward  the bssy arms, but the `then` arm's call lies ABOVE the branch and is reached by
 //             a backward branch, so the taken side is at the lower address and the fall-through side
-//             (the `else` arm) at the higher one (kernels/progress/order_backward.cu: inline-PTX
+//             (the `else` arm) at the higher one (experiments/order/order_backward.cu: inline-PTX
 //             labels, that translation unit compiled with ptxas -O0, which keeps the PTX block order).
 //             In bssy and warpsync the fall-through side is the lower address; this form is what
 //             tells "ties go to the fall-through side" from "ties go to the lower address".
@@ -61,7 +61,7 @@ const char* order_kernel_symbol(OrderForm f);
 inline constexpr const char* kOrderThenArm = "order_armILi0E";
 inline constexpr const char* kOrderElseArm = "order_armILi1E";
 
-// kernels/progress/order_backward.cu: one launch of the bssy_backward kernel (run_order_probe calls it).
+// experiments/order/order_backward.cu: one launch of the bssy_backward kernel (run_order_probe calls it).
 void launch_order_backward(const std::uint32_t* flag, std::uint32_t then_mask, const ProbeCaps& caps, OrderLane* lanes,
                            RegionSample* sample);
 #endif

@@ -1,7 +1,7 @@
 // The order probe with the TAKEN side of its branch below the fall-through side:
 // the `then` arm's call is placed above the branch and reached by a backward branch, so that "ties go
 // to the fall-through side" and "ties go to the lower address" predict different sides. See
-// include/divbench/kernels/order.hpp.
+// experiments/order/launcher.hpp.
 //
 // How the layout is had. The branch and its labels are inline PTX, laid out in the order they are
 // written:
