@@ -15,6 +15,7 @@
 #include "divbench/kernels/kway.hpp"
 #include "divbench/kernels/predication.hpp"
 #include "divbench/kernels/progress.hpp"
+#include "experiments/lock/launcher.hpp"
 #include "divbench/cuda/device_info.hpp"
 #include "gpu_fixture.hpp"
 #include "divbench/cuda/occupancy.hpp"

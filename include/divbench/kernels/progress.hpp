@@ -1,7 +1,9 @@
 // Host wrappers of the forward-progress probes (kernels/progress/): one warp each, every spin loop
 // bounded by a spin count and a %globaltimer deadline, so a GPU without independent thread
 // scheduling (or a scheduler that never switches paths) reports "cap reached" instead of hanging.
-// Each call runs ONE launch synchronously and returns what every lane recorded.
+// Each call runs ONE launch synchronously and returns what every lane recorded. ProbeCaps is shared
+// by every probe; a probe with its own folder declares its wrapper there (experiments/lock/launcher.hpp,
+// experiments/order/launcher.hpp).
 #pragma once
 #include <cstdint>
 #ifndef __CUDACC_RTC__  // NVRTC (tests/sass/nvrtc/) sees the types the kernels use only
@@ -16,39 +18,6 @@ struct ProbeCaps {
   std::uint32_t max_spins = 1u << 22;        // per wait
   std::uint64_t max_ns = 1'000'000'000ull;   // per launch: no lane waits past start + max_ns
 };
-
-// ---- lock: all 32 lanes contend for one spin lock in global memory.
-enum class LockForm {
-  release_in_branch,   // while (!done) { if (CAS == 0) { critical; release; done } }  (the paper's lock)
-  release_after_loop,  // while (CAS != 0) spin; critical; release   (the classic SIMT-stack deadlock form)
-};
-#ifndef __CUDACC_RTC__
-const char* lock_form_name(LockForm f);
-#endif
-
-struct LockLane {
-  std::uint32_t acquired;  // 1: this lane ran the critical section
-  std::uint32_t order;     // its position among the acquirers (0-based); ~0u if not acquired
-  std::uint32_t spins;     // failed attempts before acquiring (or before giving up)
-  std::uint32_t capped;    // 1: gave up at the cap
-  float value;             // result of the critical section's work (checked against the host)
-  std::uint32_t pad;
-  std::uint64_t acquired_clk;  // clock64 when it acquired (SM cycles; compare lanes, not launches)
-  std::uint64_t cs_enter_clk;    // clock64 on entering the critical section (0: never)
-  std::uint64_t first_fail_clk;  // clock64 on entering the failed-attempt side the first time (0: never)
-};
-
-#ifndef __CUDACC_RTC__
-struct LockRun {
-  std::vector<LockLane> lanes;  // 32
-  std::uint32_t counter = 0;    // the plain (non-atomic) counter the critical sections incremented
-  std::uint32_t lock_after = 0; // lock word after the launch (0: released)
-  RegionSample region{};
-};
-
-LockRun run_lock_probe(LockForm form, std::uint32_t cs_iters, const ProbeCaps& caps);
-float lock_cs_reference(int lane, std::uint32_t cs_iters);
-#endif
 
 // ---- peer-wait: even lanes (side 0) and odd lanes (side 1) of one warp, in the two arms of one
 // divergent if/else, hand a token back and forth `rounds` times: side 0 waits for pong >= r and then

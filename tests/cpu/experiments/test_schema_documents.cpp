@@ -5,7 +5,8 @@
 // DIVBENCH_SCHEMA_DOCS=DIR set, every document is also written to DIR/<name>.json; the Python test runs
 // this binary that way and validates the files against schemas/ and experiments/*/schema.json. The helpers
 // are in schema_documents.hpp; an experiment with its own folder keeps its SchemaDocuments test there
-// (experiments/order/tests/test_order_schema_document.cpp).
+// (experiments/order/tests/test_order_schema_document.cpp,
+// experiments/lock/tests/test_lock_schema_document.cpp).
 #include <gtest/gtest.h>
 
 #include "tests/cpu/experiments/schema_documents.hpp"
@@ -124,21 +125,6 @@ TEST(SchemaDocuments, SamplingModesSideBySide) {
   const json doc = document("sweep", "sampling", o, std::move(r));
   EXPECT_EQ(doc["summary"]["pairs"].size(), 2u);
   EXPECT_TRUE(doc["summary"]["max_rel_diff_memory"].is_null());
-}
-
-TEST(SchemaDocuments, LockProbeRecordsItsLaunchCap) {
-  RunOptions o;
-  o.given = {"--reps"};
-  o.reps = 1000;  // more than the probe's cap: the cap and the request are recorded
-  ResultRecord r;
-  const json run{{"lanes_served", 32}, {"completed", true}, {"cap_reached", false}};
-  for (const char* form : {"release_in_branch", "release_after_loop"})
-    r.points_extra.push_back(json{{"form", form}, {"launches", 1}, {"completed", true}, {"lanes_served", 32},
-                                  {"cap_reached", false}, {"runs", json::array({run})}, {"axes", {{"form", form}}}});
-  const json doc = document("probe", "lock", o, std::move(r));
-  EXPECT_EQ(doc["config"]["reps_requested"], 1000);
-  EXPECT_LT(doc["config"]["launches_cap"].get<int>(), 1000);
-  EXPECT_TRUE(doc["summary"]["completed"].get<bool>());
 }
 
 TEST(SchemaDocuments, ProducerConsumerWithTheOrderFields) {

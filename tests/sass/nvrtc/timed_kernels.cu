@@ -1,6 +1,7 @@
 // The timed kernels as one NVRTC translation unit, for the architectures nvcc 13 refuses (sm_61,
 // sm_70): NVRTC 12.9 from the cu12 prefix (scripts/study/setup-cu12.sh, scripts/divbench/study/nvrtc_compile.py)
-// compiles it with -I kernels -I include -I tests/sass/nvrtc/include. The kernel sources hide their
+// compiles it with -I kernels -I include -I tests/sass/nvrtc/include -I . (the repository root: an experiment
+// folder's kernels, experiments/<name>/*.cu, are included by their path from it). The kernel sources hide their
 // host side behind #ifndef __CUDACC_RTC__; templates are instantiated by taking their addresses
 // below. tests/sass/CMakeLists.txt builds it and `divbench kernels facts` analyses the cubins
 // (kernel_facts_nvrtc.json): the self-check and the predicted slopes for sm_61/sm_70 read them.
@@ -14,7 +15,7 @@
 #include "bodies/mem_divergent.cuh"
 #include "bodies/sfu.cuh"
 #include "predication/predication.cuh"
-#include "progress/lock.cu"
+#include "experiments/lock/lock.cu"
 #include "progress/peer_wait.cu"
 #include "progress/producer_consumer.cu"
 

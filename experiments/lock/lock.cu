@@ -3,9 +3,9 @@
 // exclusion keeps exact) and releases. Two code shapes; every spin is capped. Each lane records
 // clock64 on entering the critical section and on its first failed attempt: in the first round one
 // lane wins the CAS and 31 fail, and those clocks say which side of that branch ran first.
-#include "../bodies/fma_chain.cuh"
-#include "bounded.cuh"
-#include "divbench/kernels/progress.hpp"
+#include "bodies/fma_chain.cuh"
+#include "progress/bounded.cuh"
+#include "experiments/lock/launcher.hpp"
 
 namespace divbench {
 namespace progress {

@@ -15,8 +15,9 @@
 #include "divbench/core/lane_group.hpp"
 #include "divbench/core/side_order.hpp"
 #include "divbench/core/warp.hpp"
+#include "experiments/lock/launcher.hpp"
 #include "harness/experiment.hpp"
-#include "probe_options.hpp"
+#include "experiments/probe_options.hpp"
 
 namespace divbench {
 namespace {
