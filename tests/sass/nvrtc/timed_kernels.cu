@@ -16,7 +16,7 @@
 #include "bodies/sfu.cuh"
 #include "predication/predication.cuh"
 #include "experiments/lock/lock.cu"
-#include "progress/peer_wait.cu"
+#include "experiments/peer_wait/peer_wait.cu"
 #include "progress/producer_consumer.cu"
 
 namespace divbench::nvrtc {

@@ -1,7 +1,7 @@
 // Bounded peer-wait (deadlock) probe: the two arms of one divergent if/else wait for each other in
-// turn. See include/divbench/kernels/progress.hpp.
-#include "bounded.cuh"
-#include "divbench/kernels/progress.hpp"
+// turn. See experiments/peer_wait/launcher.hpp.
+#include "progress/bounded.cuh"
+#include "experiments/peer_wait/launcher.hpp"
 
 namespace divbench {
 namespace progress {

@@ -9,9 +9,10 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/core/side_order.hpp"
 #include "divbench/core/warp.hpp"
+#include "experiments/peer_wait/launcher.hpp"
 #include "harness/experiment.hpp"
-#include "probe_layout.hpp"
-#include "probe_options.hpp"
+#include "experiments/probe_layout.hpp"
+#include "experiments/probe_options.hpp"
 
 namespace divbench {
 namespace {
