@@ -17,6 +17,7 @@
 #include "divbench/kernels/progress.hpp"
 #include "experiments/lock/launcher.hpp"
 #include "experiments/peer_wait/launcher.hpp"
+#include "experiments/producer_consumer/launcher.hpp"
 #include "divbench/cuda/device_info.hpp"
 #include "gpu_fixture.hpp"
 #include "divbench/cuda/occupancy.hpp"

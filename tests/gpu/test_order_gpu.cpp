@@ -14,6 +14,7 @@
 #include "gpu_fixture.hpp"
 #include "experiments/order/launcher.hpp"
 #include "divbench/kernels/progress.hpp"
+#include "experiments/producer_consumer/launcher.hpp"
 #include "harness/experiment.hpp"
 
 namespace divbench {

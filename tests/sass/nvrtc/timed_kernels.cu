@@ -17,7 +17,7 @@
 #include "predication/predication.cuh"
 #include "experiments/lock/lock.cu"
 #include "experiments/peer_wait/peer_wait.cu"
-#include "progress/producer_consumer.cu"
+#include "experiments/producer_consumer/producer_consumer.cu"
 
 namespace divbench::nvrtc {
 

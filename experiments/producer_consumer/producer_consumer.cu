@@ -10,9 +10,9 @@
 #include <stdexcept>  // host side only
 #endif
 
-#include "../bodies/fma_chain.cuh"
-#include "bounded.cuh"
-#include "divbench/kernels/progress.hpp"
+#include "bodies/fma_chain.cuh"
+#include "progress/bounded.cuh"
+#include "experiments/producer_consumer/launcher.hpp"
 
 namespace divbench {
 namespace progress {

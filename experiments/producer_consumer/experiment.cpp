@@ -25,6 +25,7 @@
 #include "harness/experiment.hpp"
 #include "experiments/probe_layout.hpp"
 #include "experiments/probe_options.hpp"
+#include "experiments/producer_consumer/launcher.hpp"
 
 namespace divbench {
 namespace {
