@@ -1,6 +1,5 @@
 #include "divbench/cubin/elf.hpp"
 
-#include <cstring>
 #include <sstream>
 
 #include "divbench/core/errors.hpp"
@@ -13,13 +12,6 @@ namespace {
 
 [[noreturn]] void bad(const std::string& name, const std::string& what) {
   throw UsageError(name + ": " + what);
-}
-
-template <typename T>
-T rd(const std::vector<std::uint8_t>& b, std::uint64_t off) {
-  T v{};
-  std::memcpy(&v, b.data() + off, sizeof(T));  // little endian host (x86-64, aarch64)
-  return v;
 }
 
 }  // namespace
@@ -47,25 +39,8 @@ CubinFile CubinFile::parse(std::vector<std::uint8_t> bytes, const std::string& n
   if (img.sections[0].type != kShtNull)
     bad(name, "section 0 is not the null section (type " + std::to_string(img.sections[0].type) + ")");
   sass::elf_section_names(b.data(), b.size(), img, name);
+  f.symbols_ = sass::elf_symbols(b.data(), b.size(), img, name);
   f.sections_ = std::move(img.sections);
-
-  for (const auto& s : f.sections_) {
-    if (s.type != kShtSymtab) continue;
-    if (s.entsize != 24 || s.size % 24 != 0) bad(name, "symbol table " + s.name + " has an unexpected layout");
-    if (s.link == 0 || s.link >= f.sections_.size()) bad(name, "symbol table " + s.name + " links to a missing string table");
-    const Section& strtab = f.sections_[s.link];
-    for (std::uint64_t o = s.offset; o < s.offset + s.size; o += 24) {
-      Symbol sym;
-      sym.name = sass::elf_string(b.data(), b.size(), strtab, rd<std::uint32_t>(b, o), name, "symbol table " + s.name);
-      const std::uint8_t info = b[o + 4];
-      sym.type = info & 0xf;
-      sym.bind = info >> 4;
-      sym.shndx = rd<std::uint16_t>(b, o + 6);
-      sym.value = rd<std::uint64_t>(b, o + 8);
-      sym.size = rd<std::uint64_t>(b, o + 16);
-      f.symbols_.push_back(sym);
-    }
-  }
   for (const auto& s : f.sections_) {
     if (s.name.rfind(".text.", 0) != 0) continue;
     if (s.type == kShtNobits) bad(name, s.name + " has no bytes in the file (SHT_NOBITS)");

@@ -104,6 +104,29 @@ void elf_section_names(const std::uint8_t* b, std::uint64_t n, ElfImage& img, co
   for (auto& s : img.sections) s.name = elf_string(b, n, shstr, s.name_offset, name, "the section header table");
 }
 
+std::vector<ElfSymbol> elf_symbols(const std::uint8_t* b, std::uint64_t n, const ElfImage& img, const std::string& name) {
+  constexpr std::uint64_t kSymSize = 24;  // ELF64 symbol table entry
+  std::vector<ElfSymbol> out;
+  for (const auto& s : img.sections) {
+    if (s.type != kShtSymtab) continue;
+    const std::string table = "symbol table " + (s.name.empty() ? std::to_string(s.index) : s.name);
+    if (s.entsize != kSymSize || s.size % kSymSize != 0) bad(name, table + " has an unexpected layout");
+    if (s.link == 0 || s.link >= img.sections.size()) bad(name, table + " links to a missing string table");
+    const ElfSection& strtab = img.sections[s.link];
+    for (std::uint64_t o = s.offset; o < s.offset + s.size; o += kSymSize) {  // inside the file: read_elf
+      ElfSymbol sym;
+      sym.name = elf_string(b, n, strtab, u32(b, o), name, table);
+      sym.type = b[o + 4] & 0xf;
+      sym.bind = b[o + 4] >> 4;
+      sym.shndx = u16(b, o + 6);
+      sym.value = u64(b, o + 8);
+      sym.size = u64(b, o + 16);
+      out.push_back(std::move(sym));
+    }
+  }
+  return out;
+}
+
 int sm_from_e_flags(std::uint32_t e_flags, int abi_version) {
   return static_cast<int>(abi_version >= 8 ? (e_flags >> 8) & 0xff : e_flags & 0xff);
 }

@@ -18,6 +18,7 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/core/files.hpp"
 #include "divbench/sass/elf.hpp"
+#include "divbench/sass/elf_facts.hpp"
 #include "divbench/sass/listing_cache.hpp"
 #include "divbench/sass/parse.hpp"
 
@@ -186,8 +187,9 @@ Cubin disassemble(const std::string& cubin_path, const std::string& nvdisasm, co
   for (std::size_t i : opt.function_symbols) fun += (fun.empty() ? "" : ",") + std::to_string(i);
   if (!fun.empty()) json_argv.insert(json_argv.end(), {"-fun", fun});
   json_argv.push_back(file_arg(cubin_path));
-  // The text listing (encodings, labels, BRX targets; with line info its -g line comments, for an
-  // nvdisasm whose -json has no line table: 13.0, 12.x) runs beside the JSON one.
+  // The text listing (BRX jump tables, Maxwell/Pascal encodings; with line info its -g line comments,
+  // for an nvdisasm whose -json has no line table: 13.0, 12.x), run only for what the JSON listing and
+  // the cubin's own bytes (elf_facts.hpp) do not give.
   std::vector<std::string> text_argv = {nvdisasm, "-c", "-hex"};
   if (opt.line_info) text_argv.push_back("-g");
   if (!fun.empty()) text_argv.insert(text_argv.end(), {"-fun", fun});
@@ -195,10 +197,13 @@ Cubin disassemble(const std::string& cubin_path, const std::string& nvdisasm, co
   // The listing cache: the caller's folder, else $DIVBENCH_NVDISASM_CACHE (how CI shares listings
   // between the build's kernel facts and every test that disassembles the same cubins).
   const std::string cache = !opt.listing_cache.empty() ? opt.listing_cache : env("DIVBENCH_NVDISASM_CACHE");
-  const std::string bytes = cache.empty() ? std::string() : read_regular_file(cubin_path);
+  const std::string bytes = cache.empty() && !opt.encodings ? std::string() : read_regular_file(cubin_path);
   auto run = [&](const std::vector<std::string>& argv) { return run_listing(argv, bytes, cache); };
+  // Known before the JSON run: the text listing will be needed (it then runs beside the JSON one).
+  const bool pre_volta = info.sm > 0 && info.sm < 70;
   std::future<ProcessResult> text_run;
-  if (opt.encodings || opt.line_info) text_run = std::async(std::launch::async, [&] { return run(text_argv); });
+  if (opt.text_listing || (opt.encodings && pre_volta))
+    text_run = std::async(std::launch::async, [&] { return run(text_argv); });
   auto r = run(json_argv);
   bool have_json = r.exit_code == 0;
   if (!have_json) {
@@ -212,7 +217,10 @@ Cubin disassemble(const std::string& cubin_path, const std::string& nvdisasm, co
     c.functions = parse_nvdisasm_json_text(r.out, &meta);
   }
   const bool text_lines = opt.line_info && meta.source_files.empty();
-  if (opt.encodings || !have_json || text_lines) {
+  bool need_text = text_run.valid() || !have_json || text_lines;
+  if (opt.encodings && !need_text)
+    need_text = has_indirect_branch(c.functions) || !apply_elf_facts(c.functions, bytes, cubin_path);
+  if (need_text) {
     auto t = text_run.valid() ? text_run.get() : run(text_argv);
     if (t.exit_code != 0) nvdisasm_failed(cubin_path, info.sm, nvdisasm, t);
     auto text_fns = parse_nvdisasm_text(t.out, info.sm);

@@ -42,7 +42,10 @@ int int_field(const json& o, const char* key, int fallback) {
 }  // namespace
 
 void infer_targets(Instruction& ins) {
-  if (!ins.targets.empty() || !kAddressOpcodes.count(ins.base)) return;
+  // Blackwell's WARPSYNC.COLLECTIVE Rmask, <address>: the text listing names its operand as a label
+  // (`(.L_x_3)), a code address like a branch's; a plain WARPSYNC's literal is a lane mask.
+  const bool collective = ins.base == "WARPSYNC" && ins.has("COLLECTIVE");
+  if (!ins.targets.empty() || (!kAddressOpcodes.count(ins.base) && !collective)) return;
   if (ins.base == "BPT") return;
   for (const auto& op : ins.operands) {
     if (auto v = parse_integer(op); v && *v >= 0) {

@@ -154,6 +154,56 @@ TEST_P(SassCubinsPerArch, CfgEqualsBbcfgControlWordsAndCensus) {
 INSTANTIATE_TEST_SUITE_P(Archs, SassCubinsPerArch, ::testing::Values("sm_80", "sm_90", "sm_100", "sm_120"),
                          [](const ::testing::TestParamInfo<const char*>& i) { return std::string(i.param); });
 
+// One nvdisasm run per cubin (the JSON listing plus the cubin's own bytes, elf_facts.hpp) gives the
+// model that two gave (the text listing merged in): every encoding, subroutine symbol, CALL target and
+// branch target equal, on every cubin of the first and the last architecture the tests build (their
+// encodings and BSSY/BRA forms differ). A cubin with a BRX still runs the text listing; the counts
+// show that the one-run path was taken and met subroutines.
+class ElfFactsPerArch : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ElfFactsPerArch, OneRunEqualsTextListingMerged) {
+  const auto nd = nvdisasm_or_skip();
+  if (nd.empty()) GTEST_SKIP() << "nvdisasm not found";
+  DisassembleOptions two_runs;
+  two_runs.text_listing = true;
+  int one_run_cubins = 0, subroutines = 0, call_targets = 0, encodings = 0;
+  for (const auto& path : cubins(GetParam())) {
+    const Cubin one = disassemble(path, nd);
+    const Cubin two = disassemble(path, nd, two_runs);
+    ASSERT_EQ(one.functions.size(), two.functions.size()) << path;
+    bool indirect = false;
+    for (std::size_t i = 0; i < one.functions.size(); ++i) {
+      const Function &a = one.functions[i], &b = two.functions[i];
+      ASSERT_EQ(a.name, b.name) << path;
+      EXPECT_EQ(a.subroutines, b.subroutines) << path << " " << a.name;
+      subroutines += static_cast<int>(a.subroutines.size());
+      ASSERT_EQ(a.instructions.size(), b.instructions.size()) << path << " " << a.name;
+      for (std::size_t k = 0; k < a.instructions.size(); ++k) {
+        const Instruction &x = a.instructions[k], &y = b.instructions[k];
+        const std::string where = path + " " + a.name + " " + y.text();
+        indirect = indirect || x.base == "BRX" || x.base == "JMX";
+        ASSERT_TRUE(x.encoding.has_value() && y.encoding.has_value()) << where;
+        EXPECT_EQ(x.encoding->lo, y.encoding->lo) << where;
+        EXPECT_EQ(x.encoding->hi, y.encoding->hi) << where;
+        EXPECT_EQ(x.encoding->bits, y.encoding->bits) << where;
+        EXPECT_EQ(x.targets, y.targets) << where;
+        EXPECT_EQ(x.call_symbol, y.call_symbol) << where;
+        EXPECT_EQ(x.control_flow, y.control_flow) << where;
+        ++encodings;
+        if (x.base == "CALL" && !x.targets.empty()) ++call_targets;
+      }
+    }
+    if (!indirect) ++one_run_cubins;
+  }
+  EXPECT_GT(one_run_cubins, 0) << GetParam();
+  EXPECT_GT(subroutines, 0) << GetParam() << ": the corpus's __noinline__ callees (kernels/corpus/calls.cu)";
+  EXPECT_GT(call_targets, 0) << GetParam();
+  EXPECT_GT(encodings, 0) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, ElfFactsPerArch, ::testing::Values("sm_80", "sm_120"),
+                         [](const ::testing::TestParamInfo<const char*>& i) { return std::string(i.param); });
+
 TEST(SassCubins, UnsupportedArchitectureIsOneClearError) {
   const auto nd = nvdisasm_or_skip();
   if (nd.empty()) GTEST_SKIP() << "nvdisasm not found";

@@ -23,14 +23,7 @@ using sass::kShtSymtab;
 using Header = sass::ElfHeader;
 using Section = sass::ElfSection;
 
-struct Symbol {
-  std::string name;
-  std::uint64_t value = 0;
-  std::uint64_t size = 0;
-  int type = 0;  // STT_*: 2 = FUNC
-  int bind = 0;  // STB_*
-  std::uint16_t shndx = 0;
-};
+using Symbol = sass::ElfSymbol;
 
 class CubinFile {
  public:

@@ -47,6 +47,18 @@ struct ElfSection {
   std::uint64_t entsize = 0;
 };
 
+// One entry of a symbol table (SHT_SYMTAB). In a cubin a function symbol's value is its offset in
+// its own section (.text.<kernel> for the kernel and the subroutines it holds).
+struct ElfSymbol {
+  std::string name;
+  std::uint64_t value = 0;
+  std::uint64_t size = 0;
+  int type = 0;  // STT_*: 2 = FUNC
+  int bind = 0;  // STB_*
+  std::uint16_t shndx = 0;
+};
+constexpr int kSttFunc = 2;
+
 struct ElfImage {
   ElfHeader header;
   std::vector<ElfSection> sections;  // section i at index i; section 0 included
@@ -76,6 +88,11 @@ std::string elf_string(const std::uint8_t* data, std::uint64_t size, const ElfSe
 // Fills every section's name from the section name table (e_shstrndx); throws UsageError when that
 // index is out of range or a name is not a string of it.
 void elf_section_names(const std::uint8_t* data, std::uint64_t size, ElfImage& image, const std::string& name);
+
+// Every symbol of every symbol table, in file order. Throws UsageError when a table's entry size or
+// size is not ELF64's, its string table index is out of range, or a name is not a string of it.
+std::vector<ElfSymbol> elf_symbols(const std::uint8_t* data, std::uint64_t size, const ElfImage& image,
+                                   const std::string& name);
 
 // The SM number (e.g. 90, 100) of a cubin from its ELF e_flags: bits 8-15 for ELF ABI version >= 8,
 // else bits 0-7. The one rule: inspect_bytes and the cubin reader both use it.

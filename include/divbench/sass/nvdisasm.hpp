@@ -49,17 +49,23 @@ std::vector<std::string> extract_cubins(const std::string& file, const std::stri
                                         const std::string& dir);
 
 struct DisassembleOptions {
-  bool encodings = true;  // second run with -hex for the 128-bit encodings, labels, BRX targets
+  // The 128-bit encodings, subroutine symbols and CALL targets (from the cubin's bytes, elf_facts.hpp;
+  // Maxwell/Pascal encodings and BRX/JMX jump tables from a second run, the text listing).
+  bool encodings = true;
   bool line_info = false;  // -g: each instruction's source file and line (Instruction::source_*)
   // -fun: only the functions of these ELF symbol indices (empty: every function).
   std::vector<std::size_t> function_symbols;
+  // Also run the text listing where the JSON one and the bytes suffice, and merge it (labels, and what
+  // the bytes gave, from nvdisasm instead): the cross-check of elf_facts.hpp in the tests.
+  bool text_listing = false;
   // Non-empty: nvdisasm's listings are kept in (and taken from) this folder (listing_cache.hpp).
   // Empty: $DIVBENCH_NVDISASM_CACHE where set (a folder that cannot be used only costs the runs).
   std::string listing_cache;
 };
-// Disassembles one cubin: `nvdisasm -json` (model) plus `nvdisasm -c -hex` (encodings, labels,
-// subroutine symbols, BRX BRANCH_TARGETS), merged. Falls back to the text listing alone when the
-// nvdisasm has no -json. Throws UsageError with one line when nvdisasm rejects the file (e.g.
+// Disassembles one cubin: `nvdisasm -json` (model) plus, on sm_70 and later, the cubin's own bytes
+// (encodings, subroutine symbols: elf_facts.hpp); `nvdisasm -c -hex` (the text listing: BRX
+// BRANCH_TARGETS, Maxwell/Pascal encodings, labels) runs too, and is merged, only where needed. Falls
+// back to the text listing alone when the nvdisasm has no -json. Throws UsageError with one line when nvdisasm rejects the file (e.g.
 // "unsupported architecture sm_61 for nvdisasm 13.5 ...").
 Cubin disassemble(const std::string& cubin_path, const std::string& nvdisasm,
                   const DisassembleOptions& opt = {});
