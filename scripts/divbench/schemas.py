@@ -1,8 +1,11 @@
 """The one validator of divbench's JSON outputs against their JSON Schemas (schemas/ at the repository root,
 and experiments/<name>/schema.json of an experiment that has its own folder; docs/schemas.md describes every
-format). Needs the `jsonschema` package (scripts/deps/pip.txt).
+format). Needs the `jsonschema` package (scripts/deps/pip.txt); with `jsonschema-rs` (pinned there too) a
+document it passes is valid at once, and only the others are judged, and their errors worded, by jsonschema.
 
   PYTHONPATH=scripts python3 -m divbench.schemas [FILE ...]     (default: every results/**/*.json)
+  PYTHONPATH=scripts python3 -m divbench.schemas --reference    (jsonschema judges all; slow; reports any
+                                                                 file jsonschema-rs judges otherwise)
 
 Which schema a document gets:
   - its "schema" key names the format ("divbench.result/1"): the schema file whose "x-divbench-format" is
@@ -73,20 +76,63 @@ class Catalog:
     files: dict = field(default_factory=dict)        # $id -> schema file
     registry: object = None
     validators: dict = field(default_factory=dict)   # $id -> the validator of that schema, built once
+    quick: dict = field(default_factory=dict)        # $id -> its jsonschema-rs validator, built once (or None)
+    quick_registry: object = None                    # every schema, for jsonschema-rs's "$ref"s
+
+    def _catalogued(self, schema) -> bool:
+        sid = schema.get("$id") if isinstance(schema, dict) else None
+        return sid is not None and sid in self.files and (
+            self.formats.get(schema.get(FORMAT_KEY)) is schema or self.experiments.get(schema.get(EXPERIMENT_KEY)) is schema)
 
     def validator(self, schema: dict):
-        """The Draft 2020-12 validator of `schema`, built once per catalog schema. Its "$ref"s are resolved
-        once, here (inline_refs), not at every use: the same checks and messages, several times cheaper on
-        the large results (results/h200/cost.json)."""
+        """The Draft 2020-12 validator of `schema` (jsonschema, the reference: its errors are the messages),
+        built once per catalog schema. Its "$ref"s are resolved once, here (inline_refs), not at every use:
+        the same checks and messages, several times cheaper on the large results."""
         from jsonschema import Draft202012Validator
-        sid = schema.get("$id") if isinstance(schema, dict) else None
-        mine = sid is not None and sid in self.files and (
-            self.formats.get(schema.get(FORMAT_KEY)) is schema or self.experiments.get(schema.get(EXPERIMENT_KEY)) is schema)
-        if not mine:
+        if not self._catalogued(schema):
             return Draft202012Validator(schema, registry=self.registry)
+        sid = schema["$id"]
         if sid not in self.validators:
             self.validators[sid] = Draft202012Validator(inline_refs(schema, self.registry), registry=self.registry)
         return self.validators[sid]
+
+    def quick_validator(self, schema: dict):
+        """The jsonschema-rs validator of catalog schema `schema` (Draft 2020-12, formats not asserted, as
+        jsonschema does by default; "$ref"s from the catalog only, never the network), or None when
+        jsonschema-rs is not installed (scripts/deps/pip.txt) or the schema is not the catalog's."""
+        if not self._catalogued(schema):
+            return None
+        sid = schema["$id"]
+        if sid not in self.quick:
+            self.quick[sid] = None
+            try:
+                import jsonschema_rs
+            except ImportError:
+                return None
+            try:
+                if self.quick_registry is None:
+                    self.quick_registry = jsonschema_rs.Registry(
+                        [(i, _read_schema(path)) for i, path in self.files.items()],
+                        draft=jsonschema_rs.Draft202012, retriever=_no_retrieval)
+                self.quick[sid] = jsonschema_rs.Draft202012Validator(
+                    schema, registry=self.quick_registry, validate_formats=False, retriever=_no_retrieval)
+            except Exception:  # e.g. a "$ref" to nowhere: jsonschema validates, and says so, as before
+                self.quick[sid] = None
+        return self.quick[sid]
+
+    def passes(self, schema: dict, doc) -> bool:
+        """True when jsonschema-rs finds `doc` valid against `schema`: then jsonschema would too (its messages
+        are not needed), about a hundred times faster. False otherwise (invalid, no jsonschema-rs, a value
+        it cannot take such as a lone surrogate in a string): jsonschema decides, as before."""
+        quick = self.quick_validator(schema)
+        try:
+            return quick is not None and quick.is_valid(doc)
+        except (ValueError, TypeError, OverflowError):  # a value jsonschema-rs cannot convert
+            return False
+
+
+def _no_retrieval(uri: str):
+    raise InputError(f"schema {uri} is not in the catalog (schemas are never fetched)")
 
 
 class _Inlined(dict):
@@ -256,12 +302,21 @@ def _pointer(error) -> str:
     return "/" + "/".join(str(p) for p in error.absolute_path)
 
 
-def errors_of(cat: Catalog, doc, where: str, fmt: str | None = None) -> list[str]:
+def errors_of(cat: Catalog, doc, where: str, fmt: str | None = None, reference: bool = False) -> list[str]:
     """One line per violation ("<where>: <schema>: <json pointer>: <message>"), at most MAX_ERRORS_PER_FILE
-    per schema; [] when valid. InputError when the document has no schema."""
+    per schema; [] when valid. InputError when the document has no schema. A document that jsonschema-rs
+    passes is valid; any other is judged by jsonschema (Catalog.passes). `reference`: jsonschema judges
+    every document, and a document that jsonschema-rs judges otherwise is reported too (--reference)."""
     out = []
     for name, schema in schemas_for(cat, doc, where, fmt):
+        if not reference and cat.passes(schema, doc):
+            continue
         errs = sorted(cat.validator(schema).iter_errors(doc), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+        if reference:
+            quick = "not installed" if cat.quick_validator(schema) is None else \
+                "valid" if cat.passes(schema, doc) else "invalid"
+            if quick != ("valid" if not errs else "invalid"):
+                out.append(f"{where}: {name}: /: jsonschema finds it {'in' if errs else ''}valid, jsonschema-rs {quick}")
         for e in errs[:MAX_ERRORS_PER_FILE]:
             msg = " ".join(e.message.split())
             out.append(f"{where}: {name}: {_pointer(e)}: {msg[:300]}")
@@ -307,6 +362,8 @@ def main(argv=None) -> int:
     ap.add_argument("--format", help="validate every file against this format (e.g. github-action-benchmark)")
     ap.add_argument("--schemas", type=Path, default=None,
                     help="schema folder (default: schemas/, with experiments/*/schema.json)")
+    ap.add_argument("--reference", action="store_true",
+                    help="judge every file with jsonschema alone (slow) and report where jsonschema-rs disagrees")
     args = ap.parse_args(argv)
     try:
         cat = load_catalog(args.schemas)
@@ -318,7 +375,7 @@ def main(argv=None) -> int:
             fmt = args.format or format_by_path(cat, rel_path(f))
             doc = load_document(f, fmt)  # unreadable: exit 2
             try:
-                problems += errors_of(cat, doc, rel_path(f), fmt)
+                problems += errors_of(cat, doc, rel_path(f), fmt, reference=args.reference)
             except InputError as e:  # no schema for it: a finding like an invalid file
                 problems.append(str(e))
     except InputError as e:
