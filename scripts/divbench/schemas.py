@@ -39,6 +39,7 @@ PATHS_KEY = "x-divbench-paths"
 DEFS_KEY = "x-divbench-defs"
 RESULT_FORMAT = "divbench.result/1"
 MAX_ERRORS_PER_FILE = 5
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def schema_dir() -> Path:
@@ -220,6 +221,38 @@ def _read_schema(path: Path) -> dict:
     return doc
 
 
+def _regexes(node):
+    """Every "pattern" string and "patternProperties" key anywhere in `node` (also where they are data, not
+    keywords: more than jsonschema checks, never less)."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "pattern" and isinstance(v, str):
+                yield v
+            if k == "patternProperties" and isinstance(v, dict):
+                yield from v
+            yield from _regexes(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _regexes(v)
+
+
+def meta_valid_quickly(doc) -> bool:
+    """True when `doc` is surely a valid Draft 2020-12 schema: jsonschema-rs finds it valid against the
+    meta-schema and Python compiles each of its regular expressions (what jsonschema's check_schema adds,
+    through the "regex" format). False when unsure (or no jsonschema-rs): then check_schema decides and
+    words the error. check_schema is a tenth of a second per schema file, here a few milliseconds in all."""
+    import re
+    try:
+        import jsonschema_rs
+        if doc.get("$schema") != DIALECT or not jsonschema_rs.meta.is_valid(doc):
+            return False
+        for pattern in _regexes(doc):
+            re.compile(pattern)
+    except Exception:  # no jsonschema-rs, a pattern Python cannot compile, a schema it cannot take
+        return False
+    return True
+
+
 def load_catalog(folder: Path | None = None) -> Catalog:
     """Reads every schema_files(folder) (default: schemas/ and experiments/*/schema.json); InputError on a
     malformed or duplicate one. Each must be a valid Draft 2020-12 schema and say what it applies to; an
@@ -233,7 +266,8 @@ def load_catalog(folder: Path | None = None) -> Catalog:
     for path in schema_files(folder):
         doc = _read_schema(path)
         try:
-            Draft202012Validator.check_schema(doc)
+            if not meta_valid_quickly(doc):
+                Draft202012Validator.check_schema(doc)
         except SchemaError as e:
             raise InputError(f"{path}: not a valid JSON Schema: {e.message}") from None
         sid = doc["$id"]

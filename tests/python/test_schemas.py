@@ -5,6 +5,7 @@ on the flip cubins, the gate's --benchmark-json), and the schemas reject what th
 import copy
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -115,6 +116,41 @@ def test_jsonschema_judges_what_jsonschema_rs_does_not_pass():
     assert not CAT.passes(schema, d) and schemas.errors_of(CAT, d, "results/x/doc.json") == []
     d["device"]["cc"] = "\ud800"
     assert any("/device/cc" in e for e in schemas.errors_of(CAT, d, "results/x/doc.json"))
+
+
+BROKEN_SCHEMAS = [
+    {"type": "integer_or_so"}, {"minimum": "0"}, {"required": "a"}, {"required": ["a", "a"]},
+    {"properties": {"a": 3}}, {"items": [{"type": "string"}]}, {"enum": 3}, {"minItems": -1},
+    {"allOf": []}, {"$defs": {"x": {"type": 5}}}, {"definitions": {"x": {"minLength": 1.5}}},
+    {"pattern": "("}, {"patternProperties": {"[": {}}}, {"properties": {"s": {"pattern": "\\p{L}"}}},
+    {"$defs": {"d": {"propertyNames": {"pattern": "(?<=x"}}}}, {"dependentRequired": {"a": "b"}},
+]
+
+
+@pytest.mark.parametrize("broken", BROKEN_SCHEMAS, ids=json.dumps)
+def test_a_broken_schema_is_refused(tmp_path, broken):
+    """load_catalog refuses a schema that is not a valid Draft 2020-12 one, with jsonschema's words:
+    meta_valid_quickly (jsonschema-rs and Python's re) never passes one that check_schema refuses."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+    doc = {"$schema": schemas.DIALECT, "$id": "urn:divbench:schema:t", schemas.FORMAT_KEY: "t/1", **broken}
+    with pytest.raises(SchemaError) as err:
+        Draft202012Validator.check_schema(doc)
+    assert not schemas.meta_valid_quickly(doc)
+    (tmp_path / "t.schema.json").write_text(json.dumps(doc))
+    with pytest.raises(InputError, match=f"t.schema.json: not a valid JSON Schema: {re.escape(err.value.message)}"):
+        schemas.load_catalog(tmp_path)
+
+
+def test_the_catalog_is_checked_quickly():
+    """Every schema of the catalog passes meta_valid_quickly (jsonschema's check_schema of them all would
+    take half a second in every process), and jsonschema's check_schema agrees."""
+    from jsonschema import Draft202012Validator
+    for path in CAT.files.values():
+        doc = json.loads(path.read_text())
+        assert schemas.meta_valid_quickly(doc), path
+        Draft202012Validator.check_schema(doc)
+    assert not schemas.meta_valid_quickly({"type": "object"})  # no "$schema": jsonschema-rs might guess
 
 
 def test_every_committed_result_is_checked():
