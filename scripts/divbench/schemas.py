@@ -113,7 +113,7 @@ class Catalog:
             try:
                 if self.quick_registry is None:
                     self.quick_registry = jsonschema_rs.Registry(
-                        [(i, _read_schema(path)) for i, path in self.files.items()],
+                        [(i, self.registry.contents(i)) for i in self.files],
                         draft=jsonschema_rs.Draft202012, retriever=_no_retrieval)
                 self.quick[sid] = jsonschema_rs.Draft202012Validator(
                     schema, registry=self.quick_registry, validate_formats=False, retriever=_no_retrieval)
@@ -128,7 +128,7 @@ class Catalog:
         quick = self.quick_validator(schema)
         try:
             return quick is not None and quick.is_valid(doc)
-        except (ValueError, TypeError, OverflowError):  # a value jsonschema-rs cannot convert
+        except Exception:  # a value jsonschema-rs cannot convert (ValueError, OverflowError, ...)
             return False
 
 
