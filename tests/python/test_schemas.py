@@ -65,11 +65,15 @@ def smallest_committed_file_of_each_schema():
 
 def test_engines_agree_on_committed_files():
     """jsonschema-rs decides the committed files above; here every schema's smallest committed file is
-    judged by jsonschema too (all of them: `python3 -m divbench.schemas --reference`)."""
+    judged by jsonschema too, a result's points cut to the first 64 (results/h200/cost.json has 8576: the
+    whole files, all of them, are `python3 -m divbench.schemas --reference`'s)."""
     smallest = smallest_committed_file_of_each_schema()
     assert len(smallest) >= 25 and "divbench.result/1 experiment cost" in smallest
     for name, (path, fmt) in smallest.items():
-        engines_agree(schemas.load_document(path, fmt), schemas.rel_path(path), fmt, only=name, written=True)
+        doc = schemas.load_document(path, fmt)
+        if isinstance(doc, dict) and isinstance(doc.get("points"), list):
+            doc["points"] = doc["points"][:64]
+        engines_agree(doc, schemas.rel_path(path), fmt, only=name, written=True)
 
 
 def test_inlined_refs_keep_the_messages():
