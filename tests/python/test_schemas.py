@@ -5,6 +5,7 @@ on the flip cubins, the gate's --benchmark-json), and the schemas reject what th
 import copy
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,12 +21,140 @@ COMMITTED = schemas.committed_results()
 
 
 def errors(doc, where="results/x/doc.json", fmt=None):
-    return schemas.errors_of(CAT, doc, where, fmt)
+    out = schemas.errors_of(CAT, doc, where, fmt)
+    engines_agree(doc, where, fmt)
+    return out
+
+
+def engines_agree(doc, where, fmt=None, only=None, written=False):
+    """The ways schemas.py may judge `doc` agree, for each schema it gets (or the one named `only`):
+    jsonschema-rs's verdict and jsonschema's on the inlined "$ref"s (Catalog.validator); `written`: also
+    jsonschema on the schema as written (the reference: the same errors, word for word)."""
+    from jsonschema import Draft202012Validator
+
+    def found(validator):
+        return sorted((schemas._pointer(e), e.message) for e in validator.iter_errors(doc))
+    checked = 0
+    for name, schema in schemas.schemas_for(CAT, doc, where, fmt):
+        if only is not None and name != only:
+            continue
+        inlined = found(CAT.validator(schema))
+        if written:
+            assert inlined == found(Draft202012Validator(schema, registry=CAT.registry)), name
+        assert CAT.quick_validator(schema) is not None, "jsonschema-rs is pinned in scripts/deps/pip.txt"
+        assert CAT.passes(schema, doc) == (not inlined), (name, inlined[:3])
+        checked += 1
+    assert checked
 
 
 @pytest.mark.parametrize("path", COMMITTED, ids=[schemas.rel_path(p) for p in COMMITTED])
 def test_committed_results_file_is_valid(path):
     assert schemas.validate_file(CAT, path) == []
+
+
+def smallest_committed_file_of_each_schema():
+    """{schema name: the smallest committed file it applies to} (every schema some committed file uses)."""
+    out = {}
+    for path in sorted(COMMITTED, key=lambda p: p.stat().st_size, reverse=True):
+        where = schemas.rel_path(path)
+        fmt = schemas.format_by_path(CAT, where)
+        for name, _ in schemas.schemas_for(CAT, schemas.load_document(path, fmt), where, fmt):
+            out[name] = (path, fmt)
+    return out
+
+
+def test_engines_agree_on_committed_files():
+    """jsonschema-rs decides the committed files above; here every schema's smallest committed file is
+    judged by jsonschema too, a result's points cut to the first 64 (results/h200/cost.json has 8576: the
+    whole files, all of them, are `python3 -m divbench.schemas --reference`'s)."""
+    smallest = smallest_committed_file_of_each_schema()
+    assert len(smallest) >= 25 and "divbench.result/1 experiment cost" in smallest
+    for name, (path, fmt) in smallest.items():
+        doc = schemas.load_document(path, fmt)
+        if isinstance(doc, dict) and isinstance(doc.get("points"), list):
+            doc["points"] = doc["points"][:64]
+        engines_agree(doc, schemas.rel_path(path), fmt, only=name, written=True)
+
+
+def test_inlined_refs_keep_the_messages():
+    """Catalog.validator resolves "$ref"s once (schemas.inline_refs): what it asserts, and the subschemas
+    that "not" and "oneOf" messages quote, are the schema as written; a recursive "$ref" (divbench.reference/1's
+    tree) is left to jsonschema."""
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
+    a = {"$id": "urn:t:a", "$defs": {"n": {"type": "integer", "minimum": 0}, "t": {"items": {"$ref": "#/$defs/t"}}},
+         "properties": {"x": {"$ref": "urn:t:b#/$defs/pos"}, "y": {"not": {"$ref": "#/$defs/n"}},
+                        "z": {"oneOf": [{"$ref": "#/$defs/n"}, {"type": "integer"}]},
+                        "w": {"$ref": "#/$defs/n", "maximum": 5}}}
+    b = {"$id": "urn:t:b", "$defs": {"pos": {"$ref": "#/$defs/num", "exclusiveMinimum": 0}, "num": {"type": "number"}}}
+    registry = Registry().with_resources([(s["$id"], DRAFT202012.create_resource(s)) for s in (a, b)])
+    inlined = schemas.inline_refs(a, registry)
+    assert inlined is not a and "$ref" not in repr(dict(inlined["properties"]["x"]))
+    from jsonschema import Draft202012Validator
+    for doc, expected in [
+        ({"x": 0, "y": 3, "z": 4, "w": 9}, {"0 is less than or equal to the minimum of 0", "9 is greater than the maximum of 5",
+                                           "3 should not be valid under {'$ref': '#/$defs/n'}",
+                                           "4 is valid under each of {'type': 'integer'}, {'$ref': '#/$defs/n'}"}),
+        ({"x": "s", "w": -1.5}, {"'s' is not of type 'number'", "-1.5 is not of type 'integer'",
+                                 "-1.5 is less than the minimum of 0"}),  # a "$ref" beside other keywords
+    ]:
+        msgs = sorted(e.message for e in Draft202012Validator(inlined, registry=registry).iter_errors(doc))
+        assert msgs == sorted(e.message for e in Draft202012Validator(a, registry=registry).iter_errors(doc))
+        assert set(msgs) == expected, msgs
+    a["properties"]["t"] = {"$ref": "#/$defs/t"}
+    registry = Registry().with_resources([(s["$id"], DRAFT202012.create_resource(s)) for s in (a, b)])
+    assert schemas.inline_refs(a, registry) is a
+    assert CAT.validator(CAT.formats["divbench.reference/1"]).schema is CAT.formats["divbench.reference/1"]
+
+
+def test_jsonschema_judges_what_jsonschema_rs_does_not_pass():
+    """A string Python's regular expressions match but jsonschema-rs's do not ("$" before a final newline),
+    and one jsonschema-rs cannot take (a lone surrogate): jsonschema's verdict stands, as before."""
+    d = kway_doc()
+    d["created"] += "\n"
+    schema = CAT.formats["divbench.result/1"]
+    assert not CAT.passes(schema, d) and schemas.errors_of(CAT, d, "results/x/doc.json") == []
+    assert schemas.errors_of(CAT, d, "results/x/doc.json", reference=True) == [
+        "results/x/doc.json: divbench.result/1: /: jsonschema finds it valid, jsonschema-rs invalid"]
+    d["host"] = "\ud800"
+    assert not CAT.passes(schema, d) and schemas.errors_of(CAT, d, "results/x/doc.json") == []
+    d["device"]["cc"] = "\ud800"
+    assert any("/device/cc" in e for e in schemas.errors_of(CAT, d, "results/x/doc.json"))
+
+
+BROKEN_SCHEMAS = [
+    {"type": "integer_or_so"}, {"minimum": "0"}, {"required": "a"}, {"required": ["a", "a"]},
+    {"properties": {"a": 3}}, {"items": [{"type": "string"}]}, {"enum": 3}, {"minItems": -1},
+    {"allOf": []}, {"$defs": {"x": {"type": 5}}}, {"definitions": {"x": {"minLength": 1.5}}},
+    {"pattern": "("}, {"patternProperties": {"[": {}}}, {"properties": {"s": {"pattern": "\\p{L}"}}},
+    {"$defs": {"d": {"propertyNames": {"pattern": "(?<=x"}}}}, {"dependentRequired": {"a": "b"}},
+]
+
+
+@pytest.mark.parametrize("broken", BROKEN_SCHEMAS, ids=json.dumps)
+def test_a_broken_schema_is_refused(tmp_path, broken):
+    """load_catalog refuses a schema that is not a valid Draft 2020-12 one, with jsonschema's words:
+    meta_valid_quickly (jsonschema-rs and Python's re) never passes one that check_schema refuses."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+    doc = {"$schema": schemas.DIALECT, "$id": "urn:divbench:schema:t", schemas.FORMAT_KEY: "t/1", **broken}
+    with pytest.raises(SchemaError) as err:
+        Draft202012Validator.check_schema(doc)
+    assert not schemas.meta_valid_quickly(doc)
+    (tmp_path / "t.schema.json").write_text(json.dumps(doc))
+    with pytest.raises(InputError, match=f"t.schema.json: not a valid JSON Schema: {re.escape(err.value.message)}"):
+        schemas.load_catalog(tmp_path)
+
+
+def test_the_catalog_is_checked_quickly():
+    """Every schema of the catalog passes meta_valid_quickly (jsonschema's check_schema of them all would
+    take half a second in every process), and jsonschema's check_schema agrees."""
+    from jsonschema import Draft202012Validator
+    for path in CAT.files.values():
+        doc = json.loads(path.read_text())
+        assert schemas.meta_valid_quickly(doc), path
+        Draft202012Validator.check_schema(doc)
+    assert not schemas.meta_valid_quickly({"type": "object"})  # no "$schema": jsonschema-rs might guess
 
 
 def test_every_committed_result_is_checked():
@@ -76,7 +205,7 @@ def kway_doc():
 HARNESS = {"benchmark_version": "1.7.1", "benchmark_source": "system", "benchmark_library_build": "debug"}
 
 
-@pytest.mark.parametrize("mutate, message", [
+REFUSALS = [
     (lambda d: d["points"][3].update(median_cycles="fast"), "/points/3/median_cycles: 'fast' is not of type 'number'"),
     (lambda d: d["device"].pop("cc"), "/device: 'cc' is a required property"),
     (lambda d: d["summary"].pop("s_cycles_per_path"), "experiment kway: /summary: 's_cycles_per_path' is a required"),
@@ -85,12 +214,25 @@ HARNESS = {"benchmark_version": "1.7.1", "benchmark_source": "system", "benchmar
     (lambda d: d["summary"].pop("s_layout_min"), "'s_layout_min' is a dependency of 'layout_placements'"),
     (lambda d: d.update(created="yesterday"), "/created: 'yesterday' does not match"),
     (lambda d: d["points"][1].update(sampling="random"), "/points/1/sampling: 'random' is not one of"),
-])
+]
+
+
+@pytest.mark.parametrize("mutate, message", REFUSALS)
 def test_result_schema_refuses(mutate, message):
     d = kway_doc()
     mutate(d)
     errs = errors(d)
     assert errs and any(message in e for e in errs), errs
+
+
+def test_refusals_are_worded_as_by_the_schema_as_written():
+    """Every refusal above at once: jsonschema-rs refuses too, and the inlined "$ref"s give jsonschema's
+    errors on the schemas as written, word for word."""
+    d = kway_doc()
+    for mutate, _ in REFUSALS:
+        mutate(d)
+    engines_agree(d, "results/x/doc.json", written=True)
+    assert len(errors(d)) >= len(REFUSALS)
 
 
 def test_a_result_of_the_current_harness_must_carry_its_samples():
@@ -134,8 +276,10 @@ def test_cli_exit_codes(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "scripts"))
     p = subprocess.run(cmd + [str(ok)], capture_output=True, text=True, env=env)
     assert p.returncode == 0 and "1 of 1 file(s) valid" in p.stderr
-    p = subprocess.run(cmd + [str(ok), str(bad)], capture_output=True, text=True, env=env)
-    assert p.returncode == 1 and "/fit/r2: 'high' is not of type 'number'" in p.stderr
+    for reference in ([], ["--reference"]):
+        p = subprocess.run(cmd + reference + [str(ok), str(bad)], capture_output=True, text=True, env=env)
+        assert p.returncode == 1 and "/fit/r2: 'high' is not of type 'number'" in p.stderr
+        assert "1 of 2 file(s) valid" in p.stderr and "jsonschema-rs" not in p.stderr
     for args in ([str(tmp_path / "missing.json")], ["--format", "nope/1", str(ok)]):
         p = subprocess.run(cmd + args, capture_output=True, text=True, env=env)
         lines = p.stderr.strip().splitlines()
