@@ -61,7 +61,7 @@ json check_launch_result(const LockRun& run, LockForm form) {
         throw VerificationError(where + "lane " + std::to_string(lane) + " has acquisition order " +
                                 std::to_string(l.order) + " (duplicate or out of range: mutual exclusion broken)");
       by_order[l.order] = lane;
-      const float want = lock_cs_reference(lane, kCsIters);
+      const float want = probe_work_reference(lane, kCsIters);
       if (std::memcmp(&want, &l.value, sizeof want) != 0)
         throw VerificationError(where + "lane " + std::to_string(lane) + " critical section produced " +
                                 std::to_string(l.value) + ", expected " + std::to_string(want));

@@ -41,7 +41,6 @@ struct LockRun {
 };
 
 LockRun run_lock_probe(LockForm form, std::uint32_t cs_iters, const ProbeCaps& caps);
-float lock_cs_reference(int lane, std::uint32_t cs_iters);
 #endif
 
 }  // namespace divbench

@@ -88,10 +88,6 @@ LockRun run_lock_probe(LockForm form, std::uint32_t cs_iters, const ProbeCaps& c
   return run;
 }
 
-float lock_cs_reference(int lane, std::uint32_t cs_iters) {
-  return bodies::FmaChain::run<0>(lane_seed(lane), cs_iters, nullptr, 0);
-}
-
 #endif  // __CUDACC_RTC__
 
 }  // namespace divbench

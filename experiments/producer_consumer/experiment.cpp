@@ -57,12 +57,12 @@ class References {
   void prepare(std::uint32_t producers, std::uint32_t work) {
     std::vector<std::pair<int, std::future<float>>> jobs;
     for (int lane : mask_lanes(producers))
-      if (!cache_[work][lane]) jobs.emplace_back(lane, std::async(std::launch::async, producer_reference, lane, work));
+      if (!cache_[work][lane]) jobs.emplace_back(lane, std::async(std::launch::async, probe_work_reference, lane, work));
     for (auto& [lane, f] : jobs) cache_[work][lane] = f.get();
   }
   float producer(int lane, std::uint32_t work) {
     auto& slot = cache_[work][lane];
-    if (!slot) slot = producer_reference(lane, work);
+    if (!slot) slot = probe_work_reference(lane, work);
     return *slot;
   }
   // What a consumer reads: the producers' results summed in lane order, as the kernel sums them.

@@ -40,7 +40,6 @@ struct PcRun {
 // producers: neither empty nor all 32 lanes (std::invalid_argument).
 PcRun run_producer_consumer_probe(bool producer_in_then, std::uint32_t producers, std::uint32_t work,
                                   const ProbeCaps& caps);
-float producer_reference(int producer_lane, std::uint32_t work);
 #endif
 
 }  // namespace divbench

@@ -98,10 +98,6 @@ PcRun run_producer_consumer_probe(bool producer_in_then, std::uint32_t producers
   return run;
 }
 
-float producer_reference(int producer_lane, std::uint32_t work) {
-  return bodies::FmaChain::run<0>(lane_seed(producer_lane), work, nullptr, 0);
-}
-
 #endif  // __CUDACC_RTC__
 
 }  // namespace divbench

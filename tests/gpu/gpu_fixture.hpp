@@ -15,6 +15,8 @@ inline const DeviceRecord& device() {
   return d;
 }
 
+inline int cc_major() { return device().cc_major; }
+
 // kind: "sweep" or "probe".
 inline ResultRecord run_experiment(const std::string& kind, const std::string& name, RunOptions o) {
   (kind == "sweep" ? o.sweep : o.probe) = name;

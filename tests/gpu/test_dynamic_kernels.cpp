@@ -104,12 +104,6 @@ TEST(Predication, EveryVariantVerifies) {
   }
 }
 
-int cc_major() {
-  int dev = 0, major = 0;
-  DIVBENCH_CUDA_CHECK(cudaGetDevice(&dev));
-  DIVBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  return major;
-}
 
 TEST(Progress, LockServesAllLanesInBothForms) {
   for (LockForm f : {LockForm::release_in_branch, LockForm::release_after_loop}) {
@@ -124,12 +118,12 @@ TEST(Progress, LockServesAllLanesInBothForms) {
       ++served;
       ASSERT_LT(l.order, 32u);
       ++seen[l.order];
-      const float want = lock_cs_reference(lane, 10);
+      const float want = probe_work_reference(lane, 10);
       EXPECT_EQ(0, std::memcmp(&want, &l.value, sizeof want));
     }
     EXPECT_EQ(run.counter, static_cast<std::uint32_t>(served));
     EXPECT_EQ(run.lock_after, 0u);
-    if (cc_major() >= 7 || f == LockForm::release_in_branch) {
+    if (test::cc_major() >= 7 || f == LockForm::release_in_branch) {
       EXPECT_EQ(served, 32);
       for (int o = 0; o < 32; ++o) EXPECT_EQ(seen[o], 1) << "order " << o;
     }
@@ -139,7 +133,7 @@ TEST(Progress, LockServesAllLanesInBothForms) {
 TEST(Progress, PeerWaitCompletesUnderIts) {
   const PeerWaitRun run = run_peer_wait_probe(4, ProbeCaps{});
   ASSERT_EQ(run.lanes.size(), 32u);
-  if (cc_major() < 7) GTEST_SKIP() << "pre-ITS GPU: the cap is the expected outcome";
+  if (test::cc_major() < 7) GTEST_SKIP() << "pre-ITS GPU: the cap is the expected outcome";
   for (int lane = 0; lane < 32; ++lane) {
     EXPECT_EQ(run.lanes[lane].capped, 0u) << "lane " << lane;
     EXPECT_EQ(run.lanes[lane].rounds_done, 4u) << "lane " << lane;
@@ -164,7 +158,7 @@ TEST(Progress, ProducerConsumerBothOrders) {
   for (bool in_then : {true, false}) {
     SCOPED_TRACE(in_then ? "producer in then-arm" : "producer in else-arm");
     const PcRun run = run_producer_consumer_probe(in_then, 1u, 1000, ProbeCaps{});  // producer: lane 0
-    const float want = producer_reference(0, 1000);
+    const float want = probe_work_reference(0, 1000);
     ASSERT_EQ(run.lanes.size(), 32u);
     EXPECT_EQ(run.published, 1u);
     EXPECT_EQ(run.lanes[0].role, 1u);
@@ -174,7 +168,7 @@ TEST(Progress, ProducerConsumerBothOrders) {
       const PcLane& c = run.lanes[lane];
       EXPECT_EQ(c.role, 2u);
       EXPECT_EQ(c.side, in_then ? 1u : 0u);
-      if (cc_major() >= 7) {
+      if (test::cc_major() >= 7) {
         EXPECT_EQ(c.capped, 0u) << "lane " << lane;
         EXPECT_EQ(0, std::memcmp(&want, &c.value, sizeof want)) << "lane " << lane;
       }

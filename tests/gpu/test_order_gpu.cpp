@@ -84,8 +84,6 @@ TEST(OrderProbe, RunsEndToEndSmall) {
   EXPECT_FALSE(r.summary["cap_reached"].get<bool>());
 }
 
-int cc_major() { return device().cc_major; }
-
 TEST(ProducerConsumer, MajorityProducersPublishAndTheConsumerReadsTheirSum) {
   const std::uint32_t producers = 0x7fffffffu;  // lanes 0..30; lane 31 consumes
   for (bool in_then : {true, false}) {
@@ -94,7 +92,7 @@ TEST(ProducerConsumer, MajorityProducersPublishAndTheConsumerReadsTheirSum) {
     EXPECT_EQ(run.published, 31u);
     float sum = 0;
     for (int lane = 0; lane < 31; ++lane) {
-      const float want = producer_reference(lane, 500);
+      const float want = probe_work_reference(lane, 500);
       EXPECT_EQ(run.lanes[lane].role, 1u);
       EXPECT_EQ(0, std::memcmp(&want, &run.lanes[lane].value, sizeof want)) << "lane " << lane;
       sum = lane == 0 ? want : sum + want;
@@ -102,7 +100,7 @@ TEST(ProducerConsumer, MajorityProducersPublishAndTheConsumerReadsTheirSum) {
     const PcLane& c = run.lanes[31];
     EXPECT_EQ(c.role, 2u);
     EXPECT_EQ(c.side, in_then ? 1u : 0u);
-    if (cc_major() >= 7) {
+    if (test::cc_major() >= 7) {
       EXPECT_EQ(c.capped, 0u);
       EXPECT_EQ(0, std::memcmp(&sum, &c.value, sizeof sum));
     }
@@ -126,7 +124,7 @@ TEST(ProbeOrderFields, LockAndPeerWaitRecordThem) {
   expect_side_fields(peer.points_extra[0]);
   EXPECT_EQ(peer.points_extra[0]["group_lanes"].size(), 16u);
   EXPECT_EQ(peer.summary["group_position"], "scattered");
-  if (cc_major() >= 7) EXPECT_FALSE(peer.points_extra[0]["first"].is_null());
+  if (test::cc_major() >= 7) EXPECT_FALSE(peer.points_extra[0]["first"].is_null());
 }
 
 }  // namespace

@@ -20,4 +20,11 @@ struct ProbeCaps {
   std::uint64_t max_ns = 1'000'000'000ull;   // per launch: no lane waits past start + max_ns
 };
 
+#ifndef __CUDACC_RTC__
+// What a probe lane's FMA work (FmaChain arm 0 from lane_seed(lane), `iters` iterations) leaves,
+// computed on the host: the lock probe's critical section and a producer's payload are checked
+// against it (kernels/progress/work_reference.cu).
+float probe_work_reference(int lane, std::uint32_t iters);
+#endif
+
 }  // namespace divbench

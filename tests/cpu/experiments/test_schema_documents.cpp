@@ -6,7 +6,8 @@
 // this binary that way and validates the files against schemas/ and experiments/*/schema.json. The helpers
 // are in schema_documents.hpp; an experiment with its own folder keeps its SchemaDocuments test there
 // (experiments/order/tests/test_order_schema_document.cpp,
-// experiments/lock/tests/test_lock_schema_document.cpp).
+// experiments/lock/tests/test_lock_schema_document.cpp,
+// experiments/producer_consumer/tests/test_producer_consumer_schema_document.cpp).
 #include <gtest/gtest.h>
 
 #include "tests/cpu/experiments/schema_documents.hpp"
@@ -125,24 +126,4 @@ TEST(SchemaDocuments, SamplingModesSideBySide) {
   const json doc = document("sweep", "sampling", o, std::move(r));
   EXPECT_EQ(doc["summary"]["pairs"].size(), 2u);
   EXPECT_TRUE(doc["summary"]["max_rel_diff_memory"].is_null());
-}
-
-TEST(SchemaDocuments, ProducerConsumerWithTheOrderFields) {
-  ResultRecord r;
-  for (const auto& [variant, producers] : {std::pair<const char*, std::uint32_t>{"producer_minority", 0x1u},
-                                           std::pair<const char*, std::uint32_t>{"producer_majority", 0x7fffffffu}}) {
-    json run = order_run("group");
-    run.update(json{{"completed", true}, {"max_consumer_spins", 0}, {"producer_entered_first", true}});
-    const json runs = json::array({run});
-    json p{{"variant", variant}, {"producer_in_then", true}, {"producer_first", true},
-           {"layout", {{"source", "synthetic"}, {"fallthrough_arm", "then"}, {"bssy_guarded", false}}},
-           {"work", 1000}, {"launches", 1}, {"completed", true}, {"cap_reached", false}, {"max_consumer_spins", 0},
-           {"producer_entered_first", true}};
-    p.update(side_order_fields(producers, std::string("fallthrough"), std::string("warpsync"), combine_launches(runs)));
-    p["runs"] = runs;
-    p["axes"] = json{{"variant", variant}, {"producer_arm", "then"}, {"work", 1000}};
-    r.points_extra.push_back(p);
-  }
-  const json doc = document("probe", "producer_consumer", RunOptions{}, std::move(r));
-  EXPECT_EQ(doc["summary"]["conclusion"]["producer_side_first"], 2);
 }
