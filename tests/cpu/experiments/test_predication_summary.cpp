@@ -36,7 +36,7 @@ json loop(int ffma, int other, int stall, const std::string& fn = "f") {
               {"opcodes", {{"FFMA", ffma}, {"VIADD", 1}, {"ISETP", 1}, {"BRA", other - 2}}}};
 }
 
-ResultRecord finalize(std::vector<TimedPoint> pts, RunOptions o = {}) {
+ResultRecord finalize_predication(std::vector<TimedPoint> pts, RunOptions o = {}) {
   ResultRecord r;
   r.points = std::move(pts);
   find_experiment("predication", "sweep")->prepare(o).finalize(r);
@@ -60,7 +60,7 @@ TEST(PredicationSummary, PerIterationCostCancelsFixedCostsAndRatiosSpanPlacement
     add(pts, "predicated", 2, p, cs[p] * 0.96, 900);
     add(pts, "predicated", 1, p, cs[p], 700);
   }
-  const json s = finalize(pts).summary;
+  const json s = finalize_predication(pts).summary;
   // branchy / single per placement: 2, (58+1)/29, (57+2)/28.5.
   EXPECT_NEAR(s["ratio_branchy_over_single_min"].get<double>(), 2.0, 1e-9);
   EXPECT_NEAR(s["ratio_branchy_over_single_max"].get<double>(), 59.0 / 28.5, 1e-9);
@@ -86,7 +86,7 @@ TEST(PredicationSummary, OverlappingRangesAreNotADifference) {
     add(pts, "single", 1, p, 28.0 + p, 500);          // 28..31
     add(pts, "predicated", 2, p, 30.5 - p * 0.5, 500);  // 29..30.5
   }
-  const json s = finalize(pts).summary;
+  const json s = finalize_predication(pts).summary;
   EXPECT_FALSE(s["predicated_differs_from_single_beyond_placement_spread"].get<bool>());
   const json range = s["predicated_vs_single"]["ratio_range_any_placements"];
   EXPECT_LT(range[0].get<double>(), 1.0);
@@ -97,7 +97,7 @@ TEST(PredicationSummary, OnePlacementGivesNoVerdict) {
   std::vector<TimedPoint> pts;
   add(pts, "single", 1, 0, 28, 500);
   add(pts, "predicated", 2, 0, 20, 500);
-  const json s = finalize(pts).summary;
+  const json s = finalize_predication(pts).summary;
   EXPECT_TRUE(s["predicated_differs_from_single_beyond_placement_spread"].is_null());
   EXPECT_TRUE(s["predicated_vs_single"].contains("note"));
 }
@@ -111,7 +111,7 @@ TEST(PredicationSummary, SassTableAndTheShapeRule) {
     add(pts, "predicated", 2, p, 28, 500, loop(8, 3, 23));
     add(pts, "predicated", 32, p, 262, 500, loop(128, 3, 136));
   }
-  json s = finalize(pts).summary;
+  json s = finalize_predication(pts).summary;
   EXPECT_TRUE(s["loop_shapes_equal"].get<bool>());
   EXPECT_TRUE(s["loop_shape_problems"].empty());
   for (const auto& row : s["variants"]) {
@@ -131,14 +131,14 @@ TEST(PredicationSummary, SassTableAndTheShapeRule) {
   // A 32-arm loop with 24 extra instructions (ptxas recomputing constants inside it) breaks the rule.
   for (auto& p : pts)
     if (p.extra["arms"] == 32 && p.extra["placement"] == 1) p.extra["loop"] = loop(128, 27, 266);
-  s = finalize(pts).summary;
+  s = finalize_predication(pts).summary;
   EXPECT_FALSE(s["loop_shapes_equal"].get<bool>());
   ASSERT_EQ(s["loop_shape_problems"].size(), 1u);
   EXPECT_NE(s["loop_shape_problems"][0].get<std::string>().find("placement 1: 32-arm"), std::string::npos);
   // A shape missing at one placement: no verdict.
   for (auto& p : pts)
     if (p.extra["arms"] == 32 && p.extra["placement"] == 1) p.extra["loop"] = json{{"available", false}};
-  s = finalize(pts).summary;
+  s = finalize_predication(pts).summary;
   EXPECT_TRUE(s["loop_shapes_equal"].is_null());
 }
 
