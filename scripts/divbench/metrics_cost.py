@@ -3,9 +3,14 @@
 SASS-instrumented branch counters), their ratio against the 1.3x goal, the CUPTI session block and the run-condition counts of the
 --metrics run's results. scripts/gpu/30-metrics.sh times the two processes and runs
 
-  PYTHONPATH=scripts python3 -m divbench.metrics_cost write --all-s S --all-metrics-s S
+  PYTHONPATH=scripts python3 -m divbench.metrics_cost write --all-s S[,S...] --all-metrics-s S[,S...]
       [--all-metrics-basic-s S] [--other-replay-s S --other-replay-results DIR] --results DIR
       --out metrics_cost.json   (prints one line for the stage summary)
+
+Repeated runs (as many of each, run alternately: plain, --metrics, plain, --metrics, ...): all_s and
+all_metrics_s are the medians, ratio is their quotient, and the file keeps every run (all_s_runs,
+all_metrics_s_runs) and the ratio of each alternated pair with its range (ratio_pairs, ratio_pairs_min,
+ratio_pairs_max): how much of the ratio is run-to-run spread.
 
 With --other-replay-*: the same --all --metrics run under the other CUPTI replay mode
 (DIVBENCH_CUPTI_REPLAY): its wall time, and every counter of every point (full launch and twin) compared
@@ -18,6 +23,7 @@ The results are read by the package's one reader (divbench.results), the output 
 from __future__ import annotations
 
 import json
+import statistics
 import sys
 from pathlib import Path
 
@@ -34,14 +40,24 @@ def _all_points(r: Result) -> list:
     return list(r.points) + list(r.data.get("points_extra") or [])
 
 
-def metrics_cost(plain_s: float, metrics_s: float, results: list[Result], basic_s: float | None = None,
+def metrics_cost(plain_s, metrics_s, results: list[Result], basic_s: float | None = None,
                  other_s: float | None = None, other: list[Result] | None = None) -> dict:
-    """The divbench.metrics_cost/1 document from the two wall times and the --metrics run's results (and,
-    optionally, the same run under the other replay mode)."""
-    if plain_s <= 0 or metrics_s <= 0 or (basic_s is not None and basic_s <= 0) or (other_s is not None and other_s <= 0):
-        raise InputError(f"wall times must be positive (--all-s {plain_s:g}, --all-metrics-s {metrics_s:g}"
+    """The divbench.metrics_cost/1 document from the wall times (one of each, or lists of runs made
+    alternately) and the --metrics run's results (and, optionally, the same run under the other replay
+    mode)."""
+    plain_runs = list(plain_s) if isinstance(plain_s, (list, tuple)) else [plain_s]
+    metrics_runs = list(metrics_s) if isinstance(metrics_s, (list, tuple)) else [metrics_s]
+    shown = lambda runs: ",".join(f"{x:g}" for x in runs)  # noqa: E731
+    if (not plain_runs or any(x <= 0 for x in plain_runs + metrics_runs) or (basic_s is not None and basic_s <= 0)
+            or (other_s is not None and other_s <= 0)):
+        raise InputError(f"wall times must be positive (--all-s {shown(plain_runs)}, --all-metrics-s "
+                         f"{shown(metrics_runs)}"
                          + ("" if basic_s is None else f", --all-metrics-basic-s {basic_s:g}")
                          + ("" if other_s is None else f", --other-replay-s {other_s:g}") + ")")
+    if len(plain_runs) != len(metrics_runs):
+        raise InputError(f"--all-s has {len(plain_runs)} run(s) and --all-metrics-s {len(metrics_runs)}: the runs "
+                         "alternate, as many of each")
+    plain_s, metrics_s = statistics.median(plain_runs), statistics.median(metrics_runs)
     if (other_s is None) != (other is None):
         raise InputError("--other-replay-s and --other-replay-results go together")
     session = next(((r.data.get("timing") or {}).get("metrics") for r in results
@@ -58,6 +74,10 @@ def metrics_cost(plain_s: float, metrics_s: float, results: list[Result], basic_
            "device": (first.get("device") or {}).get("name"), "all_s": plain_s, "all_metrics_s": metrics_s,
            "ratio": ratio, "goal_ratio": GOAL_RATIO, "within_goal": ratio <= GOAL_RATIO,
            "metrics_session": session, "conditions": cond, "method": METHOD}
+    if len(plain_runs) > 1:
+        pairs = [m / p for p, m in zip(plain_runs, metrics_runs)]
+        doc.update({"repeats": len(plain_runs), "all_s_runs": plain_runs, "all_metrics_s_runs": metrics_runs,
+                    "ratio_pairs": pairs, "ratio_pairs_min": min(pairs), "ratio_pairs_max": max(pairs)})
     replay = _replay_of(results)
     if replay:
         doc["replay"] = replay
@@ -123,12 +143,24 @@ def has_metrics(r: Result) -> bool:
     return any("metrics" in p for p in r.points)
 
 
+def _walls(text: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",")]
+    except ValueError:
+        raise ValueError(f"not seconds: {text!r}") from None
+
+
+_walls.__name__ = "seconds"  # argparse's message: "invalid seconds value: '8,x'"
+
+
 def main(argv=None) -> int:
     ap = ArgumentParser(prog="metrics_cost", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
     w = sub.add_parser("write", help="write metrics_cost.json")
-    w.add_argument("--all-s", type=float, required=True, help="wall time of `divbench --all`, seconds")
-    w.add_argument("--all-metrics-s", type=float, required=True, help="wall time of `divbench --all --metrics`")
+    w.add_argument("--all-s", type=_walls, required=True,
+                   help="wall time of `divbench --all`, seconds; repeated runs comma-separated")
+    w.add_argument("--all-metrics-s", type=_walls, required=True,
+                   help="wall time of `divbench --all --metrics`; as many runs as --all-s, alternated with them")
     w.add_argument("--all-metrics-basic-s", type=float, default=None,
                    help="wall time of `DIVBENCH_CUPTI=basic divbench --all --metrics` (optional)")
     w.add_argument("--other-replay-s", type=float, default=None,
@@ -159,8 +191,10 @@ def main(argv=None) -> int:
     except (InputError, OutputError) as e:
         return fail("metrics_cost", e)
     r = doc["ratio"]
+    runs = (f" (medians of {doc['repeats']} alternated runs each; pairs {doc['ratio_pairs_min']:.3f}-"
+            f"{doc['ratio_pairs_max']:.3f})" if "repeats" in doc else "")
     print(f"metrics-cost: --all {doc['all_s']:.1f} s, --all --metrics {doc['all_metrics_s']:.1f} s, ratio {r:.3f} "
-          f"(<={GOAL_RATIO}: {doc['within_goal']})"
+          f"(<={GOAL_RATIO}: {doc['within_goal']}){runs}"
           + (f"; basic (no branch counters) {doc['all_metrics_basic_s']:.1f} s, ratio {doc['ratio_basic']:.3f}"
              if "ratio_basic" in doc else "")
           + (f"; {doc['other_replay']} replay {doc['all_metrics_other_replay_s']:.1f} s, ratio "

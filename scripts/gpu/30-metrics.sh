@@ -8,10 +8,10 @@
 # point's full metric launch and zero-work twin, profiled by divbench in one session after the timed
 # points). divbench.merge_kway_metrics (scripts/divbench/) writes both side by side to
 # $GPU_RESULTS/kway_metrics.json (summary: agree_within_2pct over every metric).
-# Then the cost of counters: `divbench --all` and `divbench --all --metrics`, wall time of each process
-# (goal: the second at most 1.3x the first), in $GPU_RESULTS/metrics_cost.json; the --metrics run's
+# Then the cost of counters: `divbench --all` and `divbench --all --metrics`, wall time of each process,
+# three of each alternated (goal: the second at most 1.3x the first, medians), in $GPU_RESULTS/metrics_cost.json; the --metrics run's
 # results (with counters and run conditions) stay in $GPU_RESULTS/all_metrics/.
-# GPU time: ~2 s timed sweeps + their profiled launches + ncu runs of 18 launches each + two --all runs.
+# GPU time: ~2 s timed sweeps + their profiled launches + ncu runs of 18 launches each + eight --all runs (~90 s).
 set -euo pipefail
 out="${GPU_RESULTS:?set by scripts/run_on_gpu.sh}"
 mkdir -p "$out"
@@ -67,13 +67,22 @@ python3 -m divbench.merge_kway_metrics "${merge_args[@]}" \
   --note "divbench sweep wall $(secs "$t0" "$t1") s with --metrics; ncu runs $(secs "$t3" "$t4") s and $(secs "$t4" "$t5") s" \
   --out "$out/kway_metrics.json" | tee -a "$RESULTS/summary.txt"
 
-# 4. What counters cost: the whole reproduction without and with --metrics (process wall time).
+# 4. What counters cost: the whole reproduction without and with --metrics (process wall time), each run
+# METRICS_COST_REPEATS times (default 3), alternated, so that the ratio of the medians comes with the
+# spread of the pairs; the last --metrics run's results are kept.
+repeats=${METRICS_COST_REPEATS:-3}
 mkdir -p "$out/.all_plain" "$out/all_metrics"
-a0=$(date +%s.%N)
-timeout 300 "$DIVBENCH" --all --no-samples --quiet --out "$out/.all_plain/"
-a1=$(date +%s.%N)
-timeout 300 "$DIVBENCH" --all --no-samples --metrics --quiet --out "$out/all_metrics/"
-a2=$(date +%s.%N)
+plain_runs="" metrics_runs=""
+for ((i = 1; i <= repeats; i++)); do
+  a0=$(date +%s.%N)
+  timeout 300 "$DIVBENCH" --all --no-samples --quiet --out "$out/.all_plain/"
+  a1=$(date +%s.%N)
+  timeout 300 "$DIVBENCH" --all --no-samples --metrics --quiet --out "$out/all_metrics/"
+  a2=$(date +%s.%N)
+  plain_runs+="${plain_runs:+,}$(secs "$a0" "$a1")"
+  metrics_runs+="${metrics_runs:+,}$(secs "$a1" "$a2")"
+  echo "metrics-cost: run $i of $repeats: --all $(secs "$a0" "$a1") s, --all --metrics $(secs "$a1" "$a2") s" >&2
+done
 # The hardware counters alone (no SASS-instrumented branch counters): what those cost.
 DIVBENCH_CUPTI=basic timeout 300 "$DIVBENCH" --all --no-samples --metrics --quiet --out "$out/.all_basic/"
 a3=$(date +%s.%N)
@@ -84,7 +93,7 @@ a3=$(date +%s.%N)
 mkdir -p "$out/all_metrics_kernel_replay"
 DIVBENCH_CUPTI_REPLAY=kernel timeout 300 "$DIVBENCH" --all --no-samples --metrics --quiet --out "$out/all_metrics_kernel_replay/"
 a4=$(date +%s.%N)
-python3 -m divbench.metrics_cost write --all-s "$(secs "$a0" "$a1")" --all-metrics-s "$(secs "$a1" "$a2")" \
+python3 -m divbench.metrics_cost write --all-s "$plain_runs" --all-metrics-s "$metrics_runs" \
   --all-metrics-basic-s "$(secs "$a2" "$a3")" \
   --other-replay-s "$(secs "$a3" "$a4")" --other-replay-results "$out/all_metrics_kernel_replay" \
   --results "$out/all_metrics" --out "$out/metrics_cost.json" |

@@ -3,6 +3,8 @@ committed metrics_cost.json back, the output validates, bad input is one line an
 import json
 from pathlib import Path
 
+import pytest
+
 from divbench import metrics_cost, schemas
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,3 +96,37 @@ def test_other_replay_is_timed_and_compared_counter_by_counter(tmp_path, capsys)
     assert metrics_cost.main(args + ["--other-replay-s", "16"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 2 and "expected the other mode" in err and not out.exists()
+
+
+def test_repeated_runs_give_medians_and_every_pair(tmp_path, capsys):
+    out = tmp_path / "m.json"
+    assert metrics_cost.main(["write", "--all-s", "8,10,9", "--all-metrics-s", "12,11,13", "--results",
+                              str(H200 / "all_metrics"), "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert (doc["all_s"], doc["all_metrics_s"], doc["repeats"]) == (9, 12, 3)
+    assert doc["ratio"] == 12 / 9 and not doc["within_goal"]
+    assert doc["ratio_pairs"] == [12 / 8, 11 / 10, 13 / 9]
+    assert (doc["ratio_pairs_min"], doc["ratio_pairs_max"]) == (1.1, 1.5)
+    assert "medians of 3 alternated runs each; pairs 1.100-1.500" in capsys.readouterr().out
+    assert schemas.validate_file(schemas.load_catalog(ROOT / "schemas"), out) == []
+    # One run of each: no run lists (the committed files of one pair stay as they were).
+    assert metrics_cost.main(["write", "--all-s", "8", "--all-metrics-s", "10", "--results", str(H200 / "all_metrics"),
+                              "--out", str(out)]) == 0
+    assert "repeats" not in json.loads(out.read_text())
+
+
+def test_repeated_runs_must_pair_up(tmp_path, capsys):
+    out = tmp_path / "m.json"
+    assert metrics_cost.main(["write", "--all-s", "8,9", "--all-metrics-s", "12", "--results", str(H200 / "all_metrics"),
+                              "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "as many of each" in err and not out.exists()
+    with pytest.raises(SystemExit) as exit_:  # argparse's own one-line error
+        metrics_cost.main(["write", "--all-s", "8,x", "--all-metrics-s", "12,13", "--results",
+                           str(H200 / "all_metrics"), "--out", str(out)])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "invalid seconds value: '8,x'" in err and not out.exists()
+    assert metrics_cost.main(["write", "--all-s", "8,-1", "--all-metrics-s", "12,13", "--results",
+                              str(H200 / "all_metrics"), "--out", str(out)]) == 2
+    assert "--all-s 8,-1" in capsys.readouterr().err and not out.exists()
