@@ -277,7 +277,7 @@ def test_bad_prediction_is_one_line(results, fixture_factory, capsys, mutate, me
     assert len(lines) == 1 and lines[0].startswith("compare: error:") and message in lines[0]
 
 
-def test_occupancy_penalty_of_the_issue_13_sweep(results, fixture_factory, capsys):
+def test_occupancy_penalty_of_the_warps_per_sm_sweep(results, fixture_factory, capsys):
     ff = fixture_factory
     ff["write"](results / "gpu_a", "occupancy.json", ff["occupancy_v2"](ff["device"]("SYNTHETIC GPU A", "9.0")))
     rc, out, _ = run([results, "--csv"], capsys)

@@ -300,7 +300,7 @@ def test_predicted_files(fixture_factory):
     assert errors(bad)                                  # the constants (or the model) must be recorded
 
 
-def test_occupancy_of_issue_13_shape(fixture_factory):
+def test_occupancy_of_the_warps_per_sm_sweep_shape(fixture_factory):
     doc = fixture_factory["occupancy_v2"](fixture_factory["device"]("SYNTHETIC", "9.0"))
     assert errors(doc) == []
     doc["summary"]["series"][0].pop("waves")
