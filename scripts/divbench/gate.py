@@ -89,17 +89,28 @@ def parser() -> ArgumentParser:
     return ap
 
 
+def _settings(config: dict) -> dict:
+    """The configuration as far as it decides what was measured: config.axes without each axis's `help`
+    (its documentation, which a divbench may word differently or not write at all)."""
+    axes = config.get("axes")
+    if not isinstance(axes, list):
+        return config
+    return {**config, "axes": [{k: v for k, v in ax.items() if k != "help"} if isinstance(ax, dict) else ax
+                               for ax in axes]}
+
+
 def check_comparable(a: dr.Result, b: dr.Result, ignore: list[str]) -> list[str]:
     """Same experiment and configuration, else InputError; returns notes (e.g. another device)."""
     if a.experiment != b.experiment:
         raise InputError(f"{b.path}: experiment {b.experiment!r}, but {a.path} is {a.experiment!r}: the gate "
                          "compares one experiment with itself")
-    keys = sorted(set(a.config) | set(b.config), key=str)
-    diff = [k for k in keys if k not in ignore and a.config.get(k, "<absent>") != b.config.get(k, "<absent>")]
+    ca, cb = _settings(a.config), _settings(b.config)
+    keys = sorted(set(ca) | set(cb), key=str)
+    diff = [k for k in keys if k not in ignore and ca.get(k, "<absent>") != cb.get(k, "<absent>")]
     if diff:
         k = diff[0]
-        raise InputError(f"{b.path}: config.{k} is {_short(b.config.get(k, '<absent>'))}, {a.path} has "
-                         f"{_short(a.config.get(k, '<absent>'))} ({len(diff)} config key(s) differ: "
+        raise InputError(f"{b.path}: config.{k} is {_short(cb.get(k, '<absent>'))}, {a.path} has "
+                         f"{_short(ca.get(k, '<absent>'))} ({len(diff)} config key(s) differ: "
                          f"{', '.join(diff)}); the gate compares runs of the same configuration "
                          "(--ignore-config KEY to allow one)")
     notes = []

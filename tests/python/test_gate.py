@@ -202,6 +202,20 @@ def test_different_config_refused(tmp_path, capsys):
     assert rc == 0
 
 
+def test_axis_help_text_is_not_configuration(tmp_path, capsys):
+    # A result whose config.axes carry `help` (newer divbench) against one without it: the same settings.
+    axes = [{"name": "placement", "type": "int", "unit": "placement", "option": "--placements", "values": [0]},
+            {"name": "k", "type": "int", "unit": "paths", "option": "--k", "values": [1, 2, 4, 8, 16, 32]}]
+    a, b = base(), base()
+    a["config"]["axes"] = axes
+    b["config"]["axes"] = [{**ax, "help": "what the axis is"} for ax in axes]
+    rc, _, _ = gate(tmp_path, with_samples(a), with_samples(b), capsys=capsys)
+    assert rc == 0
+    # ... but an axis's values are configuration.
+    b["config"]["axes"][1] = {**b["config"]["axes"][1], "values": [1, 2, 4]}
+    assert "config.axes is" in bad(tmp_path, capsys, a, b)
+
+
 def test_different_experiment_refused(tmp_path, capsys):
     b = base()
     b["experiment"] = "predication"
