@@ -7,10 +7,13 @@
 #include <chrono>
 #include <csignal>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <future>
+#include <map>
+#include <mutex>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -157,6 +160,20 @@ std::string tool_version(const std::string& tool) {
 
 namespace {
 
+// Whether this nvdisasm's -json -g carries the line table (13.5 does; 13.0 and 12.x do not, and their
+// line numbers come from the text listing's comments). Asked once per tool path; a version it cannot
+// read counts as without.
+bool json_has_line_table(const std::string& nvdisasm) {
+  static std::mutex mutex;
+  static std::map<std::string, bool> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto it = known.find(nvdisasm);
+  if (it != known.end()) return it->second;
+  int major = 0, minor = 0;
+  std::sscanf(tool_version(nvdisasm).c_str(), "release %d.%d", &major, &minor);
+  return known[nvdisasm] = major > 13 || (major == 13 && minor >= 5);
+}
+
 std::string first_line(const std::string& s) {
   auto t = s;
   while (!t.empty() && (t[0] == '\n' || t[0] == ' ')) t.erase(0, 1);
@@ -199,10 +216,11 @@ Cubin disassemble(const std::string& cubin_path, const std::string& nvdisasm, co
   const std::string cache = !opt.listing_cache.empty() ? opt.listing_cache : env("DIVBENCH_NVDISASM_CACHE");
   const std::string bytes = cache.empty() && !opt.encodings ? std::string() : read_regular_file(cubin_path);
   auto run = [&](const std::vector<std::string>& argv) { return run_listing(argv, bytes, cache); };
-  // Known before the JSON run: the text listing will be needed (it then runs beside the JSON one).
+  // Known before the JSON run: the text listing will be needed (it then runs beside the JSON one, so
+  // that the wall time is one run's).
   const bool pre_volta = info.sm > 0 && info.sm < 70;
   std::future<ProcessResult> text_run;
-  if (opt.text_listing || (opt.encodings && pre_volta))
+  if (opt.text_listing || (opt.encodings && pre_volta) || (opt.line_info && !json_has_line_table(nvdisasm)))
     text_run = std::async(std::launch::async, [&] { return run(text_argv); });
   auto r = run(json_argv);
   bool have_json = r.exit_code == 0;
