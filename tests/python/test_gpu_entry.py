@@ -15,8 +15,8 @@ from divbench import gpu_files
 
 ENTRY = "scripts/run_on_gpu.sh"
 # What results/h200 holds besides one run (its README says so).
-NOT_FROM_A_RUN = ("README.md", "loop_cost.json", "console/*", "earlier-6357e41/*", "run-30-metrics.log", "run-05-15-20.log",
-                  "run-40-bitflip.log", "run-50-attribute.log", "run-05-20.log")
+# run-*.log: the logs of stages run again on their own (run.log is the whole run's).
+NOT_FROM_A_RUN = ("README.md", "loop_cost.json", "console/*", "earlier-6357e41/*", "run-*")
 
 
 def stage_scripts():
