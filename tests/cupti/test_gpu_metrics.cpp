@@ -13,7 +13,7 @@
 #include "divbench/cuda/device_buffer.hpp"
 #include "divbench/cupti/metrics.hpp"
 #include "divbench/cupti/region.hpp"
-#include "divbench/kernels/calibration.hpp"
+#include "experiments/calibration/launcher.hpp"
 
 namespace divbench {
 namespace {

@@ -7,7 +7,7 @@
 // (kernel_facts_nvrtc.json): the self-check and the predicted slopes for sm_61/sm_70 read them.
 #include <utility>
 
-#include "calibration/calibration.cu"
+#include "experiments/calibration/calibration.cu"
 #include "kway/kway.cuh"
 #include "bodies/fma_chain.cuh"
 #include "bodies/fma_indep.cuh"

@@ -9,7 +9,7 @@
 
 #include "divbench/core/errors.hpp"
 #include "divbench/cupti/region.hpp"
-#include "divbench/kernels/calibration.hpp"
+#include "experiments/calibration/launcher.hpp"
 #include "harness/config.hpp"
 #include "harness/experiment.hpp"
 

@@ -1,7 +1,7 @@
 // Calibration kernels: lane l runs path l % K, each path the FMA chain with its own constants.
 #include <utility>
 
-#include "../bodies/fma_chain.cuh"
+#include "bodies/fma_chain.cuh"
 #include "divbench/core/warp.hpp"
 #ifndef __CUDACC_RTC__  // host side: NVRTC (tests/sass/nvrtc/) compiles the kernels only
 #include <limits>
@@ -10,7 +10,7 @@
 
 #include "divbench/cuda/check.hpp"
 #include "divbench/cuda/device_buffer.hpp"
-#include "divbench/kernels/calibration.hpp"
+#include "experiments/calibration/launcher.hpp"
 #endif
 
 namespace divbench {

@@ -1,4 +1,4 @@
-// Calibration kernels of known divergence for the efficiency counters (kernels/calibration/).
+// Calibration kernels of known divergence for the efficiency counters (experiments/calibration/calibration.cu).
 //
 // One warp. Lane l takes path l % k and runs `iters` iterations of the FMA chain there; k = 1 has no
 // branch at all (converged). No clock reads, no __syncwarp: the smallest kernel of that divergence,
