@@ -14,7 +14,6 @@ std::uint64_t le(const std::uint8_t* p, std::uint64_t off, int n) {
 }
 std::uint16_t u16(const std::uint8_t* p, std::uint64_t off) { return static_cast<std::uint16_t>(le(p, off, 2)); }
 std::uint32_t u32(const std::uint8_t* p, std::uint64_t off) { return static_cast<std::uint32_t>(le(p, off, 4)); }
-std::uint64_t u64(const std::uint8_t* p, std::uint64_t off) { return le(p, off, 8); }
 
 constexpr std::uint64_t kEhdrSize = 64;  // ELF64 file header
 constexpr std::uint64_t kShdrSize = 64;  // ELF64 section header
@@ -23,6 +22,8 @@ constexpr std::uint64_t kPhdrSize = 56;  // ELF64 program header
 [[noreturn]] void bad(const std::string& name, const std::string& what) { throw UsageError(name + ": " + what); }
 
 }  // namespace
+
+std::uint64_t le_u64(const std::uint8_t* p, std::uint64_t off) { return le(p, off, 8); }
 
 ElfImage read_elf(const std::uint8_t* b, std::uint64_t n, const std::string& name) {
   // The magic first: a text or empty file is "not an ELF file", whatever its length.
@@ -38,8 +39,8 @@ ElfImage read_elf(const std::uint8_t* b, std::uint64_t n, const std::string& nam
   h.abi_version = b[8];
   h.type = u16(b, 16);
   h.machine = u16(b, 18);
-  h.phoff = u64(b, 32);
-  h.shoff = u64(b, 40);
+  h.phoff = le_u64(b, 32);
+  h.shoff = le_u64(b, 40);
   h.flags = u32(b, 48);
   h.ehsize = u16(b, 52);
   h.phentsize = u16(b, 54);
@@ -63,13 +64,13 @@ ElfImage read_elf(const std::uint8_t* b, std::uint64_t n, const std::string& nam
     s.index = i;
     s.name_offset = u32(b, o);
     s.type = u32(b, o + 4);
-    s.flags = u64(b, o + 8);
-    s.offset = u64(b, o + 24);
-    s.size = u64(b, o + 32);
+    s.flags = le_u64(b, o + 8);
+    s.offset = le_u64(b, o + 24);
+    s.size = le_u64(b, o + 32);
     s.link = u32(b, o + 40);
     s.info = u32(b, o + 44);
-    s.addralign = u64(b, o + 48);
-    s.entsize = u64(b, o + 56);
+    s.addralign = le_u64(b, o + 48);
+    s.entsize = le_u64(b, o + 56);
     if (i > 0 && s.type != kShtNobits && !fits_in(s.offset, s.size, n))
       bad(name, truncated + "section " + std::to_string(i) + " extends beyond the end of the file)");
     img.sections.push_back(s);
@@ -119,8 +120,8 @@ std::vector<ElfSymbol> elf_symbols(const std::uint8_t* b, std::uint64_t n, const
       sym.type = b[o + 4] & 0xf;
       sym.bind = b[o + 4] >> 4;
       sym.shndx = u16(b, o + 6);
-      sym.value = u64(b, o + 8);
-      sym.size = u64(b, o + 16);
+      sym.value = le_u64(b, o + 8);
+      sym.size = le_u64(b, o + 16);
       out.push_back(std::move(sym));
     }
   }

@@ -7,15 +7,6 @@
 #include "divbench/sass/elf.hpp"
 
 namespace divbench::sass {
-namespace {
-
-std::uint64_t le64(const std::uint8_t* p) {
-  std::uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = v << 8 | p[i];
-  return v;
-}
-
-}  // namespace
 
 bool apply_elf_facts(std::vector<Function>& functions, const std::string& bytes, const std::string& name) {
   const auto* b = reinterpret_cast<const std::uint8_t*>(bytes.data());
@@ -42,10 +33,10 @@ bool apply_elf_facts(std::vector<Function>& functions, const std::string& bytes,
     for (const ElfSymbol& sym : symbols)
       if (sym.type == kSttFunc && sym.shndx == s.index && sym.name != f.name) f.subroutines[sym.name] = sym.value;
     for (Instruction& ins : f.instructions) {
-      const std::uint8_t* p = b + s.offset + ins.offset;
+      const std::uint64_t at = s.offset + ins.offset;
       Encoding e;
-      e.lo = le64(p);
-      e.hi = le64(p + 8);
+      e.lo = le_u64(b, at);
+      e.hi = le_u64(b, at + 8);
       ins.encoding = e;
       if (ins.base != "CALL" || !ins.targets.empty()) continue;
       const auto sub = f.subroutines.find(ins.call_symbol);

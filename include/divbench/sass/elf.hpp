@@ -64,6 +64,10 @@ struct ElfImage {
   std::vector<ElfSection> sections;  // section i at index i; section 0 included
 };
 
+// The little-endian 64-bit field at p + off (composed byte by byte: any host, no unaligned access); the
+// caller has checked that the 8 bytes lie inside the file.
+std::uint64_t le_u64(const std::uint8_t* p, std::uint64_t off);
+
 // off + len <= total, without computing a sum that can wrap past 2^64.
 inline bool fits_in(std::uint64_t off, std::uint64_t len, std::uint64_t total) {
   return off <= total && len <= total - off;
