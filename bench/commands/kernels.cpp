@@ -22,7 +22,7 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/core/files.hpp"
 #include "divbench/core/json_io.hpp"
-#include "divbench/kernels/validation.hpp"
+#include "experiments/loops/launcher.hpp"
 #include "divbench/model/kernel_facts.hpp"
 #include "divbench/model/kernels_inputs.hpp"
 #include "divbench/model/loop_cost.hpp"

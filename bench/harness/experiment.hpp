@@ -8,7 +8,8 @@
 // and declares its axes and settings once (axes.hpp): what its points vary over, with the option that
 // sets each, and the other options it reads. Labels, point.axes, config.axes and the accepted options
 // all come from that declaration; plan() gives each point its coordinates, never a hand-built label.
-// One file per experiment in bench/experiments/, registering itself with DIVBENCH_REGISTER_EXPERIMENT.
+// One folder per experiment, experiments/<name>/ (docs/dynamic.md "Adding an experiment"): its
+// experiment.cpp registers itself with DIVBENCH_REGISTER_EXPERIMENT.
 #pragma once
 #include <functional>
 #include <map>

@@ -6,7 +6,7 @@
 
 #include "divbench/core/errors.hpp"
 #include "divbench/core/fit.hpp"
-#include "divbench/kernels/kway.hpp"
+#include "experiments/kway/launcher.hpp"
 #include "divbench/summary/quality.hpp"
 #include "harness/config.hpp"
 #include "harness/experiment.hpp"

@@ -21,9 +21,9 @@ from divbench.results import RESULT_SCHEMA, legacy_point_axes
 
 CONVERTER = "scripts/divbench/convert_axes.py"
 
-# Unit and option of each axis as bench/experiments/*.cpp declares it (the type comes from the values).
+# Unit and option of each axis as experiments/*/experiment.cpp declares it (the type comes from the values).
 # tests/python/test_convert_axes.py holds this table to the harness's own config.axes (the synthetic
-# documents of tests/cpu/experiments/test_schema_documents.cpp).
+# documents of the SchemaDocuments tests, experiments/*/tests/).
 AXIS_META = {
     "kway": {"placement": ("placement", "--placements"), "k": ("paths", "--k")},
     "cost": {"body": ("", "--body"), "placement": ("placement", "--placements"), "n": ("iterations per path", "--n"),

@@ -35,7 +35,7 @@ def point_coords(point: dict, experiment: str) -> dict:
 # The reader of older files: where each experiment's points kept their axis values before `axes` was
 # written (the committed results were converted by divbench.convert_axes, which uses this table too).
 # Per experiment, (axis, the point's key or a function of the point), in the order the experiment declares
-# its axes (bench/experiments/*.cpp). A point with no placement ran at placement 0 (results from before
+# its axes (experiments/*/experiment.cpp). A point with no placement ran at placement 0 (results from before
 # code placements); any other key a point lacks is left out of its coordinates.
 def _residency(key: str):
     return lambda p: (p.get("residency") or {}).get(key) if isinstance(p.get("residency"), dict) else None

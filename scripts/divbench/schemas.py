@@ -1,5 +1,5 @@
 """The one validator of divbench's JSON outputs against their JSON Schemas (schemas/ at the repository root,
-and experiments/<name>/schema.json of an experiment that has its own folder; docs/schemas.md describes every
+and experiments/<name>/schema.json, each experiment's own; docs/schemas.md describes every
 format). Needs the `jsonschema` package (scripts/deps/pip.txt); with `jsonschema-rs` (pinned there too) a
 document it passes is valid at once, and only the others are judged, and their errors worded, by jsonschema.
 
@@ -11,9 +11,8 @@ Which schema a document gets:
   - its "schema" key names the format ("divbench.result/1"): the schema file whose "x-divbench-format" is
     that name (and which pins "schema" to it);
   - a divbench.result/1 document is also checked against its experiment's schema, the file whose
-    "x-divbench-experiment" is the document's "experiment": experiments/<experiment>/schema.json for an
-    experiment with its own folder (a new experiment adds that file, nothing else), or
-    schemas/result/<experiment>.schema.json for those not moved into one yet;
+    "x-divbench-experiment" is the document's "experiment": experiments/<experiment>/schema.json (a new experiment adds that
+    file, nothing else);
   - a document without a "schema" key (GoogleTest and Google Benchmark reports, the legacy files of the
     first H200 run) gets the schema whose "x-divbench-paths" globs match its path under the repository;
   - `--format NAME` forces one (e.g. github-action-benchmark for the gate's --benchmark-json output).
@@ -52,7 +51,7 @@ def experiments_dir() -> Path:
 
 
 def experiment_schema_files(root: Path | None = None) -> list[Path]:
-    """experiments/*/schema.json: the result schema of each experiment that has its own folder."""
+    """experiments/*/schema.json: the result schema of each experiment."""
     root = root or experiments_dir()
     return sorted(p for p in root.glob("*/schema.json") if p.is_file())
 

@@ -4,7 +4,7 @@
 #                   every point in the divergent kernel and in the no-divergence control (axis region):
 #                   summary.bodies[] has b_cycles_per_path, b_loop_cycles_per_path (the control) and
 #                   b_divergence_cycles_per_path (no raw samples: every point keeps its median, min, max, CV)
-#   loops.json      --sweep loops: the validation loops (kernels/validation/, bodies the fit never sees) at
+#   loops.json      --sweep loops: the validation loops (experiments/loops/, bodies the fit never sees) at
 #                   8 placements, a = (T(5000) - T(1000)) / 4000 each
 #   loop_cost_fit.json  divbench kernels fit --cost cost.json --validation loops.json with the kernel facts of
 #                   this very binary: the constants fitted on the measured a, the placement band, and

@@ -718,7 +718,7 @@ json validate_loops(const json& loops_result, const std::string& loops_path, con
   const json& p = loops_result.contains("provenance") ? loops_result["provenance"] : loops_result;
   src["measured_git"] = p.value("git", json(""));
   src["measured_created"] = p.value("created", json(""));
-  src["note"] = "loops the constants were not fitted on (kernels/validation/), each predicted from its own placement's SASS";
+  src["note"] = "loops the constants were not fitted on (experiments/loops/), each predicted from its own placement's SASS";
   out["validation_source"] = src;
   return out;
 }

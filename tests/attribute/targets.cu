@@ -20,8 +20,8 @@
 #include "divbench/core/lane_map.hpp"
 #include "divbench/cuda/check.hpp"
 #include "divbench/cuda/device_buffer.hpp"
-#include "divbench/kernels/kway.hpp"
-#include "divbench/kernels/predication.hpp"
+#include "experiments/kway/launcher.hpp"
+#include "experiments/predication/launcher.hpp"
 
 namespace {
 

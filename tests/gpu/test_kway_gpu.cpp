@@ -7,7 +7,7 @@
 #include "divbench/core/fit.hpp"
 #include "divbench/cuda/device_info.hpp"
 #include "gpu_fixture.hpp"
-#include "divbench/kernels/kway.hpp"
+#include "experiments/kway/launcher.hpp"
 #include "harness/timed_point.hpp"
 
 using namespace divbench;

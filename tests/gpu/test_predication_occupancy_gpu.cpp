@@ -8,8 +8,8 @@
 
 #include "divbench/cuda/device_info.hpp"
 #include "gpu_fixture.hpp"
-#include "divbench/kernels/empty_kernel.hpp"
-#include "divbench/kernels/predication.hpp"
+#include "experiments/occupancy/launcher.hpp"
+#include "experiments/predication/launcher.hpp"
 #include "harness/experiment.hpp"
 #include "harness/timed_point.hpp"
 

@@ -54,7 +54,7 @@ def make_results(root: Path, with_static=True, with_occupancy=True):
     write(root / "gpu_a", "predication.json", record("predication", a, {"iters": 100}, [],
           {"ratio_branchy_over_single": 1.99, "ratio_predicated_over_single": 1.01}))
     if with_occupancy:
-        # the shape bench/experiments/occupancy.cpp writes: penalties per residency in summary.pairs
+        # the shape experiments/occupancy/experiment.cpp writes: penalties per residency in summary.pairs
         pairs = [{"series": "device", "target": w, "total_warps": w, "k": 32, "region_penalty": 31.0 - i * 0.1,
                   "kernel_penalty": 30.0 + i * 0.1} for i, w in enumerate((256, 512, 1024, 2048, 4096))]
         pairs += [{"series": "per_sm", "target": n, "total_warps": 4 * n, "k": 32, "region_penalty": 30.5,

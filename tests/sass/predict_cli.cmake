@@ -1,6 +1,6 @@
 # `divbench kernels predict --cubin FILE --function REGEX --json`, the loop-cost model on any cubin: a
 # corpus cubin (kernels/corpus/loops.cu, whose loops wait on memory: lower bounds, no a) and the k-way
-# cubin (kernels/kway/kway.cu: kway_kernel<FmaChain, 0>'s work loop is predicted, a_min <= a <= a_max),
+# cubin (experiments/kway/kway.cu: kway_kernel<FmaChain, 0>'s work loop is predicted, a_min <= a <= a_max),
 # both with the committed constants (results/h200/loop_cost.json); a regex that matches nothing is one
 # line, exit 2. Invoked by CTest with -DDIVBENCH=... -DCORPUS=<cubin> -DKWAY=<cubin> -DCONSTANTS=<json>.
 foreach(v DIVBENCH CORPUS KWAY CONSTANTS)

@@ -16,7 +16,7 @@
 
 #include "divbench/core/body.hpp"
 #include "divbench/core/warp.hpp"
-#include "divbench/kernels/kway.hpp"
+#include "experiments/kway/launcher.hpp"
 #include "divbench/model/kernel_facts.hpp"
 #include "divbench/summary/loop_shape.hpp"
 

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "divbench/kernels/predication.hpp"
+#include "experiments/predication/launcher.hpp"
 #include "divbench/model/kernel_facts.hpp"
 #include "divbench/summary/loop_shape.hpp"
 

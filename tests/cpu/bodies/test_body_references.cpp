@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "divbench/core/lane_map.hpp"
-#include "divbench/kernels/kway.hpp"
+#include "experiments/kway/launcher.hpp"
 
 using namespace divbench;
 

@@ -1,5 +1,5 @@
-// The helpers of the SchemaDocuments tests (test_schema_documents.cpp here, and the tests of an experiment
-// folder, e.g. experiments/order/tests/test_order_schema_document.cpp): a divbench.result/1 document as the
+// The helpers of the SchemaDocuments tests, which live in the experiment folders
+// (experiments/<name>/tests/, e.g. experiments/order/tests/test_order_schema_document.cpp): a divbench.result/1 document as the
 // current harness writes it, over synthetic points, written to $DIVBENCH_SCHEMA_DOCS/<name>.json when that is
 // set (tests/python/test_schemas.py validates the files). Included by its path from the repository root.
 #pragma once
@@ -21,7 +21,7 @@ namespace divbench::schema_docs {
 
 inline DeviceRecord synthetic_device() {
   DeviceRecord d;
-  d.name = "SYNTHETIC GPU (tests/cpu/experiments/test_schema_documents.cpp)";
+  d.name = "SYNTHETIC GPU (tests/cpu/experiments/schema_documents.hpp)";
   d.cc = "9.0";
   d.cc_major = 9;
   d.sm_count = 4;
@@ -94,7 +94,7 @@ inline json document(const std::string& kind, const std::string& name, RunOption
   const PreparedExperiment p = find_experiment(name, kind)->prepare(o);
   r.experiment = p.name;
   r.device = synthetic_device();
-  r.provenance = make_provenance("synthetic document (tests/cpu/experiments/test_schema_documents.cpp)");
+  r.provenance = make_provenance("synthetic document (tests/cpu/experiments/schema_documents.hpp)");
   r.config = p.config;
   // The points carry their coordinates as the harness stamps them (with_declared_axes): checked
   // against the experiment's declaration here, so a synthetic point that names an undeclared or

@@ -10,20 +10,17 @@
 #include "divbench/core/json_io.hpp"
 #include "divbench/core/process.hpp"
 #include "harness/experiment.hpp"
+#include "tests/cpu/experiments/synthetic_points.hpp"
 #include "harness/runner.hpp"
 
 using namespace divbench;
+using divbench::synthetic::with;
 
 namespace {
 PreparedExperiment prepare(const std::string& kind, const std::string& name, RunOptions o) {
   const Experiment* e = find_experiment(name, kind);
   if (!e) throw std::runtime_error("no experiment " + name);
   return e->prepare(o);
-}
-RunOptions with(std::initializer_list<std::string> given) {
-  RunOptions o;
-  for (const auto& g : given) o.given.insert(g);
-  return o;
 }
 }  // namespace
 

@@ -8,13 +8,13 @@
 #include <utility>
 
 #include "experiments/calibration/calibration.cu"
-#include "kway/kway.cuh"
+#include "experiments/kway/kway.cuh"
 #include "bodies/fma_chain.cuh"
 #include "bodies/fma_indep.cuh"
 #include "bodies/int_alu.cuh"
 #include "bodies/mem_divergent.cuh"
 #include "bodies/sfu.cuh"
-#include "predication/predication.cuh"
+#include "experiments/predication/predication.cuh"
 #include "experiments/lock/lock.cu"
 #include "experiments/peer_wait/peer_wait.cu"
 #include "experiments/producer_consumer/producer_consumer.cu"

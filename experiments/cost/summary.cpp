@@ -1,0 +1,166 @@
+#include "experiments/cost/summary.hpp"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <set>
+#include <string>
+#include <stdexcept>
+
+#include "divbench/core/fit.hpp"
+#include "divbench/core/stats.hpp"
+
+namespace divbench {
+
+CostFit fit_cost(const std::vector<CostSample>& samples) {
+  std::set<double> ns, ks;
+  for (const auto& s : samples) {
+    ns.insert(s.n);
+    ks.insert(s.k);
+  }
+  if (ns.size() < 2 || ks.size() < 2)
+    throw std::invalid_argument("cost fit: need at least two values of n and two of k");
+  std::vector<double> kn, k, one, y;
+  for (const auto& s : samples) {
+    kn.push_back(s.k * s.n);
+    k.push_back(s.k);
+    one.push_back(1.0);
+    y.push_back(s.cycles);
+  }
+  const MultiFit m = fit_least_squares({kn, k, one}, y);
+  CostFit f;
+  f.a = m.beta[0];
+  f.b = m.beta[1];
+  f.c = m.beta[2];
+  f.a_se = m.std_error[0];
+  f.b_se = m.std_error[1];
+  f.c_se = m.std_error[2];
+  f.r2 = m.r2;
+  f.max_rel_residual = m.max_rel_residual;
+  f.n_points = samples.size();
+  f.b_direct = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> x0, y0;
+  for (const auto& s : samples)
+    if (s.n == 0) {
+      x0.push_back(s.k);
+      y0.push_back(s.cycles);
+    }
+  std::set<double> k0(x0.begin(), x0.end());
+  if (k0.size() >= 2) f.b_direct = fit_linear(x0, y0).s;
+  return f;
+}
+
+json to_json(const CostFit& f) {
+  return json{{"a", f.a},       {"b", f.b},       {"c", f.c},     {"a_se", f.a_se},
+              {"b_se", f.b_se}, {"c_se", f.c_se}, {"r2", f.r2},   {"max_rel_residual", f.max_rel_residual},
+              {"b_direct", std::isfinite(f.b_direct) ? json(f.b_direct) : json(nullptr)},
+              {"points", f.n_points}};
+}
+
+json cost_spread_json(const std::vector<CostFit>& fits, const char* a_key, const char* b_key, const char* c_key,
+                      const char* r2_key) {
+  json j = json::object();
+  if (fits.empty()) return j;
+  auto put = [&](const char* key, double CostFit::*field) {
+    std::vector<double> v;
+    for (const auto& f : fits) v.push_back(f.*field);
+    const Spread s = spread_of(v);
+    j[key] = s.median;
+    j[std::string(key) + "_min"] = s.min;
+    j[std::string(key) + "_max"] = s.max;
+  };
+  put(a_key, &CostFit::a);
+  put(b_key, &CostFit::b);
+  put(c_key, &CostFit::c);
+  put(r2_key, &CostFit::r2);
+  return j;
+}
+
+}  // namespace divbench
+
+namespace divbench {
+
+bool cost_fit_linear(const CostFit& f) { return f.max_rel_residual <= kCostLinearMaxRelResidual && f.b > 0; }
+
+namespace {
+
+// {"<key>": median, "<key>_min", "<key>_max", "<key>_se": median of the standard errors}; nulls when
+// `v` is empty.
+void put_spread(json& j, const std::string& key, const std::vector<double>& v, const std::vector<double>& se) {
+  if (v.empty()) {
+    for (const char* suffix : {"", "_min", "_max", "_se"}) j[key + suffix] = nullptr;
+    return;
+  }
+  const Spread s = spread_of(v);
+  j[key] = s.median;
+  j[key + "_min"] = s.min;
+  j[key + "_max"] = s.max;
+  j[key + "_se"] = median(se);
+}
+
+}  // namespace
+
+json cost_body_json(const std::vector<PlacementCost>& fits) {
+  if (fits.empty()) throw std::invalid_argument("cost_body_json: no placements");
+  std::vector<CostFit> div;
+  std::vector<double> se_a, b_direct, b, b_se, loop, loop_se, excess, excess_se;
+  bool linear = true;
+  std::string why;
+  json per_placement = json::array();
+  for (const auto& pc : fits) {
+    const CostFit& f = pc.divergent;
+    div.push_back(f);
+    json fp = to_json(f);
+    fp["placement"] = pc.placement;
+    if (!cost_fit_linear(f)) {
+      linear = false;
+      if (why.empty())
+        why = "placement " + std::to_string(pc.placement) + ": max relative residual " +
+              std::to_string(f.max_rel_residual) + ", b " + std::to_string(f.b) + " (linear: residual <= " +
+              std::to_string(kCostLinearMaxRelResidual) + " and b > 0)";
+    }
+    se_a.push_back(f.a_se);
+    if (std::isfinite(f.b_direct)) b_direct.push_back(f.b_direct);
+    b.push_back(f.b);
+    b_se.push_back(f.b_se);
+    if (pc.control) {
+      const CostFit& c = *pc.control;
+      if (!cost_fit_linear(c)) {
+        linear = false;
+        if (why.empty()) why = "control at placement " + std::to_string(pc.placement) + " not linear in n";
+      }
+      fp["control"] = to_json(c);
+      fp["b_loop"] = c.b;
+      fp["b_divergence"] = f.b - c.b;
+      fp["b_divergence_se"] = std::hypot(f.b_se, c.b_se);
+      loop.push_back(c.b);
+      loop_se.push_back(c.b_se);
+      excess.push_back(f.b - c.b);
+      excess_se.push_back(std::hypot(f.b_se, c.b_se));
+    }
+    per_placement.push_back(fp);
+  }
+  json j = json::object();
+  if (linear) {
+    j.update(cost_spread_json(div, "a", "b", "c", "r2"));
+    j["a_se"] = median(se_a);
+  } else {
+    for (const char* key : {"a", "b", "c", "r2"})
+      for (const char* suffix : {"", "_min", "_max"}) j[std::string(key) + suffix] = nullptr;
+    j["a_se"] = nullptr;
+    b.clear();  // the b split is published only where the fits are linear
+    loop.clear();
+    excess.clear();
+  }
+  j["linear_in_n"] = linear;
+  if (!linear) j["not_linear"] = why;
+  j["b_direct"] = b_direct.empty() ? json(nullptr) : json(median(b_direct));
+  put_spread(j, "b_cycles_per_path", b, b_se);
+  put_spread(j, "b_loop_cycles_per_path", loop.size() == fits.size() ? loop : std::vector<double>{}, loop_se);
+  put_spread(j, "b_divergence_cycles_per_path", excess.size() == fits.size() ? excess : std::vector<double>{},
+             excess_se);
+  j["placements"] = per_placement;
+  return j;
+}
+
+}  // namespace divbench

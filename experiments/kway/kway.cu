@@ -1,0 +1,171 @@
+// k-way divergence kernels (one instantiation per work body and code placement) and their launchers.
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "bodies/fma_chain.cuh"
+#include "bodies/fma_indep.cuh"
+#include "bodies/int_alu.cuh"
+#include "bodies/mem_divergent.cuh"
+#include "bodies/sfu.cuh"
+#include "divbench/cuda/check.hpp"
+#include "divbench/cuda/device_buffer.hpp"
+#include "timed_launch.cuh"
+#include "kway.cuh"
+
+namespace divbench {
+namespace {
+
+// Calls f(BodyType{}) for the body's type: the one place that maps the Body enum to body types.
+template <class F>
+decltype(auto) with_body(Body body, F&& f) {
+  switch (body) {
+    case Body::fma_chain: return f(bodies::FmaChain{});
+    case Body::fma_indep: return f(bodies::FmaIndep{});
+    case Body::int_alu: return f(bodies::IntAlu{});
+    case Body::sfu: return f(bodies::Sfu{});
+    case Body::mem_divergent: return f(bodies::MemDivergent{});
+  }
+  throw std::invalid_argument("unknown work body");
+}
+
+// The kernel of body B at placement `placement` (a run-time value mapped to the template argument):
+// the divergent kernel, or (Control) the no-divergence control.
+template <class B, bool Control, int P = 0>
+auto kernel_at(int placement) -> decltype(&kway::kway_kernel<B, 0>) {
+  if constexpr (P < kPlacements) {
+    if (placement == P) {
+      if constexpr (Control) return &kway::kway_control_kernel<B, P>;
+      else return &kway::kway_kernel<B, P>;
+    }
+    return kernel_at<B, Control, P + 1>(placement);
+  } else {
+    throw std::invalid_argument("kway: placement " + std::to_string(placement) + " outside 0.." +
+                                std::to_string(kPlacements - 1));
+  }
+}
+
+// The body's table on the current device: one copy per device, made on first use, kept for the run.
+const float* device_table(Body body) {
+  static std::map<std::pair<int, Body>, DeviceBuffer<float>> tables;
+  int dev = 0;
+  DIVBENCH_CUDA_CHECK(cudaGetDevice(&dev));
+  auto it = tables.find({dev, body});
+  if (it == tables.end()) it = tables.emplace(std::make_pair(dev, body), DeviceBuffer<float>(kway_body_table(body))).first;
+  return it->second.get();
+}
+
+}  // namespace
+
+const std::vector<float>& kway_body_table(Body body) {
+  static const std::vector<float> none;
+  static const std::vector<float> mem = bodies::MemDivergent::make_table(0x5eed7ab1eull);
+  return body == Body::mem_divergent ? mem : none;
+}
+
+KwayParams make_kway_params(Body body, int k, const LaneAssignment& lanes) {
+  if (k < 1 || k > kWarpLanes) throw std::invalid_argument("k must be in 1..32");
+  KwayParams p;
+  p.k = k;
+  for (int lane = 0; lane < kWarpLanes; ++lane) {
+    if (lanes.path_of_lane[lane] >= k) throw std::invalid_argument("lane path outside 0..k-1");
+    p.path_of_lane[lane] = lanes.path_of_lane[lane];
+    p.mask_of_path[p.path_of_lane[lane]] |= 1u << lane;
+  }
+  for (int q = 0; q < kWarpLanes; ++q) p.iters_of_path[q] = lanes.iters_of_path[q];
+  p.table_words = static_cast<std::uint32_t>(kway_body_table(body).size());
+  return p;
+}
+
+KwayParams make_kway_control_params(Body body, int k, std::uint32_t n) {
+  if (k < 1 || k > kWarpLanes) throw std::invalid_argument("k must be in 1..32");
+  KwayParams p;
+  p.k = k;
+  for (int lane = 0; lane < kWarpLanes; ++lane) p.path_of_lane[lane] = kControlPath;
+  p.mask_of_path[kControlPath % kWarpLanes] = 0xffffffffu;
+  p.iters_of_path[kControlPath % kWarpLanes] = n;
+  p.table_words = static_cast<std::uint32_t>(kway_body_table(body).size());
+  return p;
+}
+
+namespace {
+
+template <bool Control>
+TimedKernel timed_kernel(Body body, const KwayParams& params, int placement) {
+  return with_body(body, [&](auto b) {
+    using B = decltype(b);
+    std::function<KwayParams(KwayParams)> at_launch;
+    if (params.table_words != 0)
+      at_launch = [body](KwayParams p) {
+        p.table = device_table(body);
+        return p;
+      };
+    const std::string name = std::string(Control ? "kway_control<" : "kway<") + body_name(body) +
+                             "> k=" + std::to_string(params.k) + " placement " + std::to_string(placement);
+    return make_timed_kernel<KwayParams>(
+        name, placement, kernel_at<B, Control>(placement), params, at_launch,
+        [params, body](int lane) {
+          return Control ? kway_control_reference(body, params, lane) : kway_reference(body, params, lane);
+        },
+        B::tolerance);
+  });
+}
+
+}  // namespace
+
+TimedKernel kway_timed_kernel(Body body, const KwayParams& params, int placement) {
+  return timed_kernel<false>(body, params, placement);
+}
+
+TimedKernel kway_control_timed_kernel(Body body, const KwayParams& params, int placement) {
+  return timed_kernel<true>(body, params, placement);
+}
+
+namespace {
+
+// Lane `lane`'s reference under the body's host code: kway::reference (Control: control_reference).
+template <bool Control>
+float lane_reference(Body body, const KwayParams& p, int lane, const char* who) {
+  const std::vector<float>& table = kway_body_table(body);
+  if (table.size() != p.table_words) throw std::invalid_argument(std::string(who) + ": table_words does not match the body");
+  const float x0 = lane_seed(lane);
+  const int path = p.path_of_lane[lane];
+  return with_body(body, [&](auto b) {
+    using B = decltype(b);
+    if constexpr (Control) return kway::control_reference<B>(path, x0, p, table.data());
+    else return kway::reference<B>(path, x0, p, table.data());
+  });
+}
+
+}  // namespace
+
+float kway_reference(Body body, const KwayParams& p, int lane) {
+  return lane_reference<false>(body, p, lane, "kway_reference");
+}
+
+float kway_control_reference(Body body, const KwayParams& p, int lane) {
+  return lane_reference<true>(body, p, lane, "kway_control_reference");
+}
+
+std::string kway_kernel_needle(Body body, int placement, bool control) {
+  // The body's type name as the mangled name spells it (namespace divbench::bodies).
+  const char* camel = nullptr;
+  switch (body) {
+    case Body::fma_chain: camel = "FmaChain"; break;
+    case Body::fma_indep: camel = "FmaIndep"; break;
+    case Body::int_alu: camel = "IntAlu"; break;
+    case Body::sfu: camel = "Sfu"; break;
+    case Body::mem_divergent: camel = "MemDivergent"; break;
+  }
+  if (!camel) throw std::invalid_argument("unknown work body");
+  return std::string(control ? "19kway_control_kernelI" : "11kway_kernelI") + "NS_6bodies" +
+         std::to_string(std::string(camel).size()) + camel + "ELi" + std::to_string(placement) + "EE";
+}
+
+double kway_tolerance(Body body) {
+  return with_body(body, [](auto b) { return decltype(b)::tolerance; });
+}
+
+}  // namespace divbench

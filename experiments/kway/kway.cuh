@@ -1,0 +1,95 @@
+// The k-way divergent region, templated on the work body and the code placement. Included by
+// kway.cu (and by nothing that is timed differently), so every experiment times the same code.
+#pragma once
+
+#include "divbench/core/warp.hpp"
+#include "divbench/cuda/timing.cuh"
+#include "experiments/kway/launcher.hpp"
+
+namespace divbench::kway {
+
+// The divergent region: path classes run in turn, `if (path == q) { body; __syncwarp(mask_of_path[q]); }`
+// for q = 0..k-1. The loop over q is warp-uniform (k is a kernel argument) and is not unrolled, so
+// every path executes the same instructions at the same addresses: only the active lanes differ.
+// (Earlier we gave each path its own compiled copy; on the H200 the copies differed by code layout,
+// 27-29 cycles per iteration, which bent T(k). Body<0> for every path removes that confound; the
+// placements make the remaining dependence on layout a measured spread.)
+template <class Body>
+__device__ __forceinline__ float divergent_region(int path, float x, const KwayParams& p) {
+#pragma unroll 1
+  for (int q = 0; q < p.k; ++q) {
+    if (path == q) {
+      x = Body::template run<0>(x, p.iters_of_path[q], p.table, p.table_words);
+      __syncwarp(p.mask_of_path[q]);
+    }
+  }
+  return x;
+}
+
+// The no-divergence control: the same loop over k paths, in which every lane runs every path. Its
+// lanes sit on path kControlPath (32: `path != q` holds for every q < 32, so no branch diverges) and
+// run slot path & 31's body (iterations and __syncwarp mask: a full one) at each of the k steps. The
+// slot is loop-invariant as `path` is in divergent_region (where the compiler indexes the path's
+// parameters by path, since path == q inside the branch), so the two loops have the same shape:
+// one compare, the branch, two parameter loads, the body, the __syncwarp, the back branch; the SASS
+// check (tests/sass/test_kway_control_shapes.cpp) holds them equal at every placement. What the
+// control costs per path with n = 0 is the loop over paths; the divergent kernel's excess over it
+// is what divergence itself costs.
+template <class Body>
+__device__ __forceinline__ float control_region(int path, float x, const KwayParams& p) {
+  const int slot = path & (kWarpLanes - 1);
+#pragma unroll 1
+  for (int q = 0; q < p.k; ++q) {
+    if (path != q) {
+      x = Body::template run<0>(x, p.iters_of_path[slot], p.table, p.table_words);
+      __syncwarp(p.mask_of_path[slot]);
+    }
+  }
+  return x;
+}
+
+// One warp's timed region: the divergent loop, or (Control) the no-divergence control's.
+template <class Body, int Pad, bool Control>
+__device__ __forceinline__ void timed_kway_region(const KwayParams& p, RegionSample* samples, float* out) {
+  const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+  const unsigned warp = tid / 32u;
+  const int lane = static_cast<int>(threadIdx.x & 31u);
+  const int path = p.path_of_lane[lane];
+  float x = dev::placed<Pad>(lane_seed(lane), p.zero);
+  dev::RegionTimer timer;
+  timer.start();
+  if constexpr (Control) x = control_region<Body>(path, x, p);
+  else x = divergent_region<Body>(path, x, p);
+  timer.stop(samples ? samples + warp : nullptr, warp);
+  out[tid] = x;
+}
+
+template <class Body, int Pad>
+__global__ void kway_kernel(KwayParams p, RegionSample* samples, float* out) {
+  timed_kway_region<Body, Pad, false>(p, samples, out);
+}
+
+// The control kernel: the same placement filler and timer around control_region.
+template <class Body, int Pad>
+__global__ void kway_control_kernel(KwayParams p, RegionSample* samples, float* out) {
+  timed_kway_region<Body, Pad, true>(p, samples, out);
+}
+
+#ifndef __CUDACC_RTC__  // host side: NVRTC (tests/sass/nvrtc/) compiles the kernels only
+// Host reference of one lane: the same body, compiled for the host, for the lane's path.
+template <class Body>
+float reference(int path, float x, const KwayParams& p, const float* table) {
+  return Body::template run<0>(x, p.iters_of_path[path], table, p.table_words);
+}
+
+// Host reference of one lane of the control: the body of slot path & 31 at every step q != path.
+template <class Body>
+float control_reference(int path, float x, const KwayParams& p, const float* table) {
+  for (int q = 0; q < p.k; ++q)
+    if (path != q) x = Body::template run<0>(x, p.iters_of_path[path & (kWarpLanes - 1)], table, p.table_words);
+  return x;
+}
+
+#endif
+
+}  // namespace divbench::kway

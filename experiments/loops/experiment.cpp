@@ -1,0 +1,120 @@
+// --sweep loops: the loop-cost model's validation set measured (loops.cu and bodies.cuh here: loop bodies the
+// fit of its constants never sees). For every body and code placement, one warp per SM runs the
+// body's loop for n1 and for n2 iterations; a = (T(n2) - T(n1)) / (n2 - n1), the cycles per
+// iteration with everything outside the loop differenced away. `divbench kernels fit --cost C
+// --validation THIS` predicts each (body, placement) from its own SASS with the constants fitted on
+// C and writes validation[] into the constants document (docs/sass.md, "Out of sample").
+#include <algorithm>
+
+#include "divbench/core/errors.hpp"
+#include "experiments/loops/launcher.hpp"
+#include "divbench/summary/quality.hpp"
+#include "harness/config.hpp"
+#include "harness/experiment.hpp"
+#include "harness/timed_point.hpp"
+
+namespace divbench {
+namespace {
+
+struct LoopsConfig {
+  std::vector<std::string> bodies;
+  std::vector<std::uint32_t> ns;  // two iteration counts
+  std::vector<int> placements;
+  TimingConfig timing;
+};
+
+LoopsConfig parse(const RunOptions& o) {
+  LoopsConfig c;
+  c.bodies = validation_body_names();
+  c.ns = o.has("--n") ? o.ns : std::vector<std::uint32_t>{1000, 5000};
+  std::sort(c.ns.begin(), c.ns.end());
+  c.ns.erase(std::unique(c.ns.begin(), c.ns.end()), c.ns.end());
+  if (c.ns.size() != 2 || c.ns[0] == 0)
+    throw UsageError("--sweep loops: --n takes two different positive iteration counts (e.g. 1000,5000)");
+  c.placements = parse_placements(o, kPlacements);
+  c.timing = parse_timing(o, Body::fma_chain);
+  return c;
+}
+
+json to_json(const LoopsConfig& c) {
+  json j{{"axis", "body x placement x n"},
+         {"model", "a = (T(n2) - T(n1)) / (n2 - n1) per body and placement"},
+         {"bodies", c.bodies},
+         {"ns", c.ns},
+         {"placements", c.placements}};
+  j.update(to_json(c.timing));
+  return j;
+}
+
+std::vector<PointSpec> plan(const LoopsConfig& c, const DeviceRecord& dev) {
+  const int sm = dev.cc_major * 10 + dev.cc_minor;
+  const auto& built = validation_built_for();
+  if (std::find(built.begin(), built.end(), sm) == built.end())
+    throw UsageError("--sweep loops: the validation loops are built for sm_" +
+                     (built.empty() ? std::string("?") : std::to_string(built.front())) + " only, this device is sm_" +
+                     std::to_string(sm) + " (configure with -DDIVBENCH_VALIDATION_ARCHS=" + std::to_string(sm) + ")");
+  std::vector<PointSpec> pts;
+  const TimedRun run{c.timing, std::nullopt, false};
+  for (const auto& body : c.bodies)
+    for (int placement : c.placements)
+      for (std::uint32_t n : c.ns) {
+        const TimedKernel kernel = validation_timed_kernel(body, n, placement);
+        pts.push_back(PointSpec{{{"body", body}, {"placement", placement}, {"n", n}},
+                                "",
+                                [kernel, run, dev, n, body] {
+                                  PointResult r = run_timed_point(kernel, run, dev, 1);
+                                  r.point.extra["body"] = body;
+                                  r.point.extra["iters_per_path"] = n;
+                                  return r;
+                                },
+                                nullptr, nullptr});
+      }
+  return pts;
+}
+
+void finalize(const LoopsConfig& c, ResultRecord& r) {
+  json loops = json::array();
+  for (const auto& body : c.bodies)
+    for (int placement : c.placements) {
+      const TimedPoint* at[2] = {nullptr, nullptr};
+      for (const auto& p : r.points)
+        if (p.axes.value("body", "") == body && p.axes.value("placement", -1) == placement)
+          for (int i = 0; i < 2; ++i)
+            if (p.axes.value("n", 0u) == c.ns[static_cast<std::size_t>(i)]) at[i] = &p;
+      if (!at[0] || !at[1]) continue;
+      const double dn = static_cast<double>(c.ns[1]) - static_cast<double>(c.ns[0]);
+      loops.push_back(json{{"body", body},
+                           {"placement", placement},
+                           {"a", (at[1]->cycles.median - at[0]->cycles.median) / dn},
+                           {"n1", c.ns[0]},
+                           {"n2", c.ns[1]},
+                           {"t1", at[0]->cycles.median},
+                           {"t2", at[1]->cycles.median}});
+    }
+  r.summary["loops"] = loops;
+  add_quality_summary(r);
+}
+
+Experiment loops_experiment() {
+  ExperimentDef<LoopsConfig> d{"loops", {}, "sweep",
+                               "the loop-cost model's validation loops: a per body and code placement by differencing "
+                               "two iteration counts",
+                               parse, to_json, nullptr, plan, finalize, nullptr};
+  AxisSpec body("body", AxisType::string, "", "", "a validation loop body (experiments/loops/bodies.cuh)",
+                AxisLabel::bare);
+  AxisSpec placement = placement_axis();
+  placement.label = AxisLabel::keyed;
+  d.axes = {{body, [](const LoopsConfig& c) { return json(c.bodies); }},
+            {placement, [](const LoopsConfig& c) { return json(c.placements); }},
+            {n_axis("--n"), [](const LoopsConfig& c) { return json(c.ns); }}};
+  d.settings = {"--reps", "--warmup", "--sampling", "--no-samples"};
+  Experiment e = make_experiment<LoopsConfig>(d);
+  e.in_all = false;
+  return e;
+}
+
+}  // namespace
+
+DIVBENCH_REGISTER_EXPERIMENT(loops_experiment);
+
+}  // namespace divbench
