@@ -50,6 +50,14 @@ AxisSpec k_axis(const std::string& help = "divergent paths in the warp's region"
 AxisSpec placement_axis();  // --placements: the code placement of the timed kernels, labelled when several
 AxisSpec body_axis();       // --body: the work body (bare in labels)
 AxisSpec map_axis();        // --map: the lane-to-path map (bare in labels)
+
+// The values of a named axis: name(x) of each x in `values` ({Body::sfu} -> ["sfu"]).
+template <class T, class Name>
+json axis_names(const std::vector<T>& values, Name name) {
+  json j = json::array();
+  for (const T& x : values) j.push_back(name(x));
+  return j;
+}
 AxisSpec n_axis(const std::string& option);  // iterations per path ("--n", or "" where fixed)
 
 // Options every experiment takes: the selection, the device, the output and the counters (the harness

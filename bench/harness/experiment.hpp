@@ -95,6 +95,7 @@ struct ExperimentDef {
   std::vector<Axis> axes;
   std::vector<std::string> settings;           // the other options parse() reads ("--reps", "--body")
   std::vector<std::string> ignored_under_all;  // options it declares but leaves at its defaults under --all
+  bool in_all = true;  // run by --all; false for the validation sweeps that run alone
 };
 
 // The declared axes with the values of one configuration.
@@ -112,7 +113,7 @@ std::vector<PointSpec> with_declared_axes(const std::string& experiment, const s
 
 template <class Config>
 Experiment make_experiment(ExperimentDef<Config> d) {
-  Experiment e{d.name, d.aliases, d.kind, d.help, nullptr, true, d.settings, d.ignored_under_all};
+  Experiment e{d.name, d.aliases, d.kind, d.help, nullptr, d.in_all, d.settings, d.ignored_under_all};
   for (const auto& a : d.axes)
     if (!a.spec.option.empty()) e.options.push_back(a.spec.option);
   e.prepare = [d](const RunOptions& o) {

@@ -127,4 +127,15 @@ std::function<void()> launch_once(const TimedKernel& kernel) {
   };
 }
 
+PointSpec timed_point_spec(json axes, const TimedKernel& kernel, const TimedRun& run, const DeviceRecord& dev, double k,
+                           json extra, std::function<void()> once, std::function<void()> twin) {
+  return PointSpec{std::move(axes), "",
+                   [kernel, run, dev, k, extra = std::move(extra)] {
+                     PointResult r = run_timed_point(kernel, run, dev, k);
+                     r.point.extra.update(extra);
+                     return r;
+                   },
+                   std::move(once), std::move(twin)};
+}
+
 }  // namespace divbench

@@ -32,4 +32,9 @@ PointResult run_timed_point(const TimedKernel& kernel, const TimedRun& run, cons
 // One untimed launch of one warp, synchronized (what --metrics profiles).
 std::function<void()> launch_once(const TimedKernel& kernel);
 
+// The point of a timed experiment at coordinates `axes`: run_timed_point(kernel, run, dev, k), with
+// `extra` added to what the point records, and its --metrics launches (`once`, `twin`; none: null).
+PointSpec timed_point_spec(json axes, const TimedKernel& kernel, const TimedRun& run, const DeviceRecord& dev, double k,
+                           json extra, std::function<void()> once = nullptr, std::function<void()> twin = nullptr);
+
 }  // namespace divbench

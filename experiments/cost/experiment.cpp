@@ -107,17 +107,9 @@ std::vector<PointSpec> plan(const CostConfig& c, const DeviceRecord& dev) {
             const TimedKernel kernel =
                 control ? kway_control_timed_kernel(body, make_kway_control_params(body, k, n), placement)
                         : kway_timed_kernel(body, make_kway_params(body, k, lanes), placement);
-            pts.push_back(PointSpec{
-                {{"body", body_name(body)}, {"placement", placement}, {"n", n}, {"k", k}, {"region", region}},
-                "",
-                [kernel, run, dev, k, n, body, region] {
-                  PointResult r = run_timed_point(kernel, run, dev, k);
-                  r.point.extra["body"] = body_name(body);
-                  r.point.extra["iters_per_path"] = n;
-                  r.point.extra["region"] = region;
-                  return r;
-                },
-                nullptr, nullptr});
+            pts.push_back(timed_point_spec(
+                {{"body", body_name(body)}, {"placement", placement}, {"n", n}, {"k", k}, {"region", region}}, kernel,
+                run, dev, k, {{"body", body_name(body)}, {"iters_per_path", n}, {"region", region}}));
           }
         }
   }
@@ -220,12 +212,7 @@ Experiment cost_experiment() {
                               to_json, nullptr, plan, finalize, nullptr};
   AxisSpec placement = placement_axis();
   placement.label = AxisLabel::keyed;
-  d.axes = {{body_axis(),
-             [](const CostConfig& c) {
-               json b = json::array();
-               for (Body x : c.bodies) b.push_back(body_name(x));
-               return b;
-             }},
+  d.axes = {{body_axis(), [](const CostConfig& c) { return axis_names(c.bodies, body_name); }},
             {placement, [](const CostConfig& c) { return json(c.placements); }},
             {n_axis("--n"), [](const CostConfig& c) { return merged(c.ns, c.ns_memory); }},
             {k_axis(), [](const CostConfig& c) { return merged(c.ks, c.ks_memory); }},
@@ -234,9 +221,8 @@ Experiment cost_experiment() {
                       AxisLabel::bare),
              [](const CostConfig&) { return json::array({"divergent", "control"}); }}};
   d.settings = {"--reps", "--warmup", "--sampling", "--no-samples", "--loop-cost"};
-  Experiment e = make_experiment<CostConfig>(d);
-  e.in_all = false;
-  return e;
+  d.in_all = false;
+  return make_experiment<CostConfig>(d);
 }
 
 }  // namespace

@@ -63,15 +63,8 @@ std::vector<PointSpec> plan(const KwayConfig& c, const DeviceRecord& dev) {
       idle.iters_of_path.fill(0);
       const TimedKernel twin = kway_timed_kernel(c.work.body, make_kway_params(c.work.body, k, idle), placement);
       const TimedRun run{c.timing, std::nullopt, false};
-      const std::uint32_t serialized = lanes.total_iters();
-      pts.push_back(PointSpec{{{"placement", placement}, {"k", k}},
-                              "",
-                              [kernel, run, dev, k, serialized] {
-                                PointResult r = run_timed_point(kernel, run, dev, k);
-                                r.point.extra["serialized_iters"] = serialized;
-                                return r;
-                              },
-                              launch_once(kernel), launch_once(twin)});
+      pts.push_back(timed_point_spec({{"placement", placement}, {"k", k}}, kernel, run, dev, k,
+                                     {{"serialized_iters", lanes.total_iters()}}, launch_once(kernel), launch_once(twin)));
     }
   return pts;
 }

@@ -59,15 +59,8 @@ std::vector<PointSpec> plan(const LoopsConfig& c, const DeviceRecord& dev) {
     for (int placement : c.placements)
       for (std::uint32_t n : c.ns) {
         const TimedKernel kernel = validation_timed_kernel(body, n, placement);
-        pts.push_back(PointSpec{{{"body", body}, {"placement", placement}, {"n", n}},
-                                "",
-                                [kernel, run, dev, n, body] {
-                                  PointResult r = run_timed_point(kernel, run, dev, 1);
-                                  r.point.extra["body"] = body;
-                                  r.point.extra["iters_per_path"] = n;
-                                  return r;
-                                },
-                                nullptr, nullptr});
+        pts.push_back(timed_point_spec({{"body", body}, {"placement", placement}, {"n", n}}, kernel, run, dev, 1,
+                                       {{"body", body}, {"iters_per_path", n}}));
       }
   return pts;
 }
@@ -108,9 +101,8 @@ Experiment loops_experiment() {
             {placement, [](const LoopsConfig& c) { return json(c.placements); }},
             {n_axis("--n"), [](const LoopsConfig& c) { return json(c.ns); }}};
   d.settings = {"--reps", "--warmup", "--sampling", "--no-samples"};
-  Experiment e = make_experiment<LoopsConfig>(d);
-  e.in_all = false;
-  return e;
+  d.in_all = false;
+  return make_experiment<LoopsConfig>(d);
 }
 
 }  // namespace

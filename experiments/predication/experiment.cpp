@@ -95,27 +95,16 @@ std::vector<PointSpec> plan(const PredicationConfig& c, const DeviceRecord& dev)
         const TimedKernel kernel = predication_timed_kernel(v, arms, n, placement);
         const TimedRun run{c.timing, std::nullopt, false};
         const json loop = loop_json(facts, why_none, dev, v, arms, placement);
-        pts.push_back(PointSpec{{{"placement", placement},
-                                 {"variant", pred_variant_name(v)},
-                                 {"arms", pred_arms(v, arms)},
-                                 {"n", n}},
-                                "",
-                                [kernel, run, dev, v, arms, n, loop] {
-                                  PointResult r = run_timed_point(kernel, run, dev, pred_arms(v, arms));
-                                  r.point.extra["variant"] = pred_variant_name(v);
-                                  r.point.extra["arms"] = pred_arms(v, arms);
-                                  r.point.extra["iters_per_path"] = n;
-                                  r.point.extra["loops_per_iteration"] = pred_work_loops_per_iteration(v, arms);
-                                  r.point.extra["loop"] = loop;
-                                  return r;
-                                },
-                                // --metrics at the first placement only: a placement shifts the code, not
-                                // what the warp executes (the counters); the same kernel once and its
-                                // zero-work twin (n = 0)
-                                placement == c.placements.front() ? launch_once(kernel) : nullptr,
-                                placement == c.placements.front()
-                                    ? launch_once(predication_timed_kernel(v, arms, 0, placement))
-                                    : nullptr});
+        // --metrics at the first placement only: a placement shifts the code, not what the warp
+        // executes (the counters); the same kernel once and its zero-work twin (n = 0)
+        const bool profiled = placement == c.placements.front();
+        pts.push_back(timed_point_spec(
+            {{"placement", placement}, {"variant", pred_variant_name(v)}, {"arms", pred_arms(v, arms)}, {"n", n}}, kernel,
+            run, dev, pred_arms(v, arms),
+            {{"variant", pred_variant_name(v)}, {"arms", pred_arms(v, arms)}, {"iters_per_path", n},
+             {"loops_per_iteration", pred_work_loops_per_iteration(v, arms)}, {"loop", loop}},
+            profiled ? launch_once(kernel) : nullptr,
+            profiled ? launch_once(predication_timed_kernel(v, arms, 0, placement)) : nullptr));
       }
   return pts;
 }

@@ -60,19 +60,9 @@ std::vector<PointSpec> plan(const SamplingConfig& c, const DeviceRecord& dev) {
         for (Sampling mode : {Sampling::single, Sampling::warp_per_sm}) {
           TimedRun run{c.timing, std::nullopt, false};
           run.timing.sampling = mode;
-          pts.push_back(PointSpec{{{"body", body_name(body)},
-                                   {"map", lane_map_name(map)},
-                                   {"k", k},
-                                   {"sampling", sampling_name(mode)}},
-                                  "",
-                                  [kernel, run, dev, k, body, map, iters] {
-                                    PointResult r = run_timed_point(kernel, run, dev, k);
-                                    r.point.extra["body"] = body_name(body);
-                                    r.point.extra["map"] = lane_map_name(map);
-                                    r.point.extra["iters"] = iters;
-                                    return r;
-                                  },
-                                  nullptr, nullptr});
+          pts.push_back(timed_point_spec(
+              {{"body", body_name(body)}, {"map", lane_map_name(map)}, {"k", k}, {"sampling", sampling_name(mode)}},
+              kernel, run, dev, k, {{"body", body_name(body)}, {"map", lane_map_name(map)}, {"iters", iters}}));
         }
       }
   return pts;
@@ -152,26 +142,15 @@ Experiment sampling_experiment() {
   ExperimentDef<SamplingConfig> d{"sampling", {}, "sweep",
                                   "single vs warp-per-SM sampling: equal medians? (validates the default mode)",
                                   parse, to_json, nullptr, plan, finalize, nullptr};
-  d.axes = {{body_axis(),
-             [](const SamplingConfig& c) {
-               json b = json::array();
-               for (Body x : c.bodies) b.push_back(body_name(x));
-               return b;
-             }},
-            {map_axis(),
-             [](const SamplingConfig& c) {
-               json m = json::array();
-               for (LaneMap x : c.maps) m.push_back(lane_map_name(x));
-               return m;
-             }},
+  d.axes = {{body_axis(), [](const SamplingConfig& c) { return axis_names(c.bodies, body_name); }},
+            {map_axis(), [](const SamplingConfig& c) { return axis_names(c.maps, lane_map_name); }},
             {k_axis(), [](const SamplingConfig& c) { return json(c.ks); }},
             {{"sampling", AxisType::string, "", "",
               "how the point was sampled: one warp per launch or one warp on every SM", AxisLabel::bare},
              [](const SamplingConfig&) { return json{"single", "warp-per-sm"}; }}};
   d.settings = {"--iters", "--seed", "--reps", "--warmup", "--no-samples"};
-  Experiment e = make_experiment<SamplingConfig>(d);
-  e.in_all = false;
-  return e;
+  d.in_all = false;
+  return make_experiment<SamplingConfig>(d);
 }
 
 }  // namespace
