@@ -1,6 +1,7 @@
 // What the forward-progress probes share: which options they accept and how many launches they run.
 #pragma once
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -57,6 +58,22 @@ json repeat_launches(int launches, F one) {
   return runs;
 }
 
+// One probe point (a raw point): its checked launches (repeat_launches), then `record(runs, r)` fills
+// the point's JSON (r.raw) and its Google Benchmark counters from them; "launches" and "runs" are
+// added, and the point's wall time is what Google Benchmark reports.
+template <class One, class Record>
+PointResult probe_point(int launches, One one, Record record) {
+  const auto t0 = std::chrono::steady_clock::now();
+  PointResult r;
+  r.timed = false;
+  const json runs = repeat_launches(launches, one);
+  record(runs, r);
+  r.raw["launches"] = launches;
+  r.raw["runs"] = runs;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
 // Aggregates over those runs: did any run set a flag, all of them; the largest value of a count.
 inline bool any_run(const json& runs, const char* key) {
   return std::any_of(runs.begin(), runs.end(), [key](const json& r) { return r.at(key).get<bool>(); });
@@ -88,6 +105,19 @@ inline void require_independent_scheduling(const DeviceRecord& dev, const std::s
 
 inline json caps_json(const ProbeCaps& c) {
   return json{{"max_spins_per_wait", c.max_spins}, {"max_ns_per_launch", c.max_ns}};
+}
+
+// What every probe's Config holds (its own Config adds to it): the checked launches and the caps.
+struct ProbeConfig {
+  ProbeRuns runs;
+  ProbeCaps caps;
+};
+
+// What every probe's config records of its launches and caps.
+inline json probe_config_json(const ProbeConfig& c) {
+  json j = to_json(c.runs);
+  j["caps"] = caps_json(c.caps);
+  return j;
 }
 
 }  // namespace divbench

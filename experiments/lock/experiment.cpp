@@ -7,7 +7,6 @@
 // call sites, so the SASS facts cannot name them: group_side is null, and `form` keeps its meaning
 // here (the lock's code shape).
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <set>
 
@@ -109,19 +108,20 @@ json first_round_fields(const json& runs) {
   return j;
 }
 
-struct LockConfig {
-  ProbeRuns runs;
+struct LockConfig : ProbeConfig {
   std::uint32_t cs_iters = kCsIters;
-  ProbeCaps caps;
 };
 
-LockConfig parse(const RunOptions& o) { return LockConfig{probe_runs(o, kLaunches), kCsIters, {}}; }
+LockConfig parse(const RunOptions& o) {
+  LockConfig c;
+  c.runs = probe_runs(o, kLaunches);
+  return c;
+}
 
 json to_json(const LockConfig& c) {
   json j{{"forms", {"release_in_branch", "release_after_loop"}}};
-  j.update(to_json(c.runs));
+  j.update(probe_config_json(c));
   j["critical_section_iters"] = c.cs_iters;
-  j["caps"] = caps_json(c.caps);
   return j;
 }
 
@@ -130,23 +130,18 @@ std::vector<PointSpec> plan(const LockConfig& c, const DeviceRecord& dev) {
   std::vector<PointSpec> pts;
   for (LockForm f : {LockForm::release_in_branch, LockForm::release_after_loop}) {
     pts.push_back({{{"form", lock_form_name(f)}}, "", [f, c] {
-                     const auto t0 = std::chrono::steady_clock::now();
-                     PointResult r;
-                     r.timed = false;
-                     const json runs = repeat_launches(
-                         c.runs.launches, [f, &c] { return check_launch_result(run_lock_probe(f, c.cs_iters, c.caps), f); });
-                     const std::uint64_t served = min_run(runs, "lanes_served");
-                     const bool capped = any_run(runs, "cap_reached");
-                     r.raw = json{{"form", lock_form_name(f)},
-                                  {"launches", c.runs.launches},
-                                  {"completed", !capped && served == kWarpLanes},
-                                  {"lanes_served", served},
-                                  {"cap_reached", capped}};
-                     r.raw.update(first_round_fields(runs));
-                     r.raw["runs"] = runs;
-                     r.counters["lanes_served"] = static_cast<double>(served);
-                     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                     return r;
+                     return probe_point(
+                         c.runs.launches, [f, &c] { return check_launch_result(run_lock_probe(f, c.cs_iters, c.caps), f); },
+                         [f](const json& runs, PointResult& r) {
+                           const std::uint64_t served = min_run(runs, "lanes_served");
+                           const bool capped = any_run(runs, "cap_reached");
+                           r.raw = json{{"form", lock_form_name(f)},
+                                        {"completed", !capped && served == kWarpLanes},
+                                        {"lanes_served", served},
+                                        {"cap_reached", capped}};
+                           r.raw.update(first_round_fields(runs));
+                           r.counters["lanes_served"] = static_cast<double>(served);
+                         });
                    },
                    nullptr, nullptr});
   }

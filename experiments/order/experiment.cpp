@@ -10,7 +10,6 @@
 // address). finalize() fits the candidate order rules to the points (experiments/order/summary.hpp), says
 // whether ties go to the fall-through side or to the lower address (undecided unless a layout with
 // the taken side below was measured), and reports whether `first` held across the repeated launches.
-#include <chrono>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -32,12 +31,10 @@ namespace {
 constexpr int kLaunches = 9;  // odd: a majority always exists
 const std::vector<int> kGroupSizes{1, 2, 4, 8, 15, 16, 17, 24, 28, 31};
 
-struct OrderConfig {
-  ProbeRuns runs;
+struct OrderConfig : ProbeConfig {
   std::vector<int> group_sizes = kGroupSizes;
   std::vector<GroupPosition> positions = all_group_positions();
   std::vector<OrderForm> forms = all_order_forms();
-  ProbeCaps caps;
 };
 
 OrderConfig parse(const RunOptions& o) {
@@ -65,8 +62,7 @@ json to_json(const OrderConfig& c) {
       "then = order_arm<0>, else = order_arm<1> (distinct __noinline__ functions); the group takes the then arm "
       "(intended fall-through in bssy and warpsync, intended taken and at the lower address in bssy_backward) or "
       "the else arm";
-  j.update(to_json(c.runs));
-  j["caps"] = caps_json(c.caps);
+  j.update(probe_config_json(c));
   return j;
 }
 
@@ -100,6 +96,35 @@ json check_run(const OrderRun& run, std::uint32_t group, bool group_in_then) {
   return j;
 }
 
+// A point's fields from its checked launches: the order fields, what the kernel intends (side, form,
+// which side lies lower) and whether the SASS agrees.
+json point_fields(OrderForm form, int g, std::uint32_t group, bool in_then, const ProbeLayout& layout, const json& runs) {
+  // bssy_backward puts the then arm on the taken side (above the branch).
+  const bool then_taken = order_form_taken_below(form);
+  const std::string intended_side = in_then != then_taken ? "fallthrough" : "taken";
+  const std::string intended_form = order_form_reconvergence(form);
+  const bool intended_below = order_form_taken_below(form);
+  const auto side = group_side(layout, in_then);
+  const auto sass_form = reconvergence_form(layout);
+  const auto below = taken_below_fallthrough(layout);
+  json j = side_order_fields(group, side ? side : intended_side, sass_form ? sass_form : intended_form,
+                             combine_launches(runs));
+  j["group_size"] = g;
+  j["group_arm"] = in_then ? "then" : "else";
+  j["intended_group_side"] = intended_side;
+  j["intended_form"] = intended_form;
+  j["order_form"] = order_form_name(form);
+  j["intended_taken_below"] = intended_below;
+  j["layout"] = to_json(layout);
+  j["taken_below_matches_intent"] = below ? json(*below == intended_below) : json(nullptr);
+  j["layout_verified"] = side.has_value();
+  j["layout_matches_intent"] = side ? json(*side == intended_side) : json(nullptr);
+  j["form_matches_intent"] = sass_form ? json(*sass_form == intended_form) : json(nullptr);
+  j["cap_reached"] = any_run(runs, "cap_reached");
+  j["completed"] = !j["cap_reached"].get<bool>();
+  return j;
+}
+
 std::vector<PointSpec> plan(const OrderConfig& c, const DeviceRecord& dev) {
   std::vector<PointSpec> pts;
   for (OrderForm form : c.forms) {
@@ -113,42 +138,15 @@ std::vector<PointSpec> plan(const OrderConfig& c, const DeviceRecord& dev) {
                           {"group_arm", in_then ? "then" : "else"}},
                          "",
                          [c, form, g, pos, in_then, layout] {
-                           const auto t0 = std::chrono::steady_clock::now();
                            const std::uint32_t group = group_mask(g, pos);
                            const std::uint32_t then_mask = in_then ? group : ~group;
-                           const json runs = repeat_launches(c.runs.launches, [&] {
+                           const auto one = [&] {
                              return check_run(run_order_probe(form, then_mask, c.caps), group, in_then);
+                           };
+                           return probe_point(c.runs.launches, one, [&](const json& runs, PointResult& r) {
+                             r.raw = point_fields(form, g, group, in_then, layout, runs);
+                             r.counters["cycles_between"] = r.raw["cycles_between"].get<double>();
                            });
-                           // bssy_backward puts the then arm on the taken side (above the branch).
-                           const bool then_taken = order_form_taken_below(form);
-                           const std::string intended_side = in_then != then_taken ? "fallthrough" : "taken";
-                           const std::string intended_form = order_form_reconvergence(form);
-                           const bool intended_below = order_form_taken_below(form);
-                           const auto side = group_side(layout, in_then);
-                           const auto sass_form = reconvergence_form(layout);
-                           const auto below = taken_below_fallthrough(layout);
-                           PointResult r;
-                           r.timed = false;
-                           r.raw = side_order_fields(group, side ? side : intended_side,
-                                                     sass_form ? sass_form : intended_form, combine_launches(runs));
-                           r.raw["group_size"] = g;
-                           r.raw["group_arm"] = in_then ? "then" : "else";
-                           r.raw["intended_group_side"] = intended_side;
-                           r.raw["intended_form"] = intended_form;
-                           r.raw["order_form"] = order_form_name(form);
-                           r.raw["intended_taken_below"] = intended_below;
-                           r.raw["layout"] = to_json(layout);
-                           r.raw["taken_below_matches_intent"] = below ? json(*below == intended_below) : json(nullptr);
-                           r.raw["layout_verified"] = side.has_value();
-                           r.raw["layout_matches_intent"] = side ? json(*side == intended_side) : json(nullptr);
-                           r.raw["form_matches_intent"] = sass_form ? json(*sass_form == intended_form) : json(nullptr);
-                           r.raw["launches"] = c.runs.launches;
-                           r.raw["cap_reached"] = any_run(runs, "cap_reached");
-                           r.raw["completed"] = !r.raw["cap_reached"].get<bool>();
-                           r.raw["runs"] = runs;
-                           r.counters["cycles_between"] = r.raw["cycles_between"].get<double>();
-                           r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                           return r;
                          },
                          nullptr, nullptr});
         }

@@ -4,7 +4,6 @@
 // Which side entered first is recorded in the order probe's fields (group = the even lanes, the
 // `then` arm; its side and the reconvergence form from this binary's SASS).
 #include <algorithm>
-#include <chrono>
 
 #include "divbench/core/errors.hpp"
 #include "divbench/core/side_order.hpp"
@@ -53,19 +52,20 @@ json check_run(const PeerWaitRun& run) {
   return j;
 }
 
-struct PeerWaitConfig {
-  ProbeRuns runs;
+struct PeerWaitConfig : ProbeConfig {
   std::uint32_t rounds = kRounds;
-  ProbeCaps caps;
 };
 
-PeerWaitConfig parse(const RunOptions& o) { return PeerWaitConfig{probe_runs(o, kLaunches), kRounds, {}}; }
+PeerWaitConfig parse(const RunOptions& o) {
+  PeerWaitConfig c;
+  c.runs = probe_runs(o, kLaunches);
+  return c;
+}
 
 json to_json(const PeerWaitConfig& c) {
-  json j{{"rounds", c.rounds}};
-  j.update(to_json(c.runs));
+  json j = probe_config_json(c);
+  j["rounds"] = c.rounds;
   j["arms"] = "even lanes (then) vs odd lanes (else), distinct __noinline__ functions";
-  j["caps"] = caps_json(c.caps);
   return j;
 }
 
@@ -74,23 +74,18 @@ std::vector<PointSpec> plan(const PeerWaitConfig& c, const DeviceRecord& dev) {
   const ProbeLayout layout = probe_layout(dev, {{"peer_wait_kernel"}, "take_turnsILi0E", "take_turnsILi1E"});
   std::vector<PointSpec> pts;
   pts.push_back({{{"rounds", c.rounds}}, "", [c, layout] {
-                   const auto t0 = std::chrono::steady_clock::now();
-                   PointResult r;
-                   r.timed = false;
-                   const json runs = repeat_launches(c.runs.launches,
-                                                     [&c] { return check_run(run_peer_wait_probe(c.rounds, c.caps)); });
-                   const bool capped = any_run(runs, "cap_reached");
-                   r.raw = json{{"rounds", c.rounds},
-                                {"launches", c.runs.launches},
-                                {"completed", !capped},
-                                {"cap_reached", capped},
-                                {"max_spins_one_wait", max_run(runs, "max_spins_one_wait")},
-                                {"layout", to_json(layout)}};
-                   r.raw.update(side_order_fields(kEvenLanes, group_side(layout, true), reconvergence_form(layout),
-                                                  combine_launches(runs)));
-                   r.raw["runs"] = runs;
-                   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                   return r;
+                   return probe_point(
+                       c.runs.launches, [&c] { return check_run(run_peer_wait_probe(c.rounds, c.caps)); },
+                       [&c, &layout](const json& runs, PointResult& r) {
+                         const bool capped = any_run(runs, "cap_reached");
+                         r.raw = json{{"rounds", c.rounds},
+                                      {"completed", !capped},
+                                      {"cap_reached", capped},
+                                      {"max_spins_one_wait", max_run(runs, "max_spins_one_wait")},
+                                      {"layout", to_json(layout)}};
+                         r.raw.update(side_order_fields(kEvenLanes, group_side(layout, true), reconvergence_form(layout),
+                                                        combine_launches(runs)));
+                       });
                  },
                  nullptr, nullptr});
   return pts;

@@ -10,7 +10,6 @@
 // the order probe's fields (group = the producers).
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <future>
@@ -138,15 +137,14 @@ json check_run(const PcRun& run, std::uint32_t producers, bool producer_in_then,
   return j;
 }
 
-struct ProducerConsumerConfig {
-  ProbeRuns runs;
+struct ProducerConsumerConfig : ProbeConfig {
   std::vector<std::uint32_t> works = kWorks;
-  ProbeCaps caps = pc_caps();
 };
 
 ProducerConsumerConfig parse(const RunOptions& o) {
   ProducerConsumerConfig c;
   c.runs = probe_runs(o, kLaunches);
+  c.caps = pc_caps();
   return c;
 }
 
@@ -157,9 +155,8 @@ json to_json(const ProducerConsumerConfig& c) {
                             {"producer_lanes", mask_lanes(v.producers)},
                             {"consumer_lanes", mask_lanes(~v.producers)}});
   json j{{"works", c.works}, {"variants", variants}};
-  j.update(to_json(c.runs));
+  j.update(probe_config_json(c));
   j["arms"] = "then = pc_arm<0>, else = pc_arm<1> (distinct __noinline__ functions)";
-  j["caps"] = caps_json(c.caps);
   return j;
 }
 
@@ -176,33 +173,28 @@ std::vector<PointSpec> plan(const ProducerConsumerConfig& c, const DeviceRecord&
         pts.push_back({{{"variant", v.name}, {"producer_arm", in_then ? "then" : "else"}, {"work", w}},
                        "",
                        [in_then, w, c, layout, refs, producers, name] {
-                         const auto t0 = std::chrono::steady_clock::now();
-                         PointResult r;
-                         r.timed = false;
                          refs->prepare(producers, w);
-                         const json runs = repeat_launches(c.runs.launches, [&] {
+                         const auto one = [&] {
                            return check_run(run_producer_consumer_probe(in_then, producers, w, c.caps), producers,
                                             in_then, w, *refs);
+                         };
+                         return probe_point(c.runs.launches, one, [&](const json& runs, PointResult& r) {
+                           const auto side = group_side(layout, in_then);
+                           const bool capped = any_run(runs, "cap_reached");
+                           const std::uint64_t max_spins = max_run(runs, "max_consumer_spins");
+                           r.raw = json{{"variant", name},
+                                        {"producer_in_then", in_then},
+                                        {"producer_first", side ? json(*side == "fallthrough") : json(nullptr)},
+                                        {"layout", to_json(layout)},
+                                        {"work", w},
+                                        {"completed", !capped},
+                                        {"cap_reached", capped},
+                                        {"max_consumer_spins", max_spins},
+                                        {"producer_entered_first", all_runs(runs, "producer_entered_first")}};
+                           r.raw.update(side_order_fields(producers, side, reconvergence_form(layout),
+                                                          combine_launches(runs)));
+                           r.counters["max_consumer_spins"] = static_cast<double>(max_spins);
                          });
-                         const auto side = group_side(layout, in_then);
-                         const bool capped = any_run(runs, "cap_reached");
-                         const std::uint64_t max_spins = max_run(runs, "max_consumer_spins");
-                         r.raw = json{{"variant", name},
-                                      {"producer_in_then", in_then},
-                                      {"producer_first", side ? json(*side == "fallthrough") : json(nullptr)},
-                                      {"layout", to_json(layout)},
-                                      {"work", w},
-                                      {"launches", c.runs.launches},
-                                      {"completed", !capped},
-                                      {"cap_reached", capped},
-                                      {"max_consumer_spins", max_spins},
-                                      {"producer_entered_first", all_runs(runs, "producer_entered_first")}};
-                         r.raw.update(side_order_fields(producers, side, reconvergence_form(layout),
-                                                        combine_launches(runs)));
-                         r.raw["runs"] = runs;
-                         r.counters["max_consumer_spins"] = static_cast<double>(max_spins);
-                         r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                         return r;
                        },
                        nullptr, nullptr});
       }
