@@ -7,8 +7,9 @@ import functools
 import signal
 import sys
 import threading
+from pathlib import Path
 
-from divbench.jsonio import InputError, OutputError
+from divbench.jsonio import InputError, OutputError, write_json
 
 EXIT_BAD_INPUT = 2
 
@@ -36,6 +37,21 @@ def guarded(prog: str, body, *args) -> int:
         return body(*args)
     except (InputError, OutputError) as e:
         return fail(prog, e)
+
+
+def folder_report(prog: str, description: str, report, argv=None) -> int:
+    """The main of a report over one results folder, `PROG FOLDER [--out FILE]`: report(folder) returns
+    (doc, ok); doc is written to --out when given; exit 0 when ok, else 1 (bad input: 2, as guarded)."""
+    ap = ArgumentParser(prog=prog, description=description)
+    ap.add_argument("folder", type=Path)
+    ap.add_argument("--out", type=Path)
+
+    def run(args) -> int:
+        doc, ok = report(args.folder)
+        if args.out:
+            write_json(args.out, doc)
+        return 0 if ok else 1
+    return guarded(prog, run, ap.parse_args(argv))
 
 
 def tool_main(prog: str):
