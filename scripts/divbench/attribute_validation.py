@@ -27,7 +27,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from divbench.cli import folder_report, tool_main
+from divbench.cli import folder_report
 from divbench.jsonio import InputError, load_json, read_text
 
 SCHEMA = "divbench.attribute_validation/1"
@@ -212,9 +212,7 @@ def report(folder: Path) -> tuple[dict, bool]:
     return doc, ok
 
 
-@tool_main("attribute_validation")
-def main(argv=None) -> int:
-    return folder_report("attribute_validation", __doc__.splitlines()[0], report, argv)
+main = folder_report("attribute_validation", __doc__.splitlines()[0], report)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from divbench import quality
 from divbench import results as dr
-from divbench.cli import folder_report, tool_main
+from divbench.cli import folder_report
 from divbench.jsonio import InputError
 
 
@@ -104,9 +104,7 @@ def report(folder: Path) -> tuple[dict, bool]:
     return doc, ok
 
 
-@tool_main("disturbed_report")
-def main(argv=None) -> int:
-    return folder_report("disturbed_report", __doc__.splitlines()[0], report, argv)
+main = folder_report("disturbed_report", __doc__.splitlines()[0], report)
 
 
 if __name__ == "__main__":
