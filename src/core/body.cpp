@@ -17,10 +17,7 @@ constexpr BodyEntry kBodies[] = {
 
 }  // namespace
 
-const std::vector<Body>& all_bodies() {
-  static const std::vector<Body> v = table_values(kBodies);
-  return v;
-}
+const std::vector<Body>& all_bodies() { return table_values<kBodies>(); }
 
 const char* body_name(Body b) { return table_name(kBodies, b); }
 

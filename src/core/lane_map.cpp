@@ -19,10 +19,7 @@ constexpr MapEntry kMaps[] = {{LaneMap::modulo, "modulo"},
                               {LaneMap::unbalanced, "unbalanced"}};
 }  // namespace
 
-const std::vector<LaneMap>& all_lane_maps() {
-  static const std::vector<LaneMap> v = table_values(kMaps);
-  return v;
-}
+const std::vector<LaneMap>& all_lane_maps() { return table_values<kMaps>(); }
 
 const char* lane_map_name(LaneMap m) { return table_name(kMaps, m); }
 

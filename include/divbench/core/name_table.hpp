@@ -37,12 +37,15 @@ decltype(Entry::value) parse_table_name(const Entry (&table)[N], const std::stri
   throw UsageError(unknown + " '" + name + "' (valid: " + valid + ")");
 }
 
-// Every value, in table order.
-template <class Entry, std::size_t N>
-std::vector<decltype(Entry::value)> table_values(const Entry (&table)[N]) {
-  std::vector<decltype(Entry::value)> v;
-  for (const auto& e : table) v.push_back(e.value);
-  return v;
+// Every value of `Table` (a table with linkage), in table order; made once.
+template <const auto& Table>
+const auto& table_values() {
+  static const auto values = [] {
+    std::vector<decltype(Table[0].value)> v;
+    for (const auto& e : Table) v.push_back(e.value);
+    return v;
+  }();
+  return values;
 }
 
 }  // namespace divbench
