@@ -21,22 +21,26 @@ find_package(CUDAToolkit REQUIRED)
 #                         (fork boomanaiden154/spack, commit 3f9b0ae56138e720d4ad9a89ad24d3f0fc41fca8),
 #                         also TensorFlow's workspace2.bzl
 # The URLs are cache variables so a mirror or a local copy (file://...) can stand in; the hash cannot.
-set(DIVBENCH_DEP_benchmark_VERSION 1.7.1)
-set(DIVBENCH_DEP_benchmark_URL https://github.com/google/benchmark/archive/refs/tags/v1.7.1.tar.gz
-    CACHE STRING "Where to fetch benchmark from (a mirror or file:// path; the SHA256 is still checked)")
-set(DIVBENCH_DEP_benchmark_SHA256 6430e4092653380d9dc4ccb45a1e2dc9259d581f4866dc0759713126056bc1d7)
-set(DIVBENCH_DEP_nlohmann_json_VERSION 3.11.2)
-set(DIVBENCH_DEP_nlohmann_json_URL https://github.com/nlohmann/json/archive/v3.11.2.tar.gz
-    CACHE STRING "Where to fetch nlohmann_json from (a mirror or file:// path; the SHA256 is still checked)")
-set(DIVBENCH_DEP_nlohmann_json_SHA256 d69f9deb6a75e2580465c6c4c5111b89c4dc2fa94e3a85fcd2ffcd9a143d9273)
-set(DIVBENCH_DEP_CLI11_VERSION 2.1.2)
-set(DIVBENCH_DEP_CLI11_URL https://github.com/CLIUtils/CLI11/archive/v2.1.2.tar.gz
-    CACHE STRING "Where to fetch CLI11 from (a mirror or file:// path; the SHA256 is still checked)")
-set(DIVBENCH_DEP_CLI11_SHA256 26291377e892ba0e5b4972cdfd4a2ab3bf53af8dac1f4ea8fe0d1376b625c8cb)
-set(DIVBENCH_DEP_GTest_VERSION 1.12.1)
-set(DIVBENCH_DEP_GTest_URL https://github.com/google/googletest/archive/refs/tags/release-1.12.1.tar.gz
-    CACHE STRING "Where to fetch GTest from (a mirror or file:// path; the SHA256 is still checked)")
-set(DIVBENCH_DEP_GTest_SHA256 81964fe578e9bd7c94dfdb09c8e4d6e6759e19967e397dbea48d1c10e45d0df2)
+# divbench_pin(<fetch name> <version> <url> <sha256>) sets DIVBENCH_DEP_<name>_VERSION, _URL (a cache
+# variable) and _SHA256.
+macro(divbench_pin name version url sha256)
+  set(DIVBENCH_DEP_${name}_VERSION ${version})
+  set(DIVBENCH_DEP_${name}_URL ${url}
+      CACHE STRING "Where to fetch ${name} from (a mirror or file:// path; the SHA256 is still checked)")
+  set(DIVBENCH_DEP_${name}_SHA256 ${sha256})
+endmacro()
+divbench_pin(benchmark 1.7.1
+             https://github.com/google/benchmark/archive/refs/tags/v1.7.1.tar.gz
+             6430e4092653380d9dc4ccb45a1e2dc9259d581f4866dc0759713126056bc1d7)
+divbench_pin(nlohmann_json 3.11.2
+             https://github.com/nlohmann/json/archive/v3.11.2.tar.gz
+             d69f9deb6a75e2580465c6c4c5111b89c4dc2fa94e3a85fcd2ffcd9a143d9273)
+divbench_pin(CLI11 2.1.2
+             https://github.com/CLIUtils/CLI11/archive/v2.1.2.tar.gz
+             26291377e892ba0e5b4972cdfd4a2ab3bf53af8dac1f4ea8fe0d1376b625c8cb)
+divbench_pin(GTest 1.12.1
+             https://github.com/google/googletest/archive/refs/tags/release-1.12.1.tar.gz
+             81964fe578e9bd7c94dfdb09c8e4d6e6759e19967e397dbea48d1c10e45d0df2)
 
 # Options of the fetched projects: no tests, examples, docs or install rules of theirs.
 set(BENCHMARK_ENABLE_TESTING OFF CACHE BOOL "divbench: fetched benchmark without its tests")

@@ -1,6 +1,16 @@
-# Shared by the CLI test scripts (cmake -P): the verdict on one divbench run that should end with
-# exit code `code` and a stderr matching `pattern` — for a failure, on exactly one
-# "divbench: error: ..." line. Sets `out` to "" when the run is as expected, else to the reason.
+# Shared by the CLI test scripts (cmake -P).
+
+# divbench_cli_require(VAR...): stop with "pass -DVAR=..." when a -D variable the script needs is not set.
+function(divbench_cli_require)
+  foreach(v ${ARGN})
+    if(NOT ${v})
+      message(FATAL_ERROR "pass -D${v}=...")
+    endif()
+  endforeach()
+endfunction()
+
+# The verdict on one divbench run that should end with exit code `code` and a stderr matching `pattern`
+# — for a failure, on exactly one "divbench: error: ..." line. Sets `out` to "" when the run is as expected, else to the reason.
 function(divbench_cli_verdict out code pattern rc err)
   set(bad "")
   if(NOT rc EQUAL code)

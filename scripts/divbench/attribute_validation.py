@@ -27,8 +27,8 @@ import statistics
 import sys
 from pathlib import Path
 
-from divbench.cli import ArgumentParser, guarded, tool_main
-from divbench.jsonio import InputError, load_json, read_text, write_json
+from divbench.cli import folder_report
+from divbench.jsonio import InputError, load_json, read_text
 
 SCHEMA = "divbench.attribute_validation/1"
 GOALS = {"cycles_lost_rel_err": 0.10, "ncu_rel_diff": 0.01, "overhead_ratio": 3.0}
@@ -171,8 +171,7 @@ def timing(folder: Path) -> dict:
             "overhead_ratio_one_kernel": ms["thrust_one_kernel"] / med if "thrust_one_kernel" in ms else None}
 
 
-def run(args) -> int:
-    folder = args.folder
+def report(folder: Path) -> tuple[dict, bool]:
     if not folder.is_dir():
         raise InputError(f"{folder}: not a directory")
     kway = kway_checks(folder)
@@ -209,18 +208,11 @@ def run(args) -> int:
         print(f"lanes {r['kernel']}:{r['line']}: ok {r['ok']}")
     print(f"predication: ok {pred['ok']}; ncu: {len(diffs)} kernels, max rel diff {summary['max_ncu_rel_diff']}; "
           f"overhead {tm['overhead_ratio']:.1f}x (one kernel {tm['overhead_ratio_one_kernel']})")
-    if args.out:
-        write_json(args.out, doc)
     ok = summary["kway_ok"] and summary["lanes_ok"] and summary["predication_ok"] and summary["ncu_ok"]
-    return 0 if ok else 1
+    return doc, ok
 
 
-@tool_main("attribute_validation")
-def main(argv=None) -> int:
-    ap = ArgumentParser(prog="attribute_validation", description=__doc__.splitlines()[0])
-    ap.add_argument("folder", type=Path)
-    ap.add_argument("--out", type=Path)
-    return guarded("attribute_validation", run, ap.parse_args(argv))
+main = folder_report("attribute_validation", __doc__.splitlines()[0], report)
 
 
 if __name__ == "__main__":

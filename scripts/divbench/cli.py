@@ -7,8 +7,9 @@ import functools
 import signal
 import sys
 import threading
+from pathlib import Path
 
-from divbench.jsonio import InputError, OutputError
+from divbench.jsonio import InputError, OutputError, write_json
 
 EXIT_BAD_INPUT = 2
 
@@ -70,6 +71,25 @@ def tool_main(prog: str):
                     signal.signal(signal.SIGTERM, old)
         return guarded_main
     return wrap
+
+
+def folder_report(prog: str, description: str, report):
+    """The main(argv=None) of a report over one results folder, `PROG FOLDER [--out FILE]`, behind
+    tool_main: report(folder) returns (doc, ok); doc is written to --out when given; exit 0 when ok,
+    else 1 (bad input: one line, exit 2)."""
+    def run(args) -> int:
+        doc, ok = report(args.folder)
+        if args.out:
+            write_json(args.out, doc)
+        return 0 if ok else 1
+
+    @tool_main(prog)
+    def main(argv=None) -> int:
+        ap = ArgumentParser(prog=prog, description=description)
+        ap.add_argument("folder", type=Path)
+        ap.add_argument("--out", type=Path)
+        return guarded(prog, run, ap.parse_args(argv))
+    return main
 
 
 class _Terminated(BaseException):

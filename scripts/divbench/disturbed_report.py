@@ -17,8 +17,8 @@ from pathlib import Path
 
 from divbench import quality
 from divbench import results as dr
-from divbench.cli import ArgumentParser, guarded, tool_main
-from divbench.jsonio import InputError, write_json
+from divbench.cli import folder_report
+from divbench.jsonio import InputError
 
 
 def _rc(path: Path) -> int | None:
@@ -77,8 +77,7 @@ def case_summary(folder: Path, name: str, mode: str, s_quiet: float | None) -> d
     return out
 
 
-def run(args) -> int:
-    folder = args.folder
+def report(folder: Path) -> tuple[dict, bool]:
     if not folder.is_dir():
         raise InputError(f"{folder}: not a folder")
     crit = quality.load_criterion()
@@ -102,17 +101,10 @@ def run(args) -> int:
         print(f"disturbed: quiet: {q['runs']} runs, {len(q['runs_exit_4'])} exit 4, {len(q['runs_failed'])} failed; "
               f"{q['result_files']} files, {q['points_remeasured']} of {q['points']} points re-measured, "
               f"{len(q['files_untrustworthy_recomputed'])} judged untrustworthy on recomputation")
-    if args.out:
-        write_json(args.out, doc)
-    return 0 if ok else 1
+    return doc, ok
 
 
-@tool_main("disturbed_report")
-def main(argv=None) -> int:
-    ap = ArgumentParser(prog="disturbed_report", description=__doc__.splitlines()[0])
-    ap.add_argument("folder", type=Path)
-    ap.add_argument("--out", type=Path)
-    return guarded("disturbed_report", run, ap.parse_args(argv))
+main = folder_report("disturbed_report", __doc__.splitlines()[0], report)
 
 
 if __name__ == "__main__":

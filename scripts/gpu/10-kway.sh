@@ -8,12 +8,10 @@
 #   gate/              scripts/compare.py --gate on kway_default/kway_rerun (exit 0 expected; the
 #                      Mann-Whitney test on the raw samples) and on a copy of the rerun with every
 #                      sample and median scaled by 1.05 (exit 1 expected)
-set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
-G="${GPU_RESULTS:?set by scripts/run_on_gpu.sh}"
-mkdir -p "$G/gate"
 STAGE=kway
-source scripts/gpu/lib.sh
+# shellcheck source=scripts/gpu/lib.sh
+source "$(dirname "$0")/lib.sh"
+mkdir -p "$G/gate"
 
 t0=$(date +%s.%N)
 step kway_default "$DIVBENCH" --sweep k --out "$G/kway_default.json"

@@ -12,12 +12,10 @@
 #                   loop_cost.json (the constants the build carries and results/predicted/ come from) until
 #                   the predictions are regenerated from it (scripts/predict.sh)
 #   sampling.json   --sweep sampling: single vs warp-per-SM medians per body, map and k
-set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
-G="${GPU_RESULTS:?set by scripts/run_on_gpu.sh}"
-mkdir -p "$G"
 STAGE=accuracy
-source scripts/gpu/lib.sh
+# shellcheck source=scripts/gpu/lib.sh
+source "$(dirname "$0")/lib.sh"
+mkdir -p "$G"
 
 t0=$(date +%s.%N)
 step cost "$DIVBENCH" --sweep cost --placements 8 --no-samples --quiet --out "$G/cost.json"

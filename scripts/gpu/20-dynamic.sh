@@ -10,18 +10,16 @@
 # (the GPU GoogleTest suite, tests/gpu/test_dynamic_kernels.cpp included, runs in 05-tests.sh)
 # and appends one-line summaries to $RESULTS/summary.txt. Every spin in every kernel is capped
 # (<= 2 s per launch), so no step needs a host-side timeout; `timeout` below is only a backstop.
-set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
-H="${GPU_RESULTS:?set by scripts/run_on_gpu.sh}"
-mkdir -p "$H/all"
 STAGE=dynamic
-source scripts/gpu/lib.sh
+# shellcheck source=scripts/gpu/lib.sh
+source "$(dirname "$0")/lib.sh"
+mkdir -p "$G/all"
 
 # 1. The SASS facts of this very binary (probe arm layout, loops, clock bracketing), written next to
 # divbench at build time (`divbench kernels facts`, carried by prepare.sh): what --probe
 # producer-consumer reads to name the orders. The CPU self-check (tests/sass) already checked them.
 if [ -f "$BIN/kernel_facts.json" ]; then
-  cp "$BIN/kernel_facts.json" "$H/kernel_facts.json"
+  cp "$BIN/kernel_facts.json" "$G/kernel_facts.json"
   note "dynamic sass: kernel_facts.json of this binary copied"
 else
   note "dynamic sass: no kernel_facts.json next to $DIVBENCH (built without nvdisasm): probe layouts unknown"
@@ -29,10 +27,10 @@ fi
 
 # 2. The whole reproduction in one command: its wall time is part of the result.
 t0=$(date +%s.%N)
-step all timeout 300 "$DIVBENCH" --all --no-samples --out "$H/all/" 2>"$H/all/stderr.log"
+step all timeout 300 "$DIVBENCH" --all --no-samples --out "$G/all/" 2>"$G/all/stderr.log"
 t1=$(date +%s.%N)
 for f in predication occupancy lock peer_wait producer_consumer order; do
-  [ -f "$H/all/$f.json" ] && cp "$H/all/$f.json" "$H/$f.json"
+  [ -f "$G/all/$f.json" ] && cp "$G/all/$f.json" "$G/$f.json"
 done
 
 # 3. One k sweep per work body and per lane map (6 values of k, 201 launches each), every one at 8
@@ -43,13 +41,13 @@ for b in fma_chain fma_indep int_alu sfu mem_divergent; do
   iters=10000 placements=8
   [ "$b" = mem_divergent ] && iters=1000 placements=4   # ~0.5 us of dependent loads per iteration
   step "kway_$b" timeout 300 "$DIVBENCH" --sweep k --body "$b" --k "$KS" --iters "$iters" \
-    --placements "$placements" --no-samples --quiet --out "$H/kway_$b.json"
+    --placements "$placements" --no-samples --quiet --out "$G/kway_$b.json"
 done
 for m in contiguous permuted unbalanced; do
   step "kway_$m" timeout 300 "$DIVBENCH" --sweep k --map "$m" --k "$KS" --placements 8 --no-samples --quiet \
-    --out "$H/kway_$m.json"
+    --out "$G/kway_$m.json"
 done
 
 # 4. One-line summaries (compute-sanitizer runs in its own stage, 60-sanitizer.sh).
-python3 -m divbench.stage_summary dynamic "$H" "$t0" "$t1" >>"$RESULTS/summary.txt"
+python3 -m divbench.stage_summary dynamic "$G" "$t0" "$t1" >>"$RESULTS/summary.txt"
 exit $fail

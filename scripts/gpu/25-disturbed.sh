@@ -9,13 +9,11 @@
 #                       what the noise criterion alone catches), and the gate against the committed
 #                       results/h200/kway_default.json (.gate.txt)
 #   summary.json        python3 -m divbench.disturbed_report over the folder
-set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
-G="${GPU_RESULTS:?set by scripts/run_on_gpu.sh}"
+STAGE=disturbed
+# shellcheck source=scripts/gpu/lib.sh
+source "$(dirname "$0")/lib.sh"
 D="$G/disturbed"
 mkdir -p "$D/quiet" "$D/cases"
-STAGE=disturbed
-source scripts/gpu/lib.sh
 COTENANT="$BIN/divbench_cotenant"
 
 bash tests/gpu/disturbed_test.sh "$DIVBENCH" "$COTENANT" scripts >"$D/gpu_test.log" 2>&1

@@ -14,14 +14,12 @@
 #   timing.txt                wall milliseconds: the plain program (5 runs), each attribute call
 #   gpu_test.log              tests/attribute/gpu_test.sh (the ctest GPU test of attribute) on this GPU
 #   validation.json           python3 -m divbench.attribute_validation over the folder
-set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
-G="${GPU_RESULTS:?set by scripts/run_on_gpu.sh}"
+STAGE=attribute
+# shellcheck source=scripts/gpu/lib.sh
+source "$(dirname "$0")/lib.sh"
 A="$G/attribute"
 rm -rf "$A"
 mkdir -p "$A"
-STAGE=attribute
-source scripts/gpu/lib.sh
 T="$BIN/divbench_attribute_targets"
 TH="$BIN/divbench_attribute_thrust"
 : >"$A/timing.txt"

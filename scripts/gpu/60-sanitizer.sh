@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
 # Stage: compute-sanitizer (memcheck, racecheck, synccheck) over every dynamic kernel, small runs.
 # Last stage on purpose: the tools slow kernels down by large factors; each run has a timeout.
-set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
-H="${GPU_RESULTS:?set by scripts/run_on_gpu.sh}"
-mkdir -p "$H"
 STAGE=sanitizer
-source scripts/gpu/lib.sh
+# shellcheck source=scripts/gpu/lib.sh
+source "$(dirname "$0")/lib.sh"
+mkdir -p "$G"
 # compute-sanitizer over every kernel: small runs (2 launches, short work), each tool. A probe
 # that reaches its cap under a tool still exits 0 (and says so in its JSON); the tools' verdicts are
 # the "ERROR SUMMARY" lines.
@@ -22,7 +20,7 @@ sanitized() {  # sanitized CMD...: CMD's exit status, with divbench's 4 (timings
 }
 if command -v compute-sanitizer >/dev/null 2>&1; then
   for tool in memcheck racecheck synccheck; do
-    log="$H/sanitizer_$tool.log"
+    log="$G/sanitizer_$tool.log"
     : >"$log"
     step "sanitizer_$tool/all" sanitized timeout 150 compute-sanitizer --error-exitcode 86 --tool "$tool" \
       "$DIVBENCH" --all --reps 2 --warmup 1 --iters 200 --max-attempts 1 --quiet --out "$(mktemp -d)/" >>"$log" 2>&1

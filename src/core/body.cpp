@@ -1,12 +1,12 @@
 #include "divbench/core/body.hpp"
 
-#include "divbench/core/errors.hpp"
+#include "divbench/core/name_table.hpp"
 
 namespace divbench {
 namespace {
 
 struct BodyEntry {
-  Body body;
+  Body value;
   const char* name;
   bool memory;
 };
@@ -17,34 +17,15 @@ constexpr BodyEntry kBodies[] = {
 
 }  // namespace
 
-const std::vector<Body>& all_bodies() {
-  static const std::vector<Body> v = [] {
-    std::vector<Body> b;
-    for (const auto& e : kBodies) b.push_back(e.body);
-    return b;
-  }();
-  return v;
-}
+const std::vector<Body>& all_bodies() { return table_values<kBodies>(); }
 
-const char* body_name(Body b) {
-  for (const auto& e : kBodies)
-    if (e.body == b) return e.name;
-  return "?";
-}
+const char* body_name(Body b) { return table_name(kBodies, b); }
 
-Body parse_body(const std::string& name) {
-  std::string valid;
-  for (const auto& e : kBodies) {
-    if (name == e.name) return e.body;
-    valid += (valid.empty() ? "" : "|") + std::string(e.name);
-  }
-  throw UsageError("--body: unknown work body '" + name + "' (valid: " + valid + ")");
-}
+Body parse_body(const std::string& name) { return parse_table_name(kBodies, name, "--body: unknown work body"); }
 
 bool body_touches_memory(Body b) {
-  for (const auto& e : kBodies)
-    if (e.body == b) return e.memory;
-  return false;
+  const BodyEntry* e = table_entry(kBodies, b);
+  return e && e->memory;
 }
 
 }  // namespace divbench

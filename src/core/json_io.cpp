@@ -115,15 +115,7 @@ ReservedFile::~ReservedFile() {
 void ReservedFile::commit(const std::string& text) {
   if (fd_ < 0 || tmp_.empty()) throw std::logic_error("ReservedFile::commit: already committed");
   const std::string tmp = tmp_;
-  std::size_t off = 0;
-  while (off < text.size()) {
-    const ssize_t w = ::write(fd_, text.data() + off, text.size() - off);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      throw std::runtime_error("writing " + tmp + ": " + std::strerror(errno));
-    }
-    off += static_cast<std::size_t>(w);
-  }
+  if (!write_all(fd_, text)) throw std::runtime_error("writing " + tmp + ": " + std::strerror(errno));
   ::fchmod(fd_, 0644);
   const int fd = std::exchange(fd_, -1);
   const bool synced = detail::g_fsync(fd) == 0;

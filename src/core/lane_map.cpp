@@ -5,12 +5,12 @@
 #include <random>
 #include <stdexcept>
 
-#include "divbench/core/errors.hpp"
+#include "divbench/core/name_table.hpp"
 
 namespace divbench {
 namespace {
 struct MapEntry {
-  LaneMap map;
+  LaneMap value;
   const char* name;
 };
 constexpr MapEntry kMaps[] = {{LaneMap::modulo, "modulo"},
@@ -19,25 +19,11 @@ constexpr MapEntry kMaps[] = {{LaneMap::modulo, "modulo"},
                               {LaneMap::unbalanced, "unbalanced"}};
 }  // namespace
 
-const std::vector<LaneMap>& all_lane_maps() {
-  static const std::vector<LaneMap> v{LaneMap::modulo, LaneMap::contiguous, LaneMap::permuted, LaneMap::unbalanced};
-  return v;
-}
+const std::vector<LaneMap>& all_lane_maps() { return table_values<kMaps>(); }
 
-const char* lane_map_name(LaneMap m) {
-  for (const auto& e : kMaps)
-    if (e.map == m) return e.name;
-  return "?";
-}
+const char* lane_map_name(LaneMap m) { return table_name(kMaps, m); }
 
-LaneMap parse_lane_map(const std::string& name) {
-  std::string valid;
-  for (const auto& e : kMaps) {
-    if (name == e.name) return e.map;
-    valid += (valid.empty() ? "" : "|") + std::string(e.name);
-  }
-  throw UsageError("--map: unknown lane map '" + name + "' (valid: " + valid + ")");
-}
+LaneMap parse_lane_map(const std::string& name) { return parse_table_name(kMaps, name, "--map: unknown lane map"); }
 
 std::uint32_t LaneAssignment::total_iters() const {
   std::uint32_t s = 0;

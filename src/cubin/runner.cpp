@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "divbench/core/errors.hpp"
+#include "divbench/core/files.hpp"  // write_all
 #include "driver_api.hpp"
 
 namespace divbench::cubin {
@@ -221,16 +222,6 @@ TrialResult trial_from_json(const json& j) {
 }
 
 namespace {
-
-void write_all(int fd, const std::string& s) {
-  std::size_t off = 0;
-  while (off < s.size()) {
-    const ssize_t w = ::write(fd, s.data() + off, s.size() - off);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return;
-    off += static_cast<std::size_t>(w);
-  }
-}
 
 // The child: trials first..end in order, one JSON line each; stops after the first trial that did
 // not complete (its context may be unusable: the parent starts a fresh child for the rest).

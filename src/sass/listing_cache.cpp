@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
 
 #include <cstdint>
@@ -15,6 +14,7 @@
 #include <system_error>
 
 #include "divbench/core/errors.hpp"
+#include "divbench/core/files.hpp"  // write_all
 #include "divbench/core/json_io.hpp"  // path_is_writable
 
 namespace fs = std::filesystem;
@@ -124,15 +124,9 @@ ProcessResult run_listing(const std::vector<std::string>& argv, const std::strin
   const int fd = ::mkstemp(tmpl.data());
   if (fd < 0) return r;
   const std::string text = header_line(key, r.out.size()) + r.out;
-  std::size_t off = 0;
-  while (off < text.size()) {
-    const ssize_t w = ::write(fd, text.data() + off, text.size() - off);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) break;
-    off += static_cast<std::size_t>(w);
-  }
+  const bool written = write_all(fd, text);
   ::fchmod(fd, 0644);
-  const bool ok = ::close(fd) == 0 && off == text.size();
+  const bool ok = ::close(fd) == 0 && written;
   if (!ok || std::rename(tmpl.c_str(), path.c_str()) != 0) ::unlink(tmpl.c_str());
   return r;
 }

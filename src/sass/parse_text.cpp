@@ -37,35 +37,35 @@ std::uint64_t hex(const std::string& s) {
   return std::stoull(s.substr(i), nullptr, 16);
 }
 
-// `^\s*\.section\s+\.text\.([^,\s]+),` (a prefix of the line)
-std::optional<std::string> match_section(const std::string& l) {
+// `^\s*DIRECTIVE\s+PREFIX([^,\s]+),` (a prefix of the line): the name; `comma` is set to the index of
+// the comma after it.
+std::optional<std::string> match_directive_name(const std::string& l, const char* directive, const char* prefix,
+                                                std::size_t& comma) {
   std::size_t i = skip_space(l, 0);
-  if (!starts_at(l, i, ".section")) return std::nullopt;
-  i += 8;
+  if (!starts_at(l, i, directive)) return std::nullopt;
+  i += std::strlen(directive);
   const std::size_t ws = i;
   i = skip_space(l, i);
-  if (i == ws || !starts_at(l, i, ".text.")) return std::nullopt;
-  i += 6;
+  if (i == ws || !starts_at(l, i, prefix)) return std::nullopt;
+  i += std::strlen(prefix);
   const std::size_t a = i;
   while (i < l.size() && l[i] != ',' && !is_space(l[i])) ++i;
   if (i == a || i >= l.size() || l[i] != ',') return std::nullopt;
+  comma = i;
   return l.substr(a, i - a);
+}
+
+// `^\s*\.section\s+\.text\.([^,\s]+),` (a prefix of the line)
+std::optional<std::string> match_section(const std::string& l) {
+  std::size_t comma = 0;
+  return match_directive_name(l, ".section", ".text.", comma);
 }
 
 // `^\s*\.type\s+([^,\s]+),\s*@function` (a prefix of the line)
 std::optional<std::string> match_function_type(const std::string& l) {
-  std::size_t i = skip_space(l, 0);
-  if (!starts_at(l, i, ".type")) return std::nullopt;
-  i += 5;
-  const std::size_t ws = i;
-  i = skip_space(l, i);
-  if (i == ws) return std::nullopt;
-  const std::size_t a = i;
-  while (i < l.size() && l[i] != ',' && !is_space(l[i])) ++i;
-  if (i == a || i >= l.size() || l[i] != ',') return std::nullopt;
-  const std::string name = l.substr(a, i - a);
-  i = skip_space(l, i + 1);
-  if (!starts_at(l, i, "@function")) return std::nullopt;
+  std::size_t comma = 0;
+  auto name = match_directive_name(l, ".type", "", comma);
+  if (!name || !starts_at(l, skip_space(l, comma + 1), "@function")) return std::nullopt;
   return name;
 }
 

@@ -2,18 +2,14 @@
 # (exactly one byte differs, the report says the verification passed, the input is untouched).
 # Every refusal of `divbench flip` is a row of the bad-input suite (tests/badinput/cases.tsv).
 # Invoked by CTest with -DDIVBENCH=... -DCUBINS=<dir of flip cubins> -DWORK=<scratch dir>.
-foreach(v DIVBENCH CUBINS WORK)
-  if(NOT ${v})
-    message(FATAL_ERROR "pass -D${v}=...")
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../cli_expect.cmake)
+divbench_cli_require(DIVBENCH CUBINS WORK)
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 set(IN ${WORK}/in.cubin)
 file(COPY_FILE ${CUBINS}/flip_test.sm_90.cubin ${IN})
 file(SHA256 ${IN} in_hash)
 set(OUT ${WORK}/out.cubin)
-include(${CMAKE_CURRENT_LIST_DIR}/../cli_expect.cmake)
 
 # Selection by disassembly needs nvdisasm; CI installs it (scripts/deps/pip.txt) and requires it.
 execute_process(COMMAND ${DIVBENCH} flip patch --cubin ${IN} --function flip_test --match BSSY* --nth 0 --bits 72:2

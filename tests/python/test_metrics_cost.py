@@ -33,21 +33,23 @@ def test_has_metrics(capsys):
     assert capsys.readouterr().out == "0\n"
 
 
+def _refused(capsys, out: Path, all_s: str, all_metrics_s: str, *more: str,
+             results: Path = H200 / "all_metrics") -> str:
+    """`metrics_cost write` with these arguments: exit 2, one error line, nothing written; returns the line."""
+    assert metrics_cost.main(["write", "--all-s", all_s, "--all-metrics-s", all_metrics_s, *more,
+                              "--results", str(results), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and not out.exists()
+    return err
+
+
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys):
     out = tmp_path / "m.json"
-    assert metrics_cost.main(["write", "--all-s", "0", "--all-metrics-s", "1", "--results", str(H200 / "all_metrics"),
-                              "--out", str(out)]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "metrics_cost: error:" in err and not out.exists()
-    assert metrics_cost.main(["write", "--all-s", "1", "--all-metrics-s", "2", "--all-metrics-basic-s", "-1",
-                              "--results", str(H200 / "all_metrics"), "--out", str(out)]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "--all-metrics-basic-s -1" in err and not out.exists()
+    assert "metrics_cost: error:" in _refused(capsys, out, "0", "1")
+    assert "--all-metrics-basic-s -1" in _refused(capsys, out, "1", "2", "--all-metrics-basic-s", "-1")
     (tmp_path / "r").mkdir()
     (tmp_path / "r" / "x.json").write_text("[1]")
-    assert metrics_cost.main(["write", "--all-s", "1", "--all-metrics-s", "2", "--results", str(tmp_path / "r"),
-                              "--out", str(out)]) == 2
-    assert capsys.readouterr().err.count("\n") == 1 and not out.exists()
+    _refused(capsys, out, "1", "2", results=tmp_path / "r")
 
 
 def _with_replay(src: Path, dst: Path, replay: str, bump: str | None = None) -> Path:
@@ -117,16 +119,11 @@ def test_repeated_runs_give_medians_and_every_pair(tmp_path, capsys):
 
 def test_repeated_runs_must_pair_up(tmp_path, capsys):
     out = tmp_path / "m.json"
-    assert metrics_cost.main(["write", "--all-s", "8,9", "--all-metrics-s", "12", "--results", str(H200 / "all_metrics"),
-                              "--out", str(out)]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "as many of each" in err and not out.exists()
+    assert "as many of each" in _refused(capsys, out, "8,9", "12")
     with pytest.raises(SystemExit) as exit_:  # argparse's own one-line error
         metrics_cost.main(["write", "--all-s", "8,x", "--all-metrics-s", "12,13", "--results",
                            str(H200 / "all_metrics"), "--out", str(out)])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "invalid seconds value: '8,x'" in err and not out.exists()
-    assert metrics_cost.main(["write", "--all-s", "8,-1", "--all-metrics-s", "12,13", "--results",
-                              str(H200 / "all_metrics"), "--out", str(out)]) == 2
-    assert "--all-s 8,-1" in capsys.readouterr().err and not out.exists()
+    assert "--all-s 8,-1" in _refused(capsys, out, "8,-1", "12,13")

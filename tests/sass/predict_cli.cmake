@@ -3,12 +3,8 @@
 # cubin (experiments/kway/kway.cu: kway_kernel<FmaChain, 0>'s work loop is predicted, a_min <= a <= a_max),
 # both with the committed constants (results/h200/loop_cost.json); a regex that matches nothing is one
 # line, exit 2. Invoked by CTest with -DDIVBENCH=... -DCORPUS=<cubin> -DKWAY=<cubin> -DCONSTANTS=<json>.
-foreach(v DIVBENCH CORPUS KWAY CONSTANTS)
-  if(NOT ${v})
-    message(FATAL_ERROR "pass -D${v}=...")
-  endif()
-endforeach()
 include(${CMAKE_CURRENT_LIST_DIR}/../cli_expect.cmake)
+divbench_cli_require(DIVBENCH CORPUS KWAY CONSTANTS)
 
 function(predict out_var rc_var cubin regex)
   execute_process(COMMAND ${DIVBENCH} kernels predict --cubin ${cubin} --function ${regex} --json --constants ${CONSTANTS}

@@ -1,13 +1,9 @@
 # `divbench sass` and `divbench kernels` from the command line: a real cubin gives a divbench.sass/2
 # and a divbench.kernels/1 document. Every refusal (one line, exit 2) is a row of the bad-input suite
 # (tests/badinput/cases.tsv). Invoked by CTest with -DDIVBENCH=<path> -DCUBIN=<a cubin> -DWORK=<scratch dir>.
-foreach(v DIVBENCH CUBIN WORK)
-  if(NOT ${v})
-    message(FATAL_ERROR "pass -D${v}=...")
-  endif()
-endforeach()
-file(MAKE_DIRECTORY ${WORK})
 include(${CMAKE_CURRENT_LIST_DIR}/../cli_expect.cmake)
+divbench_cli_require(DIVBENCH CUBIN WORK)
+file(MAKE_DIRECTORY ${WORK})
 
 # The real thing, where nvdisasm is found: sets `doc` to the written file's text ("" when skipped or failed).
 function(real_run what out)

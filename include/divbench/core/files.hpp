@@ -18,6 +18,10 @@ inline constexpr std::uint64_t kMaxInputBytes = std::uint64_t(1) << 30;
 // FIFO is refused at once instead of waiting for a writer.
 std::string read_regular_file(const std::string& path, std::uint64_t max_bytes = kMaxInputBytes);
 
+// Writes all of `text` to `fd`, retrying on EINTR and short writes. False when a write fails or
+// writes nothing (errno then says why, for a failed write); the bytes before it are written.
+bool write_all(int fd, const std::string& text);
+
 // The first `n` bytes of `path` (fewer if the file is shorter): the same checks as read_regular_file
 // except the size bound, and only those bytes are read (a magic number is checked from them).
 std::string read_file_head(const std::string& path, std::size_t n);
