@@ -80,9 +80,7 @@ LockRun run_lock_probe(LockForm form, std::uint32_t cs_iters, const ProbeCaps& c
   else
     progress::lock_kernel<LockForm::release_after_loop>
         <<<1, kWarpLanes>>>(mem.words.get(), cs_iters, caps.max_spins, caps.max_ns, mem.lanes.get(), mem.sample.get());
-  check_launch("lock_kernel");
-  LockRun run;
-  const std::vector<std::uint32_t> w = mem.read_back(run);
+  auto [run, w] = mem.read_back<LockRun>("lock_kernel");
   run.lock_after = w[0];
   run.counter = w[1];
   return run;

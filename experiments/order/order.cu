@@ -77,10 +77,7 @@ OrderRun run_order_probe(OrderForm form, std::uint32_t then_mask, const ProbeCap
   else
     progress::order_kernel<true><<<1, kWarpLanes>>>(mem.words.get(), then_mask, caps.max_spins, caps.max_ns,
                                                      mem.lanes.get(), mem.sample.get());
-  check_launch("order_kernel");
-  OrderRun run;
-  mem.read_back(run);
-  return run;
+  return mem.read_back<OrderRun>("order_kernel").first;
 }
 #endif
 

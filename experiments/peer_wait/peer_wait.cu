@@ -58,9 +58,7 @@ PeerWaitRun run_peer_wait_probe(std::uint32_t rounds, const ProbeCaps& caps) {
   progress::ProbeBuffers<PeerWaitLane> mem(2);
   progress::peer_wait_kernel<<<1, kWarpLanes>>>(mem.words.get(), rounds, caps.max_spins, caps.max_ns, mem.lanes.get(),
                                                 mem.sample.get());
-  check_launch("peer_wait_kernel");
-  PeerWaitRun run;
-  const std::vector<std::uint32_t> w = mem.read_back(run);
+  auto [run, w] = mem.read_back<PeerWaitRun>("peer_wait_kernel");
   run.ping = w[0];
   run.pong = w[1];
   return run;

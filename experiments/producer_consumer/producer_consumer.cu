@@ -91,9 +91,7 @@ PcRun run_producer_consumer_probe(bool producer_in_then, std::uint32_t producers
   progress::ProbeBuffers<PcLane> mem(1 + kWarpLanes);
   progress::producer_consumer_kernel<<<1, kWarpLanes>>>(mem.words.get(), work, producers, producer_in_then ? 1 : 0,
                                                         caps.max_spins, caps.max_ns, mem.lanes.get(), mem.sample.get());
-  check_launch("producer_consumer_kernel");
-  PcRun run;
-  const std::vector<std::uint32_t> w = mem.read_back(run);
+  auto [run, w] = mem.read_back<PcRun>("producer_consumer_kernel");
   run.published = w[0];
   return run;
 }

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #ifndef __CUDACC_RTC__
 #include <vector>
 
@@ -39,13 +40,16 @@ struct ProbeBuffers {
   DeviceBuffer<RegionSample> sample{1, 0xff};
   explicit ProbeBuffers(std::size_t nwords) : words(nwords, 0) {}
 
-  // Synchronize (surfacing the launch's errors), then copy everything back.
+  // After the launch of `kernel`: check it, synchronize (surfacing its errors), then copy everything
+  // back: the lanes and the region sample into a Run, and the words.
   template <class Run>
-  std::vector<std::uint32_t> read_back(Run& run) const {
+  std::pair<Run, std::vector<std::uint32_t>> read_back(const char* kernel) const {
+    check_launch(kernel);
     DIVBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+    Run run;
     run.lanes = lanes.download();
     run.region = sample.download().at(0);
-    return words.download();
+    return {run, words.download()};
   }
 };
 
