@@ -113,6 +113,14 @@ struct ProbeConfig {
   ProbeCaps caps;
 };
 
+// A probe's Config as parsed: --reps as its checked launches (capped at `cap`), the rest its defaults.
+template <class Config>
+Config parse_probe_config(const RunOptions& o, int cap) {
+  Config c;
+  c.runs = probe_runs(o, cap);
+  return c;
+}
+
 // What every probe's config records of its launches and caps.
 inline json probe_config_json(const ProbeConfig& c) {
   json j = to_json(c.runs);

@@ -38,8 +38,7 @@ struct OrderConfig : ProbeConfig {
 };
 
 OrderConfig parse(const RunOptions& o) {
-  OrderConfig c;
-  c.runs = probe_runs(o, kLaunches);
+  auto c = parse_probe_config<OrderConfig>(o, kLaunches);
   c.caps.max_spins = 1u << 10;  // the flag is set before the launch: no lane should poll at all
   if (o.has("--k") && !o.all) {  // under --all, --k is the path counts of the sweeps
     for (int g : o.ks)

@@ -56,11 +56,7 @@ struct PeerWaitConfig : ProbeConfig {
   std::uint32_t rounds = kRounds;
 };
 
-PeerWaitConfig parse(const RunOptions& o) {
-  PeerWaitConfig c;
-  c.runs = probe_runs(o, kLaunches);
-  return c;
-}
+PeerWaitConfig parse(const RunOptions& o) { return parse_probe_config<PeerWaitConfig>(o, kLaunches); }
 
 json to_json(const PeerWaitConfig& c) {
   json j = probe_config_json(c);

@@ -142,8 +142,7 @@ struct ProducerConsumerConfig : ProbeConfig {
 };
 
 ProducerConsumerConfig parse(const RunOptions& o) {
-  ProducerConsumerConfig c;
-  c.runs = probe_runs(o, kLaunches);
+  auto c = parse_probe_config<ProducerConsumerConfig>(o, kLaunches);
   c.caps = pc_caps();
   return c;
 }
