@@ -3,6 +3,7 @@
   PYTHONPATH=scripts python3 -m divbench.stage_summary kway FILE T0 T1
   PYTHONPATH=scripts python3 -m divbench.stage_summary dynamic DIR T0 T1     (DIR: the GPU's results folder)
   PYTHONPATH=scripts python3 -m divbench.stage_summary bitflip T0 T1 FILE...
+  PYTHONPATH=scripts python3 -m divbench.stage_summary attribute VALIDATION    (attribute_validation's --out)
 T0/T1 are the stage's start and end (seconds since the epoch). Results are read with the package's one
 reader (results.load_result, jsonio.load_json). A stage file that is missing or malformed is reported on
 its own line (the other summaries still print): a stage summary never stops the GPU run."""
@@ -212,6 +213,13 @@ def bitflip(t0: float, t1: float, paths: list[str]) -> list[str]:
     return out
 
 
+def attribute(path: str) -> list[str]:
+    v = load_json(path)["summary"]
+    return [f"attribute: max_cycles_lost_rel_err {v['max_cycles_lost_rel_err']:.4f}, max_ncu_rel_diff "
+            f"{v['max_ncu_rel_diff']:.2e}, overhead_ratio {v['overhead_ratio']:.1f} (one kernel "
+            f"{v['overhead_ratio_one_kernel']:.1f}), lanes {v['lanes_ok']}, predication {v['predication_ok']}"]
+
+
 @tool_main("stage_summary")
 def main(argv=None) -> int:
     ap = ArgumentParser(prog="stage_summary", description=__doc__.splitlines()[0])
@@ -233,6 +241,8 @@ def main(argv=None) -> int:
     b.add_argument("t0", type=float)
     b.add_argument("t1", type=float)
     b.add_argument("files", nargs="+")
+    at = sub.add_parser("attribute")
+    at.add_argument("file")
     a = ap.parse_args(argv)
     try:
         if a.stage in ("kway", "kway_default"):
@@ -241,6 +251,8 @@ def main(argv=None) -> int:
             lines = accuracy(a.folder, a.t0, a.t1, a.t2)
         elif a.stage == "dynamic":
             lines = dynamic(a.folder, a.t0, a.t1)
+        elif a.stage == "attribute":
+            lines = attribute(a.file)
         else:
             lines = bitflip(a.t0, a.t1, a.files)
     except (InputError, KeyError, TypeError, ValueError) as e:

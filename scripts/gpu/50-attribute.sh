@@ -66,21 +66,12 @@ for r in 1 2; do
   step "ncu thrust $r" ncu --metrics smsp__inst_executed.sum,smsp__thread_inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio,smsp__sass_branch_targets_threads_divergent.sum \
     --csv --print-units base --print-kernel-base mangled --log-file "$A/thrust_ncu$([ $r = 2 ] && echo 2).csv" "$TH" >/dev/null
 done
-top=$(python3 -c "
-import json, sys
-d = json.load(open(sys.argv[1]))
-k = max(d['kernels'], key=lambda k: k['cycles_lost'])
-print(k['name'])" "$A/thrust.json" 2>/dev/null)
+top=$(python3 -m divbench.attribute_top "$A/thrust.json" 2>/dev/null)
 if [ -n "$top" ]; then
   step "attribute thrust one kernel" timed thrust_one_kernel "$DIVBENCH" attribute --quiet --kernel "^${top}\$" \
     --out "$A/thrust_one_kernel.json" -- "$TH" >/dev/null
 fi
 
 step "validation" python3 -m divbench.attribute_validation "$A" --out "$A/validation.json"
-python3 -c "
-import json, sys
-v = json.load(open(sys.argv[1]))['summary']
-print('attribute: max_cycles_lost_rel_err %.4f, max_ncu_rel_diff %.2e, overhead_ratio %.1f (one kernel %.1f), lanes %s, predication %s'
-      % (v['max_cycles_lost_rel_err'], v['max_ncu_rel_diff'], v['overhead_ratio'], v['overhead_ratio_one_kernel'],
-         v['lanes_ok'], v['predication_ok']))" "$A/validation.json" >>"$RESULTS/summary.txt" 2>&1 || fail=1
+python3 -m divbench.stage_summary attribute "$A/validation.json" >>"$RESULTS/summary.txt" 2>&1 || fail=1
 exit $fail

@@ -22,7 +22,8 @@ TOOLS = [  # (module, program name in its error line)
     ("divbench.stage_summary", "stage_summary"), ("divbench.study.driver", "study"),
     ("divbench.study.nvrtc_compile", "nvrtc_compile"), ("divbench.study.shards", "study_shards"), ("gather", "gather"),
     ("divbench.quality", "quality"), ("divbench.noise_levels", "noise_levels"),
-    ("divbench.disturbed_report", "disturbed_report"),
+    ("divbench.disturbed_report", "disturbed_report"), ("divbench.scaled_copy", "scaled_copy"),
+    ("divbench.attribute_top", "attribute_top"),
 ]
 
 

@@ -63,3 +63,8 @@ def test_accuracy_lines_keep_the_committed_cost_lines_and_show_the_split_and_unp
     assert "a=n/a [n/a, n/a] b=n/a" in mem and "not linear in n (placement 0: max relative residual 54)" in mem
     (chain,) = [line for line in out if "cost fma_chain" in line]
     assert chain.endswith("b_loop=160.0 [159.0, 161.5] b_divergence=19.3 [18.0, 20.0]")
+
+
+def test_attribute_line_matches_the_committed_run():
+    (line,) = stage_summary.attribute(str(H200 / "attribute" / "validation.json"))
+    assert line in committed_summary()
