@@ -7,7 +7,7 @@
 #   kway_<map>.json         the same for the contiguous, permuted and unbalanced lane maps
 #   kernel_facts.json       this binary's kernel facts (docs/sass.md), made at build time
 #   sanitizer_<tool>.log    compute-sanitizer memcheck/racecheck/synccheck over every kernel
-# (the GPU GoogleTest suite, tests/gpu/test_dynamic_kernels.cpp included, runs in 05-tests.sh)
+# (the GPU GoogleTest suite, the experiment folders' tests/gpu/ included, runs in 05-tests.sh)
 # and appends one-line summaries to $RESULTS/summary.txt. Every spin in every kernel is capped
 # (<= 2 s per launch), so no step needs a host-side timeout; `timeout` below is only a backstop.
 STAGE=dynamic

@@ -1,19 +1,21 @@
-// The timed-point runner on a real GPU with the k-way kernel: verified output, sane statistics,
-// linear cost, both sampling modes, every code placement.
+// The k-way kernel and the timed-point runner on a real GPU, small: every body and lane map verifies
+// against its host reference, the point is complete, the cost is linear in k, both sampling modes,
+// every code placement.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
+#include <stdexcept>
 
 #include "divbench/core/fit.hpp"
-#include "divbench/cuda/device_info.hpp"
-#include "gpu_fixture.hpp"
 #include "experiments/kway/launcher.hpp"
 #include "harness/timed_point.hpp"
+#include "tests/gpu/gpu_fixture.hpp"
 
-using namespace divbench;
-
+namespace divbench {
 namespace {
-using test::device;
+
+using namespace test;
 
 PointResult run_k(int k, LaneMap map = LaneMap::modulo, std::uint32_t iters = 500,
                   Sampling sampling = Sampling::single, int placement = 0, int reps = 21) {
@@ -24,7 +26,36 @@ PointResult run_k(int k, LaneMap map = LaneMap::modulo, std::uint32_t iters = 50
   run.timing.sampling = sampling;
   return run_timed_point(kway_timed_kernel(Body::fma_chain, p, placement), run, device(), k);
 }
-}  // namespace
+
+TEST(KwayBodies, EveryBodyVerifiesAtSeveralK) {
+  for (Body b : all_bodies())
+    for (int k : {1, 2, 7, 32}) {
+      SCOPED_TRACE(std::string(body_name(b)) + " k=" + std::to_string(k));
+      const PointResult r = run_small(small_kway_kernel(b, k, LaneMap::modulo), LaunchShape{2, 64, 0});  // throws on a mismatch
+      EXPECT_TRUE(r.point.extra["verified"].get<bool>());
+      EXPECT_EQ(r.point.launches, 3u);
+      EXPECT_GT(r.point.cycles.median, 0);
+    }
+}
+
+TEST(KwayBodies, BodiesDiffer) {
+  // Sanity of the references themselves: different bodies give different lane results.
+  const LaneAssignment lanes = assign_lanes(LaneMap::modulo, 2, 50, 7);
+  const KwayParams p = make_kway_params(Body::fma_chain, 2, lanes);
+  const float a = kway_reference(Body::fma_chain, p, 3);
+  EXPECT_NE(a, kway_reference(Body::fma_indep, p, 3));
+  EXPECT_NE(a, kway_reference(Body::int_alu, p, 3));
+  EXPECT_TRUE(std::isfinite(kway_reference(Body::sfu, p, 3)));
+  EXPECT_THROW(kway_reference(Body::mem_divergent, p, 3), std::invalid_argument);  // table_words of another body
+  EXPECT_TRUE(std::isfinite(kway_reference(Body::mem_divergent, make_kway_params(Body::mem_divergent, 2, lanes), 3)));
+}
+
+TEST(KwayMaps, EveryMapVerifies) {
+  for (LaneMap m : all_lane_maps()) {
+    SCOPED_TRACE(lane_map_name(m));
+    EXPECT_NO_THROW(run_small(small_kway_kernel(Body::fma_chain, 5, m), std::nullopt));
+  }
+}
 
 TEST(KwayGpu, DeviceInfoIsComplete) {
   const DeviceRecord& d = device();
@@ -89,3 +120,6 @@ TEST(KwayGpu, EveryPlacementVerifies) {
   }
   EXPECT_THROW(run_k(3, LaneMap::modulo, 200, Sampling::single, kPlacements, 5), std::invalid_argument);
 }
+
+}  // namespace
+}  // namespace divbench
