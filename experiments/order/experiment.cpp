@@ -51,10 +51,9 @@ OrderConfig parse(const RunOptions& o) {
 }
 
 json to_json(const OrderConfig& c) {
-  json pos = json::array(), forms = json::array();
-  for (auto p : c.positions) pos.push_back(group_position_name(p));
-  for (auto f : c.forms) forms.push_back(order_form_name(f));
-  json j{{"group_sizes", c.group_sizes}, {"positions", pos}, {"forms", forms}};
+  json j{{"group_sizes", c.group_sizes},
+         {"positions", axis_names(c.positions, group_position_name)},
+         {"forms", axis_names(c.forms, order_form_name)}};
   j["scattered_lanes"] = "the first g lanes of (" + std::to_string(kScatterStart) + " + " +
                          std::to_string(kScatterStride) + " i) mod 32, i = 0, 1, ...";
   j["arms"] =
@@ -188,9 +187,7 @@ std::vector<OrderObservation> observations(const json& pts, const std::string& f
   for (const auto& p : pts) {
     if (p["first"].is_null() || (!form.empty() && p["form"] != form)) continue;
     if (below && taken_below(p) != *below) continue;
-    std::uint32_t mask = 0;
-    for (int lane : p["group_lanes"]) mask |= 1u << lane;
-    obs.push_back({mask, 0xffffffffu, p["group_side"].get<std::string>(), p["first"].get<std::string>(), point_label(p),
+    obs.push_back({lanes_mask(p["group_lanes"]), 0xffffffffu, p["group_side"].get<std::string>(), p["first"].get<std::string>(), point_label(p),
                    taken_below(p)});
   }
   return obs;
@@ -241,8 +238,7 @@ void finalize(const OrderConfig&, ResultRecord& r) {
   std::set<std::uint32_t> fallthrough_masks;
   int below = 0;
   for (const auto& p : pts) {
-    std::uint32_t group = 0;
-    for (int lane : p["group_lanes"]) group |= 1u << lane;
+    const std::uint32_t group = lanes_mask(p["group_lanes"]);
     const std::uint32_t ft = p["group_side"] == "fallthrough" ? group : ~group;
     masks.insert({p.value("form", ""), taken_below(p), ft});
     fallthrough_masks.insert(ft);
@@ -261,19 +257,11 @@ Experiment order_experiment() {
       "where ties go",
       parse, to_json, nullptr, plan, finalize, [](const OrderConfig& c) { return probe_notes(c.runs); }};
   d.axes = {{{"form", AxisType::string, "", "", "the kernel: reconvergence form and layout (intended)", AxisLabel::bare},
-             [](const OrderConfig& c) {
-               json f = json::array();
-               for (auto x : c.forms) f.push_back(order_form_name(x));
-               return f;
-             }},
+             [](const OrderConfig& c) { return axis_names(c.forms, order_form_name); }},
             {{"group_size", AxisType::integer, "lanes", "--k", "lanes in the group", AxisLabel::keyed, "g"},
              [](const OrderConfig& c) { return json(c.group_sizes); }},
             {{"group_position", AxisType::string, "", "", "which lanes form the group", AxisLabel::bare},
-             [](const OrderConfig& c) {
-               json p = json::array();
-               for (auto x : c.positions) p.push_back(group_position_name(x));
-               return p;
-             }},
+             [](const OrderConfig& c) { return axis_names(c.positions, group_position_name); }},
             {{"group_arm", AxisType::string, "", "", "the branch arm the group takes (then or else)", AxisLabel::bare},
              [](const OrderConfig&) { return json{"then", "else"}; }}};
   d.settings = probe_settings();

@@ -216,9 +216,7 @@ json conclusion(const json& points) {
     by_variant_n[variant] += 1;
     by_variant_producer[variant] += pf;
     if (side.is_null()) continue;
-    std::uint32_t mask = 0;
-    for (int lane : p.at("group_lanes")) mask |= 1u << lane;
-    obs.push_back({mask, 0xffffffffu, side.get<std::string>(), first.get<std::string>(),
+    obs.push_back({lanes_mask(p.at("group_lanes")), 0xffffffffu, side.get<std::string>(), first.get<std::string>(),
                    variant + " " + side.get<std::string>() + " W=" + p.value("work", json(nullptr)).dump()});
   }
   std::string s = "the producer side entered first in " + std::to_string(producer_first) + " of " + std::to_string(n) +

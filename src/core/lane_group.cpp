@@ -41,6 +41,15 @@ std::vector<int> mask_lanes(std::uint32_t mask) {
   return v;
 }
 
+std::uint32_t lanes_mask(const std::vector<int>& lanes) {
+  std::uint32_t mask = 0;
+  for (int lane : lanes) {
+    if (lane < 0 || lane >= 32) throw std::invalid_argument("lanes_mask: lane " + std::to_string(lane) + " is not 0..31");
+    mask |= 1u << lane;
+  }
+  return mask;
+}
+
 int mask_size(std::uint32_t mask) { return static_cast<int>(mask_lanes(mask).size()); }
 
 bool mask_has_lane(std::uint32_t mask, int lane) { return lane >= 0 && lane < 32 && ((mask >> lane) & 1u) != 0; }

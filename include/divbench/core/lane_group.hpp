@@ -26,8 +26,9 @@ const char* group_position_name(GroupPosition p);
 // g in 1..31 (both sides of the branch non-empty); throws std::invalid_argument otherwise.
 std::uint32_t group_mask(int g, GroupPosition p);
 
-// Lanes of a mask, ascending.
+// Lanes of a mask, ascending; and the mask of a list of lanes (each 0..31).
 std::vector<int> mask_lanes(std::uint32_t mask);
+std::uint32_t lanes_mask(const std::vector<int>& lanes);
 int mask_size(std::uint32_t mask);
 bool mask_has_lane(std::uint32_t mask, int lane);
 // "low" when the mask is lanes 0..g-1, "high" when it is lanes 32-g..31, "scattered" otherwise
