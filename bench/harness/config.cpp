@@ -1,6 +1,7 @@
 #include "config.hpp"
 
 #include "divbench/core/errors.hpp"
+#include "divbench/core/warp.hpp"
 #include "divbench/kernels/timed_kernel.hpp"
 
 namespace divbench {
@@ -38,6 +39,13 @@ WorkConfig parse_work(const RunOptions& o) {
   w.iters = static_cast<std::uint32_t>(o.iters);
   w.seed = o.seed;
   return w;
+}
+
+std::vector<int> parse_path_counts(const RunOptions& o, bool use_given) {
+  if (use_given && o.has("--k")) return o.ks;
+  std::vector<int> ks;
+  for (int k = 1; k <= kWarpLanes; ++k) ks.push_back(k);
+  return ks;
 }
 
 std::vector<int> parse_placements(const RunOptions& o, int default_count) {

@@ -44,9 +44,7 @@ CostConfig parse(const RunOptions& o) {
   CostConfig c;
   if (o.has("--body") && !o.all) c.bodies = {parse_body(o.body)};
   else c.bodies = all_bodies();
-  if (o.has("--k") && !o.all) c.ks = o.ks;
-  else
-    for (int k = 1; k <= 32; ++k) c.ks.push_back(k);
+  c.ks = parse_path_counts(o, !o.all);
   c.ks_memory = o.has("--k") && !o.all ? o.ks : std::vector<int>{1, 2, 4, 8, 16, 32};
   c.ns = o.has("--n") ? o.ns : std::vector<std::uint32_t>{0, 1000, 3000, 10000};
   c.ns_memory = o.has("--n") ? o.ns : std::vector<std::uint32_t>{0, 100, 300, 1000};
@@ -68,13 +66,11 @@ bool memory_body(Body b) { return body_touches_memory(b); }
 Sampling sampling_of(const CostConfig& c, Body b) { return c.sampling_given ? c.timing.sampling : default_sampling(b); }
 
 json to_json(const CostConfig& c) {
-  json bodies = json::array();
-  for (Body b : c.bodies) bodies.push_back(body_name(b));
   json sampling = json::object();
   for (Body b : c.bodies) sampling[body_name(b)] = sampling_name(sampling_of(c, b));
   json j{{"axis", "k x n"},
          {"model", "T(k, n) = k * (a*n + b) + c, least squares per body, placement and region (divergent; control: no divergence)"},
-         {"bodies", bodies},
+         {"bodies", axis_names(c.bodies, body_name)},
          {"ks", c.ks},
          {"ns", c.ns},
          {"ks_memory_bodies", c.ks_memory},

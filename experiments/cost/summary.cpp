@@ -9,6 +9,7 @@
 
 #include "divbench/core/fit.hpp"
 #include "divbench/core/stats.hpp"
+#include "divbench/summary/spread.hpp"
 
 namespace divbench {
 
@@ -64,10 +65,7 @@ json cost_spread_json(const std::vector<CostFit>& fits, const char* a_key, const
   auto put = [&](const char* key, double CostFit::*field) {
     std::vector<double> v;
     for (const auto& f : fits) v.push_back(f.*field);
-    const Spread s = spread_of(v);
-    j[key] = s.median;
-    j[std::string(key) + "_min"] = s.min;
-    j[std::string(key) + "_max"] = s.max;
+    put_spread(j, key, v);
   };
   put(a_key, &CostFit::a);
   put(b_key, &CostFit::b);
@@ -84,18 +82,10 @@ bool cost_fit_linear(const CostFit& f) { return f.max_rel_residual <= kCostLinea
 
 namespace {
 
-// {"<key>": median, "<key>_min", "<key>_max", "<key>_se": median of the standard errors}; nulls when
-// `v` is empty.
-void put_spread(json& j, const std::string& key, const std::vector<double>& v, const std::vector<double>& se) {
-  if (v.empty()) {
-    for (const char* suffix : {"", "_min", "_max", "_se"}) j[key + suffix] = nullptr;
-    return;
-  }
-  const Spread s = spread_of(v);
-  j[key] = s.median;
-  j[key + "_min"] = s.min;
-  j[key + "_max"] = s.max;
-  j[key + "_se"] = median(se);
+// put_spread, and "<key>_se": the median of the standard errors (null when `v` is empty).
+void put_spread_se(json& j, const std::string& key, const std::vector<double>& v, const std::vector<double>& se) {
+  put_spread(j, key, v);
+  j[key + "_se"] = v.empty() ? json(nullptr) : json(median(se));
 }
 
 }  // namespace
@@ -145,8 +135,7 @@ json cost_body_json(const std::vector<PlacementCost>& fits) {
     j.update(cost_spread_json(div, "a", "b", "c", "r2"));
     j["a_se"] = median(se_a);
   } else {
-    for (const char* key : {"a", "b", "c", "r2"})
-      for (const char* suffix : {"", "_min", "_max"}) j[std::string(key) + suffix] = nullptr;
+    for (const char* key : {"a", "b", "c", "r2"}) put_spread(j, key, {});
     j["a_se"] = nullptr;
     b.clear();  // the b split is published only where the fits are linear
     loop.clear();
@@ -155,10 +144,10 @@ json cost_body_json(const std::vector<PlacementCost>& fits) {
   j["linear_in_n"] = linear;
   if (!linear) j["not_linear"] = why;
   j["b_direct"] = b_direct.empty() ? json(nullptr) : json(median(b_direct));
-  put_spread(j, "b_cycles_per_path", b, b_se);
-  put_spread(j, "b_loop_cycles_per_path", loop.size() == fits.size() ? loop : std::vector<double>{}, loop_se);
-  put_spread(j, "b_divergence_cycles_per_path", excess.size() == fits.size() ? excess : std::vector<double>{},
-             excess_se);
+  put_spread_se(j, "b_cycles_per_path", b, b_se);
+  put_spread_se(j, "b_loop_cycles_per_path", loop.size() == fits.size() ? loop : std::vector<double>{}, loop_se);
+  put_spread_se(j, "b_divergence_cycles_per_path", excess.size() == fits.size() ? excess : std::vector<double>{},
+                excess_se);
   j["placements"] = per_placement;
   return j;
 }

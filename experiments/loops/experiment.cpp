@@ -8,6 +8,7 @@
 
 #include "divbench/core/errors.hpp"
 #include "experiments/loops/launcher.hpp"
+#include "divbench/summary/iteration_cost.hpp"
 #include "divbench/summary/quality.hpp"
 #include "harness/config.hpp"
 #include "harness/experiment.hpp"
@@ -69,20 +70,13 @@ void finalize(const LoopsConfig& c, ResultRecord& r) {
   json loops = json::array();
   for (const auto& body : c.bodies)
     for (int placement : c.placements) {
-      const TimedPoint* at[2] = {nullptr, nullptr};
+      std::vector<const TimedPoint*> pts;
       for (const auto& p : r.points)
-        if (p.axes.value("body", "") == body && p.axes.value("placement", -1) == placement)
-          for (int i = 0; i < 2; ++i)
-            if (p.axes.value("n", 0u) == c.ns[static_cast<std::size_t>(i)]) at[i] = &p;
-      if (!at[0] || !at[1]) continue;
-      const double dn = static_cast<double>(c.ns[1]) - static_cast<double>(c.ns[0]);
-      loops.push_back(json{{"body", body},
-                           {"placement", placement},
-                           {"a", (at[1]->cycles.median - at[0]->cycles.median) / dn},
-                           {"n1", c.ns[0]},
-                           {"n2", c.ns[1]},
-                           {"t1", at[0]->cycles.median},
-                           {"t2", at[1]->cycles.median}});
+        if (p.axes.value("body", "") == body && p.axes.value("placement", -1) == placement) pts.push_back(&p);
+      if (const std::optional<IterationCost> a = iteration_cost(pts))
+        loops.push_back(json{{"body", body}, {"placement", placement}, {"a", a->c},
+                             {"n1", static_cast<std::uint32_t>(a->n1)}, {"n2", static_cast<std::uint32_t>(a->n2)},
+                             {"t1", a->t1}, {"t2", a->t2}});
     }
   r.summary["loops"] = loops;
   add_quality_summary(r);

@@ -7,8 +7,10 @@
 #include <tuple>
 
 #include "divbench/core/stats.hpp"
+#include "divbench/summary/iteration_cost.hpp"
 #include "divbench/summary/kway_fit.hpp"
 #include "divbench/summary/loop_shape.hpp"
+#include "divbench/summary/spread.hpp"
 
 namespace divbench {
 namespace {
@@ -19,10 +21,9 @@ struct Key {
   bool operator<(const Key& o) const { return std::tie(variant, arms) < std::tie(o.variant, o.arms); }
 };
 
-// One (variant, arms, placement): its per-iteration cost and what it came from.
-struct Cost {
-  double c = 0;
-  double n1 = 0, n2 = 0, t1 = 0, t2 = 0;
+// One (variant, arms, placement): its per-iteration cost (from the smallest and largest n) and the
+// loop's SASS shape recorded with the point.
+struct Cost : IterationCost {
   int loops = 1;
   std::optional<LoopShape> shape;
 };
@@ -30,37 +31,24 @@ struct Cost {
 using Costs = std::map<Key, std::map<int, Cost>>;  // key -> placement -> cost
 
 Costs per_iteration_costs(const ResultRecord& r) {
-  std::map<Key, std::map<int, std::map<double, const TimedPoint*>>> by;
-  for (const auto& p : r.points) {
-    if (!p.axes.contains("variant") || !p.axes.contains("n")) continue;
-    const Key k{p.axes["variant"].get<std::string>(), p.axes.value("arms", 0)};
-    by[k][placement_of(p)][p.axes["n"].get<double>()] = &p;
-  }
+  std::map<Key, std::map<int, std::vector<const TimedPoint*>>> by;
+  for (const auto& p : r.points)
+    if (p.axes.contains("variant") && p.axes.contains("n"))
+      by[Key{p.axes["variant"].get<std::string>(), p.axes.value("arms", 0)}][placement_of(p)].push_back(&p);
   Costs out;
   for (const auto& [key, placements] : by)
-    for (const auto& [placement, ns] : placements) {
-      if (ns.size() < 2) continue;
-      // The smallest and the largest n: two counts, the fixed costs cancel in the difference.
-      const auto& [n1, p1] = *ns.begin();
-      const auto& [n2, p2] = *ns.rbegin();
+    for (const auto& [placement, pts] : placements) {
+      const std::optional<IterationCost> ic = iteration_cost(pts);
+      if (!ic) continue;
       Cost c;
-      c.n1 = n1;
-      c.n2 = n2;
-      c.t1 = p1->cycles.median;
-      c.t2 = p2->cycles.median;
-      c.c = (c.t2 - c.t1) / (n2 - n1);
-      c.loops = p2->extra.value("loops_per_iteration", 1);
-      const json& loop = p2->extra.contains("loop") ? p2->extra["loop"] : json(nullptr);
+      static_cast<IterationCost&>(c) = *ic;
+      c.loops = ic->at_n2->extra.value("loops_per_iteration", 1);
+      const json& loop = ic->at_n2->extra.contains("loop") ? ic->at_n2->extra["loop"] : json(nullptr);
       if (loop.is_object() && loop.value("available", true) && loop.contains("instructions"))
         c.shape = loop_shape_from_json(loop);
       out[key][placement] = c;
     }
   return out;
-}
-
-json spread_json(const std::vector<double>& v) {
-  const Spread s = spread_of(v);
-  return json{{"median", s.median}, {"min", s.min}, {"max", s.max}, {"spread_rel", s.rel}};
 }
 
 // c of `num` over c of `den` at every placement both have.
@@ -80,11 +68,7 @@ std::vector<double> costs_of(const std::map<int, Cost>& m) {
 }
 
 void add_ratio(json& summary, const std::string& key, const std::vector<double>& ratios) {
-  if (ratios.empty()) return;
-  const Spread s = spread_of(ratios);
-  summary[key] = s.median;
-  summary[key + "_min"] = s.min;
-  summary[key + "_max"] = s.max;
+  if (!ratios.empty()) put_spread(summary, key, ratios);
 }
 
 json variant_row(const Key& key, const std::map<int, Cost>& costs, const std::map<int, Cost>* single) {

@@ -255,11 +255,7 @@ Experiment producer_consumer_experiment() {
       "both structural orders",
       parse, to_json, nullptr, plan, finalize, [](const ProducerConsumerConfig& c) { return probe_notes(c.runs); }};
   d.axes = {{{"variant", AxisType::string, "", "", "which lanes produce", AxisLabel::bare},
-             [](const ProducerConsumerConfig&) {
-               json v = json::array();
-               for (const auto& x : pc_variants()) v.push_back(x.name);
-               return v;
-             }},
+             [](const ProducerConsumerConfig&) { return axis_names(pc_variants(), [](const auto& v) { return v.name; }); }},
             {{"producer_arm", AxisType::string, "", "", "the branch arm the producers take (then or else)"},
              [](const ProducerConsumerConfig&) { return json{"then", "else"}; }},
             {{"work", AxisType::integer, "iterations", "", "the producers' work before they publish", AxisLabel::keyed,

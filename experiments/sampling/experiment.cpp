@@ -38,10 +38,8 @@ SamplingConfig parse(const RunOptions& o) {
 }
 
 json to_json(const SamplingConfig& c) {
-  json bodies = json::array(), maps = json::array();
-  for (Body b : c.bodies) bodies.push_back(body_name(b));
-  for (LaneMap m : c.maps) maps.push_back(lane_map_name(m));
-  json j{{"axis", "body x map x k x sampling"}, {"bodies", bodies}, {"maps", maps}, {"ks", c.ks},
+  json j{{"axis", "body x map x k x sampling"}, {"bodies", axis_names(c.bodies, body_name)},
+         {"maps", axis_names(c.maps, lane_map_name)}, {"ks", c.ks},
          {"iters", c.iters}, {"iters_memory_bodies", c.iters_memory}, {"seed", c.seed}};
   j.update(to_json(c.timing));
   j["sampling"] = {"single", "warp-per-sm"};
