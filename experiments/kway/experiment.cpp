@@ -62,6 +62,8 @@ std::vector<PointSpec> plan(const KwayConfig& c, const DeviceRecord& dev) {
       const TimedRun run{c.timing, std::nullopt, false};
       pts.push_back(timed_point_spec({{"placement", placement}, {"k", k}}, kernel, run, dev, k,
                                      {{"serialized_iters", lanes.total_iters()}}, launch_once(kernel), launch_once(twin)));
+      // The same launches as the occupancy sweep's at this k (placement 0): profiled once under --all.
+      pts.back().launch_key = kway_launch_key(c.work.body, c.work.map, k, c.work.iters, c.work.seed, placement);
     }
   return pts;
 }

@@ -37,6 +37,17 @@ struct KwayParams {
 // read a table). Throws std::invalid_argument for k outside 1..32 or a lane on a path >= k.
 KwayParams make_kway_params(Body body, int k, const LaneAssignment& lanes);
 
+// The key of a k-way point's metric launches: one warp of kway_timed_kernel(body, the params of
+// assign_lanes(map, k, iters, seed), placement) and its zero-work twin. Points with equal keys have the
+// same launches, in whichever experiment (the k sweep, the occupancy sweep): profiled once
+// (PointSpec::launch_key).
+inline std::string kway_launch_key(Body body, LaneMap map, int k, std::uint32_t iters, std::uint64_t seed,
+                                   int placement) {
+  return std::string("kway ") + body_name(body) + " " + lane_map_name(map) + " k=" + std::to_string(k) +
+         " iters=" + std::to_string(iters) + " seed=" + std::to_string(seed) + " placement=" +
+         std::to_string(placement) + ", one warp";
+}
+
 // The k-way kernel of `body` at code placement `placement` (0..kPlacements-1) as a TimedKernel.
 // Bodies that read a table get one device copy per device, made at the first launch.
 TimedKernel kway_timed_kernel(Body body, const KwayParams& p, int placement);

@@ -157,8 +157,9 @@ std::vector<PointSpec> plan(const OccupancyConfig& c, const DeviceRecord& dev) {
                               },
                               launch_once(kernel), launch_once(kernel_for(k, true)),
                               // The metric launches are one warp of kernel_for(k), whatever the residency:
-                              // the same launches at every residency, profiled once per k.
-                              "occupancy k=" + std::to_string(k) + ", one warp"});
+                              // the same launches at every residency, and the k sweep's at placement 0,
+                              // profiled once per k.
+                              kway_launch_key(c.work.body, c.work.map, k, c.work.iters, c.work.seed, 0)});
     }
   }
   return pts;

@@ -4,6 +4,10 @@
 // experiments/kway/schema.json).
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "experiments/kway/launcher.hpp"
+#include "harness/config.hpp"
 #include "tests/cpu/experiments/schema_documents.hpp"
 #include "tests/cpu/experiments/synthetic_points.hpp"
 
@@ -57,4 +61,21 @@ TEST(SchemaDocuments, KwayAtFourPlacementsWithSamples) {
   EXPECT_EQ(doc["summary"]["layout_placements"], 4);
   EXPECT_EQ(doc["points"][0]["samples"]["cycles"].size(), 8u);
   EXPECT_TRUE(doc.contains("harness"));
+}
+
+TEST(KwayPlan, MetricLaunchKeysNameTheLaunchAndPlacement) {
+  // No GPU needed: plan() only builds the launches. Each point's metric launches carry the key the
+  // occupancy sweep gives the same launches (placement 0), one key per (k, placement).
+  RunOptions o = synthetic::with({"--placements", "--k"});
+  o.sweep = "k";
+  o.placements = 2;
+  o.ks = {1, 32};
+  const std::vector<PointSpec> pts = find_experiment("kway", "sweep")->prepare(o).plan(synthetic_device());
+  ASSERT_EQ(pts.size(), 4u);
+  std::set<std::string> keys;
+  for (const auto& p : pts) keys.insert(p.launch_key);
+  EXPECT_EQ(keys.size(), 4u);
+  const WorkConfig w;  // the defaults the options leave in place
+  EXPECT_EQ(keys.count(kway_launch_key(w.body, w.map, 32, w.iters, w.seed, 0)), 1u);
+  EXPECT_EQ(keys.count(kway_launch_key(w.body, w.map, 1, w.iters, w.seed, 4)), 1u);
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "divbench/cuda/occupancy.hpp"
 #include "experiments/occupancy/launcher.hpp"
@@ -70,6 +71,20 @@ TEST(OccupancyGpu, SweepPinsEverySmAndCorrectsForLaunchOverhead) {
   EXPECT_EQ(waves, 2);
   EXPECT_GT(s["penalty_min"].get<double>(), 1.0);
   EXPECT_GT(s["launch_overhead_ms"].get<double>(), 0);
+}
+
+TEST(OccupancyGpu, MetricLaunchesAreTheKSweepsAtPlacementZero) {
+  // Under --all the occupancy points' metric launches (one warp of the k-way kernel at k = 1 and 32)
+  // are the k sweep's at placement 0: equal launch keys, so the run profiles them once.
+  RunOptions o;
+  o.sweep = "k";
+  const std::vector<PointSpec> kway = find_experiment("kway", "sweep")->prepare(o).plan(device());
+  o.sweep = "occupancy";
+  const std::vector<PointSpec> occupancy = find_experiment("occupancy", "sweep")->prepare(o).plan(device());
+  std::set<std::string> keys;
+  for (const auto& p : kway) keys.insert(p.launch_key);
+  ASSERT_FALSE(occupancy.empty());
+  for (const auto& p : occupancy) EXPECT_EQ(keys.count(p.launch_key), 1u) << p.launch_key;
 }
 
 }  // namespace
