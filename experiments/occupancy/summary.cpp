@@ -4,7 +4,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "divbench/core/stats.hpp"
+#include "divbench/summary/spread.hpp"
 
 namespace divbench {
 namespace {
@@ -135,10 +135,7 @@ void add_occupancy_summary(ResultRecord& r, double min_share) {
   test << "median warp region time x waves >= " << min_share
        << " x (kernel event time - empty kernel event time, same launch shape)";
   s["steady_state_test"] = test.str();
-  const Spread o = spread_of(overheads);
-  s["launch_overhead_ms"] = o.median;
-  s["launch_overhead_ms_min"] = o.min;
-  s["launch_overhead_ms_max"] = o.max;
+  put_spread(s, "launch_overhead_ms", overheads);
   if (!series.empty()) s["series"] = series;
   if (!left_out.empty()) s["shapes_without_penalty"] = left_out;
 }
