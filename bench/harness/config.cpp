@@ -41,8 +41,7 @@ WorkConfig parse_work(const RunOptions& o) {
   return w;
 }
 
-std::vector<int> parse_path_counts(const RunOptions& o, bool use_given) {
-  if (use_given && o.has("--k")) return o.ks;
+std::vector<int> all_path_counts() {
   std::vector<int> ks;
   for (int k = 1; k <= kWarpLanes; ++k) ks.push_back(k);
   return ks;

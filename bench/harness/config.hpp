@@ -48,7 +48,7 @@ WorkConfig parse_work(const RunOptions& o);
 // 1 -> {0}, 2 -> {0, 4}, 4 -> {0, 2, 4, 6}, 8 -> {0, .., 7}; N in 1..kPlacements.
 std::vector<int> parse_placements(const RunOptions& o, int default_count);
 
-// The path counts of a k sweep: --k's list when given (and `use_given`), else k = 1..32.
-std::vector<int> parse_path_counts(const RunOptions& o, bool use_given = true);
+// Every path count of a warp, k = 1..32: a k sweep's default list.
+std::vector<int> all_path_counts();
 
 }  // namespace divbench

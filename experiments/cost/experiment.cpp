@@ -44,7 +44,7 @@ CostConfig parse(const RunOptions& o) {
   CostConfig c;
   if (o.has("--body") && !o.all) c.bodies = {parse_body(o.body)};
   else c.bodies = all_bodies();
-  c.ks = parse_path_counts(o, !o.all);
+  c.ks = o.has("--k") && !o.all ? o.ks : all_path_counts();
   c.ks_memory = o.has("--k") && !o.all ? o.ks : std::vector<int>{1, 2, 4, 8, 16, 32};
   c.ns = o.has("--n") ? o.ns : std::vector<std::uint32_t>{0, 1000, 3000, 10000};
   c.ns_memory = o.has("--n") ? o.ns : std::vector<std::uint32_t>{0, 100, 300, 1000};

@@ -25,7 +25,7 @@ KwayConfig parse(const RunOptions& o) {
   c.timing = parse_timing(o, c.work.body);
   c.placements = parse_placements(o, 1);
   c.metrics = o.metrics;
-  c.ks = o.ks.empty() ? parse_path_counts(o, false) : o.ks;
+  c.ks = o.ks.empty() ? all_path_counts() : o.ks;
   if (c.ks.size() < 2) throw UsageError("--sweep k needs at least two values of k to fit T(k)");
   return c;
 }

@@ -40,9 +40,7 @@ Costs per_iteration_costs(const ResultRecord& r) {
     for (const auto& [placement, pts] : placements) {
       const std::optional<IterationCost> ic = iteration_cost(pts);
       if (!ic) continue;
-      Cost c;
-      static_cast<IterationCost&>(c) = *ic;
-      c.loops = ic->at_n2->extra.value("loops_per_iteration", 1);
+      Cost c{*ic, ic->at_n2->extra.value("loops_per_iteration", 1), std::nullopt};
       const json& loop = ic->at_n2->extra.contains("loop") ? ic->at_n2->extra["loop"] : json(nullptr);
       if (loop.is_object() && loop.value("available", true) && loop.contains("instructions"))
         c.shape = loop_shape_from_json(loop);
