@@ -3,7 +3,8 @@
 #   local_cluster.sh start DIR  install slurm-wlm and munge when missing (install.sh); write DIR/slurm.conf
 #                               (one node: this host at 127.0.0.1 with its CPUs, no GRES; free ports on
 #                               127.0.0.1); start munged, slurmctld and slurmd with every file under DIR
-#                               (no systemd, nothing under /etc or /run); wait until the node is idle.
+#                               (no systemd, nothing under /etc or /run; munged's files in /tmp when a
+#                               folder above DIR is not traversable by all); wait until the node is idle.
 #                               Prints `export SLURM_CONF=DIR/slurm.conf` on stdout.
 #   local_cluster.sh stop DIR   cancel every job, stop the daemons `start` started (by the pids in
 #                               DIR/pids), then check that no process of this cluster is left (daemons and
@@ -23,6 +24,21 @@ dir="$(cd "$2" && pwd)"
 conf="$dir/slurm.conf"
 node="$(hostname -s)"
 marker="DIVBENCH_SLURM_CLUSTER=$dir"
+# munged refuses a socket below a folder that not everyone may traverse (a checkout in `mktemp -d`,
+# mode 700, is one). Its files go in DIR/munge when every folder above DIR is traversable by all, else
+# in a folder of /tmp named after DIR (the same for start and stop), removed by stop.
+traversable_by_all() {  # PATH: every folder from / down to PATH has execute permission for others
+  local p="$1"
+  while [ "$p" != "/" ] && [ -n "$p" ]; do
+    [ "$(( 0$(stat -c %a "$p") & 1 ))" -eq 1 ] || return 1
+    p="$(dirname "$p")"
+  done
+}
+if traversable_by_all "$(dirname "$dir")"; then
+  mdir="$dir/munge"
+else
+  mdir="/tmp/divbench-munge-$(printf %s "$dir" | cksum | cut -d' ' -f1)"
+fi
 export SLURM_CONF="$conf"
 PATH="$PATH:/usr/sbin:/sbin"
 
@@ -101,6 +117,7 @@ stop_cluster() {
     sleep 0.5
   done
   rm -f "$dir/pids"
+  [ "$mdir" = "$dir/munge" ] || rm -rf "$mdir"
   [ "${#left[@]}" -eq 0 ] && return 0
   for p in "${left[@]}"; do
     say "left running: pid $p ($({ tr '\0' ' ' < "/proc/$p/cmdline"; } 2>/dev/null)): SIGKILL"
@@ -138,11 +155,11 @@ start_cluster() {
   for name in munged slurmctld slurmd; do
     ! ours "$(pid_of "$name")" || { say "a cluster is already running in $dir: local_cluster.sh stop $dir"; exit 1; }
   done
-  rm -rf "$dir/munge" "$dir/state" "$dir/spool" "$dir/log" "$dir/pids"
-  mkdir -p "$dir/munge" "$dir/state" "$dir/spool" "$dir/log"
-  chmod 755 "$dir" "$dir/munge"   # munged wants its socket folder traversable and not writable by others
-  (umask 077 && head -c 1024 /dev/urandom > "$dir/munge/munge.key")
-  chmod 400 "$dir/munge/munge.key"
+  rm -rf "$mdir" "$dir/state" "$dir/spool" "$dir/log" "$dir/pids"
+  mkdir -p "$mdir" "$dir/state" "$dir/spool" "$dir/log"
+  chmod 755 "$dir" "$mdir"   # munged wants its socket folder traversable and not writable by others
+  (umask 077 && head -c 1024 /dev/urandom > "$mdir/munge.key")
+  chmod 400 "$mdir/munge.key"
   local ports cpus
   read -r -a ports < <(python3 -c 'import socket
 s = [socket.socket() for _ in range(2)]
@@ -159,7 +176,7 @@ CommunicationParameters=NoCtldInAddrAny,NoInAddrAny
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
-AuthInfo=socket=$dir/munge/munge.socket
+AuthInfo=socket=$mdir/munge.socket
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
 SlurmctldPidFile=$dir/state/slurmctld.pid
@@ -182,9 +199,9 @@ KillWait=5
 NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
 PartitionName=local Nodes=$node Default=YES MaxTime=INFINITE State=UP
 EOF
-  local sock="$dir/munge/munge.socket"
-  start_daemon munged munged --foreground --key-file="$dir/munge/munge.key" --socket="$sock" \
-    --pid-file="$dir/munge/munged.pid" --seed-file="$dir/munge/munged.seed" --log-file="$dir/log/munged.log"
+  local sock="$mdir/munge.socket"
+  start_daemon munged munged --foreground --key-file="$mdir/munge.key" --socket="$sock" \
+    --pid-file="$mdir/munged.pid" --seed-file="$mdir/munged.seed" --log-file="$dir/log/munged.log"
   wait_for 10 munged bash -c "munge -n -S '$sock' | unmunge -S '$sock'"
   start_daemon slurmctld slurmctld -D -f "$conf"
   wait_for 30 slurmctld scontrol ping
