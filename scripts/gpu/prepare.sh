@@ -22,7 +22,7 @@ cp "$build"/divbench "$b/bin/"
 cp "$build"/divbench_cotenant "$b/bin/" 2>/dev/null || echo "prepare: no $build/divbench_cotenant"
 # `divbench attribute`: its CUPTI injection library (loaded from beside divbench) and the programs it
 # is validated on.
-for f in libdivbench_inject.so divbench_attribute_targets divbench_attribute_thrust; do
+for f in libdivbench_inject.so libdivbench_pcsample.so divbench_attribute_targets divbench_attribute_thrust; do
   cp "$build/$f" "$b/bin/" 2>/dev/null || echo "prepare: no $build/$f"
 done
 # Its SASS facts (divbench kernels facts, written by the build), read at run time next to the binary.
@@ -45,6 +45,7 @@ copy_dep "$b/bin/divbench" libbenchmark
 # The device tool carries at most 64 MiB with the tree: symbols nobody reads there are dropped.
 find "$b/bin" -type f -executable -exec strip --strip-unneeded {} + 2>/dev/null || true
 strip --strip-unneeded "$b/bin/libdivbench_inject.so" 2>/dev/null || true
+strip --strip-unneeded "$b/bin/libdivbench_pcsample.so" 2>/dev/null || true
 if [ "${DIVBENCH_BUNDLE_CUPTI:-0}" = 1 ]; then
   for l in libcupti.so.13 libnvperf_host.so libnvperf_target.so; do cp -L "/usr/local/cuda/lib64/$l" "$b/lib/"; done
 fi
