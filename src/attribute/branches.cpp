@@ -2,6 +2,7 @@
 #include "divbench/attribute/branches.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -40,6 +41,14 @@ std::vector<int> region_blocks(const sass::Cfg& cfg, int b, int stop) {
   return out;
 }
 
+// An indirect call (`CALL.REL.NOINC R8`): lanes with different targets run their callees one after the
+// other, as an indirect branch's paths do. Its targets are not in the code: every subroutine of the
+// function may be one.
+bool is_indirect_call(const sass::Instruction& ins) {
+  return ins.base == "CALL" && !ins.operands.empty() && ins.operands[0].size() > 1 && ins.operands[0][0] == 'R' &&
+         std::isdigit(static_cast<unsigned char>(ins.operands[0][1]));
+}
+
 }  // namespace
 
 bool region_holds(const StaticBranch& outer, const StaticBranch& inner) {
@@ -66,9 +75,37 @@ FunctionBranches branch_table(const sass::FunctionAnalysis& a, int sm, const std
   }
   for (std::size_t i = 0; i < f.instructions.size(); ++i) {
     const auto& ins = f.instructions[i];
-    if (!sass::is_potentially_divergent(ins)) continue;
     const int b = i < a.cfg.block_of_instruction.size() ? a.cfg.block_of_instruction[i] : -1;
     if (b < 0) continue;  // unreachable code
+    if (is_indirect_call(ins) && i + 1 < f.instructions.size()) {
+      // The region: every subroutine (the CFG's entries past the function's own, and the code no entry
+      // reaches: a callee reached only through a register); the paths meet again after the call.
+      StaticBranch s;
+      s.index = i;
+      s.pc = ins.offset - f.start;
+      s.text = ins.text();
+      s.indirect = true;
+      s.source = source_of(ins, source_files);
+      s.placement = "unguarded";
+      s.ipdom = f.instructions[i + 1].offset - f.start;
+      s.ipdom_index = i + 1;
+      std::set<int> blocks;
+      for (std::size_t e = 1; e < a.cfg.entries.size(); ++e) {
+        const int eb = a.cfg.entries[e];
+        if (eb < 0) continue;
+        blocks.insert(eb);
+        for (int rb : region_blocks(a.cfg, eb, -1)) blocks.insert(rb);
+      }
+      for (int rb : blocks)
+        for (std::size_t k = a.cfg.blocks[rb].first; k <= a.cfg.blocks[rb].last; ++k) s.region.push_back(k);
+      for (std::size_t k = 0; k < f.instructions.size() && k < a.cfg.block_of_instruction.size(); ++k)
+        if (a.cfg.block_of_instruction[k] < 0) s.region.push_back(k);
+      std::sort(s.region.begin(), s.region.end());
+      s.region.erase(std::unique(s.region.begin(), s.region.end()), s.region.end());
+      out.branches.push_back(std::move(s));
+      continue;
+    }
+    if (!sass::is_potentially_divergent(ins)) continue;
     StaticBranch s;
     s.index = i;
     s.pc = ins.offset - f.start;
@@ -87,9 +124,19 @@ FunctionBranches branch_table(const sass::FunctionAnalysis& a, int sm, const std
       while (k < a.cfg.blocks[p].last && f.instructions[k].base == "BSYNC") ++k;
       s.ipdom_index = k;
     }
-    for (int rb : region_blocks(a.cfg, b, to_exit ? -1 : p))
+    const std::vector<int> blocks = region_blocks(a.cfg, b, to_exit ? -1 : p);
+    for (int rb : blocks)
       for (std::size_t k = a.cfg.blocks[rb].first; k <= a.cfg.blocks[rb].last; ++k) s.region.push_back(k);
     std::sort(s.region.begin(), s.region.end());
+    s.loop = std::binary_search(blocks.begin(), blocks.end(), b);
+    if (s.loop) {
+      // The loop's entry edges: from a block outside the region into it (its header, in a natural loop).
+      std::set<std::size_t> entries;
+      for (int rb : blocks)
+        for (int q : a.cfg.blocks[rb].pred)
+          if (q >= 0 && !std::binary_search(blocks.begin(), blocks.end(), q)) entries.insert(a.cfg.blocks[q].last);
+      s.entries.assign(entries.begin(), entries.end());
+    }
     out.branches.push_back(std::move(s));
   }
   // Nesting: the number of other branches whose region holds this branch (a loop's own branch,
@@ -109,6 +156,7 @@ json to_json(const StaticBranch& b) {
               {"nesting", b.nesting},
               {"indirect", b.indirect},
               {"region_instructions", b.region.size()},
+              {"loop", b.loop},
               {"instruction", b.text}};
 }
 

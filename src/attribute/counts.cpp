@@ -39,7 +39,9 @@ FunctionCounts function_counts_from_json(const json& j) {
       if (!row.is_array() || row.size() != 6) throw UsageError("counts: a pcs row is not [pc, inst, thread_inst, pred_on, divergent, uniform]");
       PcCounts c{row[1].get<std::uint64_t>(), row[2].get<std::uint64_t>(), row[3].get<std::uint64_t>(),
                  row[4].get<std::uint64_t>(), row[5].get<std::uint64_t>()};
-      if (c.thread_inst > 32 * c.inst || c.divergent + c.uniform > c.inst)
+      // An indirect branch or call reaches several targets per execution, each counted divergent or
+      // uniform: only a two-way branch has divergent + uniform <= executions (the join checks that).
+      if (c.thread_inst > 32 * c.inst || c.uniform > c.inst || c.divergent > 32 * c.inst)
         throw UsageError("counts: impossible counts at pc " + std::to_string(row[0].get<std::uint64_t>()) + " of " + f.name);
       f.pcs[row[0].get<std::uint64_t>()] += c;
     }

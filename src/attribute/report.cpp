@@ -79,7 +79,7 @@ std::vector<const BranchCost*> ranked(const std::vector<KernelAttribution>& kern
   std::vector<std::pair<const BranchCost*, const KernelAttribution*>> all;
   for (const auto& k : kernels)
     for (const auto& b : k.branches)
-      if (b.divergent > 0) all.emplace_back(&b, &k);
+      if (b.divergent > 0 && !b.counted_in) all.emplace_back(&b, &k);  // a loop's other exits: counted at one
   std::stable_sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.first->cycles_lost > y.first->cycles_lost; });
   std::vector<const BranchCost*> out;
   for (const auto& [b, k] : all) {
@@ -100,24 +100,28 @@ std::string ranked_table(const std::vector<KernelAttribution>& kernels, std::siz
     return o.str();
   }
   char line[512];
-  std::snprintf(line, sizeof line, "%-4s %-34s %-8s %-26s %10s %7s %6s %15s %9s %14s %s\n", "rank", "kernel", "pc", "source",
-                "execs", "div%", "paths", "lanes b/in/a", "placement", "cycles lost", "");
+  std::snprintf(line, sizeof line, "%-4s %-34s %-8s %-26s %10s %7s %6s %15s %9s %14s %6s %s\n", "rank", "kernel", "pc", "source",
+                "execs", "div%", "paths", "lanes b/in/a", "placement", "cycles lost", "share", "");
   o << line;
   for (std::size_t i = 0; i < rows.size() && i < top; ++i) {
     const BranchCost& b = *rows[i];
     std::string src = b.branch->source.empty() ? "-" : b.branch->source;
     if (src.size() > 26) src = "..." + src.substr(src.size() - 23);
-    const std::string lanes = fmt("%.1f", b.active_before) + "/" + opt(b.active_inside, "%.1f") + "/" + opt(b.active_after, "%.1f");
-    std::snprintf(line, sizeof line, "%-4zu %-34s %-8s %-26s %10llu %6.1f%% %6s %15s %9s %14.4g %s\n", i + 1,
+    const std::string lanes = (b.active_entry ? fmt("%.1f", *b.active_entry) : fmt("%.1f", b.active_before)) + "/" +
+                              opt(b.active_inside, "%.1f") + "/" + opt(b.active_after, "%.1f");
+    const double kw = owner[i]->modelled_warp_cycles;
+    std::snprintf(line, sizeof line, "%-4zu %-34s %-8s %-26s %10llu %6.1f%% %6s %15s %9s %14.4g %6s %s\n", i + 1,
                   short_name(owner[i]->table->name, 34).c_str(), hexpc(b.branch->pc).c_str(), src.c_str(),
                   static_cast<unsigned long long>(b.executions), 100.0 * double(b.divergent) / double(b.executions),
                   opt(b.paths_mean, "%.2f").c_str(), lanes.c_str(), b.branch->placement.c_str(), b.cycles_lost,
-                  b.lower_bound ? "(lower bound)" : "");
+                  kw > 0 ? fmt("%.1f%%", 100.0 * b.cycles_lost / kw).c_str() : "-",
+                  (std::string(b.branch->loop ? "loop" : "") + (b.lower_bound ? " (lower bound)" : "")).c_str());
     o << line;
   }
   if (rows.size() > top) o << "... " << rows.size() - top << " more divergent branch(es) in the JSON result\n";
   o << "Estimated cycles lost to divergence, all kernels: " << fmt("%.4g", total)
-    << " (warp-cycles of issue, summed over warps; nested regions counted once)\n";
+    << " (warp-cycles of issue, summed over warps; nested regions and a loop's exits counted once). lanes b: at the "
+       "branch, or for a loop at its entry; share: of the kernel's modelled warp-cycles\n";
   return o.str();
 }
 
@@ -134,15 +138,18 @@ std::string markdown_report(const std::vector<KernelAttribution>& kernels, const
   o << "## Ranked divergent branches\n\n";
   if (rows.empty()) o << "No divergent branch executed.\n\n";
   else {
-    o << "| rank | kernel | pc | source | executions | divergent | mean paths | active lanes before / inside / after | "
-         "region efficiency | reconvergence | est. cycles lost |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+    o << "| rank | kernel | pc | source | executions | divergent | mean paths | active lanes before (loop: entry) / inside / after | "
+         "region efficiency | reconvergence | est. cycles lost | share of kernel | what would recover it |\n"
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const BranchCost& b = *rows[i];
       o << "| " << i + 1 << " | `" << short_name(owner[i]->table->name, 60) << "` | " << hexpc(b.branch->pc) << " | "
         << (b.branch->source.empty() ? "-" : "`" + b.branch->source + "`") << " | " << b.executions << " | " << b.divergent
         << " | " << opt(b.paths_mean, "%.3f") << " | " << fmt("%.2f", b.active_before) << " / " << opt(b.active_inside, "%.2f")
         << " / " << opt(b.active_after, "%.2f") << " | " << opt(b.region_efficiency, "%.3f") << " | " << b.branch->placement
-        << " | " << fmt("%.4g", b.cycles_lost) << (b.lower_bound ? " (lower bound)" : "") << " |\n";
+        << " | " << fmt("%.4g", b.cycles_lost) << (b.lower_bound ? " (lower bound)" : "") << " | "
+        << (owner[i]->modelled_warp_cycles > 0 ? fmt("%.1f%%", 100.0 * b.cycles_lost / owner[i]->modelled_warp_cycles) : "-")
+        << " | " << recovery_hint(b, loop_of(*owner[i], b)) << " |\n";
     }
     o << "\n";
   }
@@ -152,7 +159,18 @@ std::string markdown_report(const std::vector<KernelAttribution>& kernels, const
     o << "### `" << short_name(k.table->name, 200) << "` (" << "sm_" << k.table->sm << ")\n\n";
     o << "Warps: " << k.warps << "; thread instructions per warp instruction: "
       << (k.inst ? fmt("%.3f", double(k.thread_inst) / double(k.inst)) : "-") << "; divergent branch executions: " << k.divergent
-      << "; estimated cycles lost: " << fmt("%.4g", k.cycles_lost) << "\n\n";
+      << "; estimated cycles lost: " << fmt("%.4g", k.cycles_lost)
+      << (k.modelled_warp_cycles > 0 ? " (" + fmt("%.1f", 100.0 * k.cycles_lost / k.modelled_warp_cycles) + "% of its modelled warp-cycles)" : "")
+      << "\n\n";
+    for (const auto& l : k.loops) {
+      o << "- divergent loop exiting at pc " << hexpc(l.representative->branch->pc)
+        << (l.representative->branch->source.empty() ? "" : " (`" + l.representative->branch->source + "`)") << ": "
+        << l.entry_warps << " warp entries with " << opt(l.representative->active_entry, "%.2f") << " lanes; "
+        << opt(l.trips_per_warp_entry, "%.3g") << " trips per warp entry against " << opt(l.trips_per_lane, "%.3g")
+        << " per lane; region efficiency " << opt(l.representative->region_efficiency, "%.3f") << "; est. "
+        << fmt("%.4g", l.representative->cycles_lost) << " cycles lost\n";
+    }
+    if (!k.loops.empty()) o << "\n";
     for (const auto& b : k.branches) {
       if (b.executions == 0) continue;
       o << "- pc " << hexpc(b.branch->pc) << " `" << b.branch->text << "`"

@@ -31,6 +31,7 @@ std::vector<IssueCost> issue_costs(const sass::Function& f, const CostConstants&
         continue;
       }
       double issue = t;
+      cost.scoreboard_wait = (w->wait_mask & 0x3f) != 0;
       for (int b = 0; b < 6; ++b) {
         if (!(w->wait_mask & (1 << b)) || !set[b]) continue;
         if (by_memory[b]) cost.memory_wait = true;
@@ -45,6 +46,20 @@ std::vector<IssueCost> issue_costs(const sass::Function& f, const CostConstants&
       cost.cycles = (issue - t) + stall + (sass::is_branch(ins) ? B : 0.0);
       t = issue + stall + (sass::is_branch(ins) ? B : 0.0);
     }
+  }
+  // Code the CFG does not reach from the function's entries (a subroutine called only through a
+  // register, CALL.REL.NOINC R8): its stall fields alone, and every scoreboard wait left to measurement.
+  for (std::size_t k = 0; k < f.instructions.size() && k < cfg.block_of_instruction.size(); ++k) {
+    if (cfg.block_of_instruction[k] >= 0) continue;
+    const auto w = sass::scheduling_control(f, k);
+    const double branch = sass::is_branch(f.instructions[k]) ? B : 0.0;
+    if (!w) {
+      out[k].no_control = true;
+      out[k].cycles = 1 + branch;
+      continue;
+    }
+    out[k].cycles = std::max(1, w->stall) + branch;
+    out[k].scoreboard_wait = (w->wait_mask & 0x3f) != 0;
   }
   return out;
 }

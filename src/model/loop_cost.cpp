@@ -14,6 +14,7 @@
 #include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include "divbench/core/errors.hpp"
 #include "divbench/core/json_io.hpp"
@@ -289,6 +290,16 @@ json constants_json(const CostConstants& c) {
          {"taken_branch_cycles", c.taken_branch ? json(*c.taken_branch) : json(nullptr)},
          {"variable_latency_cycles", c.variable_latency ? json(*c.variable_latency) : json(nullptr)},
          {"source", c.source}};
+  if (c.divergent_path) {
+    j["divergent_path_cycles"] = *c.divergent_path;
+    j["divergent_path"] = json{{"cycles", *c.divergent_path},
+                               {"min", c.divergent_path_min},
+                               {"max", c.divergent_path_max},
+                               {"series", c.divergent_path_series},
+                               {"quantity", "median over the (body, placement, n) series of the cost sweep of ((T(2) - T(1)) of "
+                                            "the k-way kernel - (T(2) - T(1)) of its no-divergence control) / 2: one divergent "
+                                            "branch execution beyond its instructions"}};
+  }
   if (c.band_below && c.band_above) {
     std::string basis =
         "measured a minus the prediction from the same placement's loop, over the fitted bodies and every "
@@ -355,6 +366,10 @@ CostConstants constants_from_json(const json& j, const std::string& what) {
     if (!j.at("taken_branch_cycles").is_null()) c.taken_branch = j.at("taken_branch_cycles").get<double>();
     if (!j.at("variable_latency_cycles").is_null()) c.variable_latency = j.at("variable_latency_cycles").get<double>();
     c.source = j.at("source");
+    if (j.contains("divergent_path_cycles") && !j["divergent_path_cycles"].is_null())
+      c.divergent_path = j["divergent_path_cycles"].get<double>();
+    if (c.divergent_path && !(*c.divergent_path >= 0 && *c.divergent_path <= 1e6))
+      throw UsageError(what + ": divergent_path_cycles is " + std::to_string(*c.divergent_path) + ", outside 0..1e6 cycles");
     // Cycles per taken branch or per variable-latency wait: a small non-negative number (a cost model
     // with -1e300 would predict nonsense slopes without a word).
     for (const auto& [key, v] : {std::pair{"taken_branch_cycles", c.taken_branch}, {"variable_latency_cycles", c.variable_latency}})
@@ -497,6 +512,43 @@ CostFit fit_from_cost_result(const json& cost, const std::string& cost_path, con
   src["measured_git"] = p.value("git", "");
   src["measured_created"] = p.value("created", "");
   CostFit fit = fit_constants(measured, sm, src);
+  // D: what one divergent branch execution costs beyond its instructions. At k = 1 no branch of the
+  // k-way kernel diverges, at k = 2 the branches of both paths do; its no-divergence control runs the
+  // same steps without diverging. So (T(2) - T(1)) of the divergent kernel minus the same step of the
+  // control, halved, per (body, placement, n) series of the linear bodies; the median over the series.
+  // (b_divergence, the slope difference, also holds the constant-cache steps at k = 4 and 20 that only
+  // the k-way kernel's parameter reads take: docs/dynamic.md.)
+  if (cost.contains("points") && cost["points"].is_array()) {
+    std::map<std::tuple<std::string, int, long long, std::string, int>, double> t;
+    std::set<std::string> linear;
+    for (const auto& b : cost["summary"]["bodies"])
+      if (b.contains("body") && (!b.contains("linear_in_n") || b["linear_in_n"] != false)) linear.insert(b["body"].get<std::string>());
+    for (const auto& pt : cost["points"]) {
+      if (!pt.contains("axes") || !pt.contains("median_cycles") || !pt["median_cycles"].is_number()) continue;
+      const json& a = pt["axes"];
+      if (!a.contains("body") || !a.contains("placement") || !a.contains("n") || !a.contains("region") || !a.contains("k")) continue;
+      t[{a["body"].get<std::string>(), a["placement"].get<int>(), a["n"].get<long long>(), a["region"].get<std::string>(),
+         a["k"].get<int>()}] = pt["median_cycles"].get<double>();
+    }
+    std::vector<double> steps;
+    for (const auto& [key, v] : t) {
+      const auto& [body, placement, n, region, k] = key;
+      if (region != "divergent" || k != 1 || !linear.count(body)) continue;
+      const auto d2 = t.find({body, placement, n, "divergent", 2});
+      const auto c1 = t.find({body, placement, n, "control", 1});
+      const auto c2 = t.find({body, placement, n, "control", 2});
+      if (d2 == t.end() || c1 == t.end() || c2 == t.end()) continue;
+      steps.push_back(0.5 * ((d2->second - v) - (c2->second - c1->second)));
+    }
+    if (!steps.empty()) {
+      std::sort(steps.begin(), steps.end());
+      const std::size_t m = steps.size() / 2;
+      fit.constants.divergent_path = steps.size() % 2 ? steps[m] : 0.5 * (steps[m - 1] + steps[m]);
+      fit.constants.divergent_path_series = static_cast<int>(steps.size());
+      fit.constants.divergent_path_min = steps.front();
+      fit.constants.divergent_path_max = steps.back();
+    }
+  }
   // The placement band: each fitted body's a at each placement against the prediction from that
   // placement's own work loop (the kernels differ only by their placement filler).
   std::optional<double> lo, hi;

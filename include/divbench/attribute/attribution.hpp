@@ -25,6 +25,10 @@ struct BranchCost {
   std::uint64_t uniform = 0;
   std::optional<double> paths_mean;         // per execution (2-way branches: 1 + D/E); nullopt for BRX/JMX
   double active_before = 0;                 // mean active lanes at the branch
+  // A loop branch (StaticBranch::loop): the lanes that entered the loop, the ideal its region is priced
+  // against (T / W summed over the loop's entry instructions), and the warp and thread entries.
+  std::optional<double> active_entry;
+  std::uint64_t entry_warps = 0, entry_threads = 0;
   std::optional<double> active_inside;      // mean over the region's warp instructions
   std::optional<double> active_after;       // at the IPDom's first instruction
   std::uint64_t region_warp_instructions = 0;
@@ -33,6 +37,25 @@ struct BranchCost {
   double excess_warp_instructions = 0;
   double cycles_lost = 0;
   bool lower_bound = false;                 // the region waits on memory
+  double memory_wait_cycles_lost = 0;       // the part of cycles_lost priced by measured memory waits
+  // Extra paths this branch made: a two-way branch one per divergent execution; an indirect branch or
+  // call the passes through the instruction after it beyond its executions.
+  double extra_paths = 0;
+  // The divergence proper beyond the instructions: D cycles (the cost sweep's b_divergence) per extra
+  // path of this branch and of every branch inside its region; part of cycles_lost.
+  double path_overhead_cycles = 0;
+  // Several exits of one loop hold each other's regions: the loop's loss is counted once, at its
+  // representative (a divergent exit with the largest region); the others point to it.
+  const BranchCost* counted_in = nullptr;
+};
+
+// One divergent loop of a kernel: its exit branches, entries and trips.
+struct LoopCost {
+  const BranchCost* representative = nullptr;
+  std::vector<const BranchCost*> exits;     // every branch of the loop whose region holds the others
+  std::uint64_t entry_warps = 0, entry_threads = 0;
+  std::optional<double> trips_per_warp_entry;  // executions of the representative per warp entry
+  std::optional<double> trips_per_lane;        // its thread executions per thread that entered
 };
 
 struct KernelAttribution {
@@ -41,13 +64,24 @@ struct KernelAttribution {
   std::uint64_t warps = 0;                  // warp executions of the first instruction (warps launched)
   std::uint64_t inst = 0, thread_inst = 0, divergent = 0;  // over every pc of the kernel
   std::vector<BranchCost> branches;         // every branch of the table, in pc order
+  std::vector<LoopCost> loops;              // loop branches grouped by loop (pc order of representatives)
   double cycles_lost = 0;                   // sum over branches that no other counted branch holds
+  double modelled_warp_cycles = 0;          // sum over every pc of W_i * cycles(i): the kernel's issue time
 };
+
+// The words a report gives for what would recover a branch's loss (a loop: the trip-count spread
+// within warps; a short if/else: predication; an indirect branch: grouping by case; otherwise
+// grouping work so that a warp's lanes take the same side), from the counts alone.
+std::string recovery_hint(const BranchCost& c, const LoopCost* loop);
+// The loop `b` is an exit of, or nullptr.
+const LoopCost* loop_of(const KernelAttribution& k, const BranchCost& b);
 
 BranchCost cost_branch(const StaticBranch& b, const FunctionCounts& counts, const sass::Function& f,
                        const std::vector<model::IssueCost>& costs);
+// `divergent_path`: D, cycles per extra path (model::CostConstants::divergent_path); none: not priced.
 KernelAttribution attribute_kernel(const FunctionBranches& table, const FunctionCounts& counts, const sass::Function& f,
-                                   const std::vector<model::IssueCost>& costs);
+                                   const std::vector<model::IssueCost>& costs,
+                                   std::optional<double> divergent_path = std::nullopt);
 
 json to_json(const BranchCost& c);
 json to_json(const KernelAttribution& k);

@@ -26,6 +26,12 @@ struct StaticBranch {
   // (every instruction a path of this branch may run before the paths meet again), ascending.
   std::vector<std::size_t> region;
   std::optional<std::size_t> ipdom_index;  // the IPDom block's first instruction past its BSYNCs
+  // A loop branch: its region holds the branch itself (a loop's exit or latch: its paths come back to
+  // it before they reconverge). Its ideal is the lanes that entered the loop, not the lanes at the
+  // branch (which average over iterations as lanes leave): `entries` are the last instructions of the
+  // blocks outside the region with an edge into it (the loop's entry edges), ascending.
+  bool loop = false;
+  std::vector<std::size_t> entries;
 };
 
 struct FunctionBranches {

@@ -22,6 +22,11 @@ struct IssueCost {
   double cycles = 1;
   bool memory_wait = false;
   bool no_control = false;
+  // A memory wait priced by a measurement (attribute: PC sampling of the same program): `memory_cycles`
+  // per warp pass, already added to `cycles`.
+  bool scoreboard_wait = false;  // waits on any scoreboard (a variable-latency producer, in this block or not)
+  bool memory_measured = false;
+  double memory_cycles = 0;
 };
 
 // Per instruction of `f` (parallel to f.instructions), with the constants `c` (B and W; a constant

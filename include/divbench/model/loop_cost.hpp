@@ -36,6 +36,12 @@ struct CostConstants {
   int sm = 0;                              // architecture fitted on
   std::optional<double> taken_branch;      // B, cycles; nullopt = not fitted
   std::optional<double> variable_latency;  // W, cycles; nullopt = not fitted (no measured body needs it)
+  // D, cycles per extra path of a divergent branch beyond the instructions the path runs: from the
+  // cost sweep's k = 1 -> 2 step of the k-way kernel against its no-divergence control (fit_from_cost_result
+  // says how). nullopt: the constants came from another source (attribute then prices no path overhead).
+  std::optional<double> divergent_path;
+  double divergent_path_min = 0, divergent_path_max = 0;
+  int divergent_path_series = 0;
   // The placement band: how far the measured a of the fitted loops lay below and above their own
   // placement's prediction, over every code placement of the cost sweep (cycles per iteration, each
   // residual taken to the whole cycle when it lies within 0.01 of one: a loop's steady state is a
