@@ -25,6 +25,10 @@ cp "$build"/divbench_cotenant "$b/bin/" 2>/dev/null || echo "prepare: no $build/
 for f in libdivbench_inject.so libdivbench_pcsample.so divbench_attribute_targets divbench_attribute_thrust; do
   cp "$build/$f" "$b/bin/" 2>/dev/null || echo "prepare: no $build/$f"
 done
+# The compaction ground truth of attribute's estimate (tests/attribute/shapes.cu).
+for f in divbench_attribute_shapes divbench_attribute_many; do
+  cp "$build/$f" "$b/bin/" 2>/dev/null || echo "prepare: no $build/$f"
+done
 # Its SASS facts (divbench kernels facts, written by the build), read at run time next to the binary.
 cp "$build"/kernel_facts.json "$b/bin/" 2>/dev/null || echo "prepare: no $build/kernel_facts.json (nvdisasm missing)"
 # Test executables that need or use a GPU (the static-pipeline tests read build-tree files and run in CI).
@@ -46,7 +50,13 @@ copy_dep "$b/bin/divbench" libbenchmark
 find "$b/bin" -type f -executable -exec strip --strip-unneeded {} + 2>/dev/null || true
 strip --strip-unneeded "$b/bin/libdivbench_inject.so" 2>/dev/null || true
 strip --strip-unneeded "$b/bin/libdivbench_pcsample.so" 2>/dev/null || true
-if [ "${DIVBENCH_BUNDLE_CUPTI:-0}" = 1 ]; then
+# CUPTI 13.4 from the nvidia-cuda-cupti wheel (scripts/deps/pip.txt): `divbench attribute` instruments every
+# kernel of a run with it (divbench looks in bin/../lib first). DIVBENCH_BUNDLE_CUPTI=0 leaves it out.
+wheel=$(python3 -c "import importlib.util as u, os; s = u.find_spec('nvidia'); print(next((os.path.join(d, 'cu13', 'lib') for d in (s.submodule_search_locations if s else []) if os.path.exists(os.path.join(d, 'cu13', 'lib', 'libcupti.so.13'))), ''))" 2>/dev/null)
+if [ "${DIVBENCH_BUNDLE_CUPTI:-1}" != 0 ] && [ -n "$wheel" ]; then
+  for l in libcupti.so.13 libnvperf_host.so libnvperf_target.so; do cp -L "$wheel/$l" "$b/lib/"; done
+  echo "bundled CUPTI of the wheel ($wheel)"
+elif [ "${DIVBENCH_BUNDLE_CUPTI:-0}" = 1 ]; then
   for l in libcupti.so.13 libnvperf_host.so libnvperf_target.so; do cp -L "/usr/local/cuda/lib64/$l" "$b/lib/"; done
 fi
 du -sh "$b" | awk '{print ".gpubundle: " $1}'

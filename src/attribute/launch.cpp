@@ -77,7 +77,7 @@ pid_t start_injected(const InjectedRun& run, const std::string& inject_lib, cons
   if (pid == 0) {
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGTERM, SIG_DFL);
-    ::setenv("CUDA_INJECTION64_PATH", inject_lib.c_str(), 1);
+    ::setenv("CUDA_INJECTION64_PATH", run.inject.empty() ? inject_lib.c_str() : run.inject.c_str(), 1);
     ::setenv("DIVBENCH_ATTRIBUTE_DIR", run.dir.c_str(), 1);
     // The discovery run instruments whichever kernel the program launches first.
     ::setenv("DIVBENCH_ATTRIBUTE_TARGET", run.target.empty() ? "*first*" : run.target.c_str(), 1);

@@ -90,4 +90,43 @@ std::string cupti_library(std::string* why) {
   return api ? api->path : "";
 }
 
+std::uint32_t cupti_api_version() {
+  const cupti::Api* api = cupti::load_api(nullptr);
+  std::uint32_t v = 0;
+  if (!api || api->cuptiGetVersion(&v) != CUPTI_SUCCESS) return 0;
+  return v;
+}
+
+std::pair<std::string, std::uint32_t> cupti_for_programs(std::string* why) {
+  // A CUPTI that instruments every kernel of a run, looked for where divbench keeps one: beside the
+  // executable, then the nvidia-cuda-cupti wheel the setup installs. Each is opened only to ask its
+  // version (cuptiGetVersion needs no GPU), then closed: the program loads it, not divbench.
+  std::vector<std::string> newer;
+  if (const char* env = std::getenv("DIVBENCH_CUPTI_LIB"); !(env && *env)) {
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+      newer.push_back((exe.parent_path() / "lib" / "libcupti.so.13").string());
+      newer.push_back((exe.parent_path() / ".." / "lib" / "libcupti.so.13").string());
+    }
+#ifdef DIVBENCH_CUPTI_WHEEL_LIB
+    newer.push_back(DIVBENCH_CUPTI_WHEEL_LIB);
+#endif
+  }
+  for (const auto& cand : newer) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(cand, ec)) continue;
+    void* h = dlopen(cand.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h) continue;
+    std::uint32_t v = 0;
+    using GetVersion = CUptiResult (*)(std::uint32_t*);
+    const auto get = reinterpret_cast<GetVersion>(dlsym(h, "cuptiGetVersion"));
+    const bool ok = get && get(&v) == CUPTI_SUCCESS;
+    dlclose(h);
+    if (ok && v >= kCuptiAllKernelsVersion) return {cand, v};
+  }
+  const std::string path = cupti_library(why);
+  return {path, path.empty() ? 0 : cupti_api_version()};
+}
+
 }  // namespace divbench

@@ -10,6 +10,7 @@
 #include <cupti_range_profiler.h>
 #include <cupti_result.h>
 #include <cupti_target.h>
+#include <cupti_version.h>
 
 #include <memory>
 #include <string>
@@ -18,6 +19,7 @@
 // X(name) for every CUPTI function divbench calls.
 #define DIVBENCH_CUPTI_FUNCTIONS(X)              \
   X(cuptiGetResultString)                        \
+  X(cuptiGetVersion)                             \
   X(cuptiProfilerInitialize)                     \
   X(cuptiProfilerDeviceSupported)                \
   X(cuptiDeviceGetChipName)                      \

@@ -33,6 +33,7 @@ struct InjectedRun {
   std::string target;
   bool quiet = false;
   std::string match;  // the discovery run instruments the first kernel launched that matches it ("" = any)
+  std::string inject;  // another injection library for this run ("" = the one run_injected is given)
 };
 
 // SIGINT or SIGTERM arrived while programs ran: they were passed the signal and have ended.

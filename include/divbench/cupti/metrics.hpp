@@ -2,8 +2,10 @@
 // extra, untimed launches after the timed ones, never inside them; many launches share one profiler
 // session (one Enable .. Disable), which is where the cost per point went.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "divbench/core/json_io.hpp"
@@ -13,6 +15,20 @@ namespace divbench {
 // The CUPTI library this process can load (the search of src/cupti/cupti_api.hpp), as a path or the
 // bare soname when the loader's own search found it; "" with `why` set when none loads.
 std::string cupti_library(std::string* why);
+
+// That library's API version (cuptiGetVersion: 130001 for CUDA 13.0's CUPTI, 130401 for 13.4's); 0 when
+// none loads.
+std::uint32_t cupti_api_version();
+
+// The first CUPTI API version whose SASS metrics patch every kernel launched in one Enable range
+// (measured on the H200: 13.0 patches only the first, 13.4 all of them; ../shared/reference/cupti-facts.md).
+inline constexpr std::uint32_t kCuptiAllKernelsVersion = 130400;
+
+// The CUPTI a program run under `divbench attribute` should load, and its API version: one that
+// instruments every kernel of a run (kCuptiAllKernelsVersion or later) beside divbench or from the
+// nvidia-cuda-cupti wheel when there is one, else the library cupti_library() finds ("" and `why` when
+// none loads). $DIVBENCH_CUPTI_LIB, when set, is the only candidate.
+std::pair<std::string, std::uint32_t> cupti_for_programs(std::string* why);
 
 // The metrics divbench reads by default (cupti/region.hpp names them): the efficiency ratio and its
 // two sums, the predicated-on ratio and its sum, the branch-uniformity percentage and its two sums.

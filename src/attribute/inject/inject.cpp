@@ -8,7 +8,9 @@
 // among those matching $DIVBENCH_ATTRIBUTE_MATCH, --kernel's expression);
 // its per-instruction counts, summed over every launch, are written at exit with the launch counts
 // (counts-<pid>.json, "divbench.attribute_counts/1", attribute/counts.hpp).
-// Why one function per process: on the H200 (CUPTI 13.0, driver 580) the SASS metrics API patches only
+// "*all*" instruments every function from the first launch on: with CUPTI 13.4 one Enable range patches
+// every function launched in it (measured on the H200, driver 580), so one run gives every kernel.
+// Why one function per process under CUPTI 13.0: on the H200 (CUPTI 13.0, driver 580) the SASS metrics API patches only
 // the first function launched after cuptiSassMetricsEnable; later functions, and every function in a
 // later Enable range of the same process, collect nothing, and non-lazy patching collects nothing for
 // the runtime's kernels (measured with a three-kernel program; docs/attribute.md). `divbench attribute`
@@ -280,7 +282,14 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
     // collected and the range closed. Measured on the H200 (CUPTI 13.0): within one range only the
     // first function launched is patched, so a range never spans two launches.
     const auto* info = static_cast<const CUpti_CallbackData*>(data);
-    if (info->callbackSite != CUPTI_API_ENTER || !info->symbolName) return;
+    if (info->callbackSite != CUPTI_API_ENTER) return;
+    // Every kernel ("*all*", CUPTI 13.4 and later: one range patches every function launched in it):
+    // the range opens at the context's first launch, a graph's included, and stays open until the
+    // context ends or the process exits.
+    if (s.target == "*all*" && info->context && !s.enabled.count(info->context) && !s.failed.count(info->context) &&
+        !enable_context(s, info->context))
+      s.failed[info->context] = true;
+    if (!info->symbolName) return;
     ++s.launches[info->symbolName];
     // The discovery run: the first kernel launched that matches --kernel (mangled or demangled name).
     if (s.target == "*first*" && (!s.match || std::regex_search(info->symbolName, *s.match) ||

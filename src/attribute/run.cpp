@@ -1,0 +1,505 @@
+// `divbench attribute` as a library (attribute/run.hpp): the runs of the program, the calibration, the
+// disassembly of what ran, the join, the pricing and the document.
+#include "divbench/attribute/run.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <regex>
+#include <set>
+
+#include "divbench/attribute/pcsamples.hpp"
+#include "divbench/attribute/report.hpp"
+#include "divbench/core/errors.hpp"
+#include "divbench/core/files.hpp"
+#include "divbench/core/process.hpp"
+#include "divbench/core/provenance.hpp"
+#include "divbench/cubin/elf.hpp"
+#include "divbench/model/issue_cost.hpp"
+#include "divbench/model/kernel_facts.hpp"
+#include "divbench/model/loop_cost.hpp"
+#include "divbench/sass/nvdisasm.hpp"
+
+namespace divbench::attribute {
+
+struct Outcome::Module {
+  sass::Cubin cubin;
+  std::map<std::string, std::unique_ptr<sass::FunctionAnalysis>> analysed;  // only the functions that ran
+};
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::uint32_t kAllKernelsVersion = 130400;  // cupti/metrics.hpp kCuptiAllKernelsVersion
+
+// Every document of one kind a recorded run left under `dir` (--save-counts): PREFIX-*.json.
+std::vector<std::string> recorded_files(const std::string& dir, const std::string& prefix) {
+  std::vector<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    const std::string n = e.path().filename().string();
+    if (e.is_regular_file() && n.rfind(prefix + "-", 0) == 0 && e.path().extension() == ".json") files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+RunCounts read_recorded(const std::string& dir) {
+  if (!fs::is_directory(dir)) throw UsageError("--from-counts: not a directory: " + one_line(dir));
+  const auto files = recorded_files(dir, "counts");
+  if (files.empty()) throw UsageError("--from-counts: no counts-*.json under " + one_line(dir));
+  RunCounts all;
+  // A recording of a repeated run (--repeat 2) holds the repeat under repeat/: the first run's counts stand.
+  for (const auto& f : files)
+    if (f.find("/repeat/") == std::string::npos) merge_counts(all, read_counts(f));
+  return all;
+}
+
+// "9.0" -> 90; 0 when unknown.
+int sm_of_cc(const std::string& cc) {
+  const auto dot = cc.find('.');
+  if (dot == std::string::npos || dot == 0) return 0;
+  try {
+    return std::stoi(cc.substr(0, dot)) * 10 + std::stoi(cc.substr(dot + 1));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+// The calibration: `divbench --sweep cost` on a small grid (k 1,2; n 0,1000; one placement; every
+// body) and `divbench kernels fit` on it with this binary's kernel facts, in `dir`. Returns
+// {"command", "cost_exit_code", "trustworthy", "wall_s", "constants" (the file)}; UsageError when a
+// step fails.
+json calibrate(const std::string& dir) {
+  fs::create_directories(dir);
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  const std::string facts = model::executable_dir() + "/kernel_facts.json";
+  if (!fs::is_regular_file(facts))
+    throw UsageError("attribute: calibration needs " + facts + " (the build writes it; nvdisasm was missing?)");
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<std::string> sweep = {self, "--sweep", "cost", "--k", "1,2", "--n", "0,1000", "--placements", "1",
+                                          "--no-samples", "--quiet", "--out", dir + "/cost.json"};
+  const ProcessResult r = run_process(sweep);
+  if (r.exit_code != 0 && r.exit_code != 4)
+    throw UsageError("attribute: the calibration sweep failed (exit " + std::to_string(r.exit_code) + "): " +
+                     one_line(r.err.substr(0, r.err.find('\n'))));
+  const ProcessResult f = run_process({self, "kernels", "fit", "--cost", dir + "/cost.json", "--facts", facts, "--out",
+                                       dir + "/loop_cost.json"});
+  if (f.exit_code != 0)
+    throw UsageError("attribute: the calibration fit failed: " + one_line(f.err.substr(0, f.err.find('\n'))));
+  std::string command;
+  for (std::size_t i = 1; i < sweep.size() - 2; ++i) command += (i > 1 ? " " : "") + sweep[i];
+  return json{{"command", "divbench " + command + " && divbench kernels fit"},
+              {"cost_exit_code", r.exit_code},
+              {"trustworthy", r.exit_code == 0},
+              {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
+              {"constants", dir + "/loop_cost.json"}};
+}
+
+// The ELF symbol indices of `names` in the cubin at `path` (nvdisasm -fun), or none (disassemble
+// everything) when the cubin has other than one symbol table or a name is not in it.
+std::vector<std::size_t> function_symbols(const std::string& path, const std::vector<std::string>& names) {
+  try {
+    const cubin::CubinFile f = cubin::CubinFile::load(path);
+    int symtabs = 0;
+    for (const auto& s : f.sections()) symtabs += s.type == cubin::kShtSymtab;
+    if (symtabs != 1) return {};
+    std::vector<std::size_t> out;
+    for (const auto& n : names) {
+      std::size_t i = 0;
+      while (i < f.symbols().size() && !(f.symbols()[i].name == n && f.symbols()[i].type == 2)) ++i;
+      if (i == f.symbols().size()) return {};
+      out.push_back(i);
+    }
+    return out;
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+void keep_only(RunCounts& c, const std::function<bool(const std::string&)>& keep) {
+  c.functions.erase(std::remove_if(c.functions.begin(), c.functions.end(),
+                                   [&](const FunctionCounts& f) { return !keep(f.name); }),
+                    c.functions.end());
+}
+
+// Largest relative difference of a function's summed counts between two runs (0: identical).
+double count_spread(const FunctionCounts& a, const FunctionCounts& b) {
+  double worst = 0;
+  const auto rel = [](std::uint64_t x, std::uint64_t y) {
+    const double m = std::max<double>(double(x), double(y));
+    return m > 0 ? std::fabs(double(x) - double(y)) / m : 0.0;
+  };
+  std::uint64_t ia = 0, ib = 0, ta = 0, tb = 0, da = 0, db = 0;
+  for (const auto& [pc, c] : a.pcs) ia += c.inst, ta += c.thread_inst, da += c.divergent;
+  for (const auto& [pc, c] : b.pcs) ib += c.inst, tb += c.thread_inst, db += c.divergent;
+  worst = std::max({rel(ia, ib), rel(ta, tb), rel(da, db)});
+  if (worst == 0 && a.pcs.size() != b.pcs.size()) worst = 1e-12;  // same sums, other pcs: still not identical
+  if (worst == 0)
+    for (const auto& [pc, c] : a.pcs) {
+      const PcCounts* o = b.at(pc);
+      if (!o || o->inst != c.inst || o->thread_inst != c.thread_inst || o->divergent != c.divergent) {
+        worst = 1e-12;
+        break;
+      }
+    }
+  return worst;
+}
+
+// Prices what the issue model cannot (waits on memory and on other blocks' producers, calls, returns,
+// indirect branches) with the time warps spent at each pc (PC sampling): warp-cycles per sample from the
+// instructions the model prices (no scoreboard wait, no call or return), then each of the others gets
+// max(its model cycles, its measured cycles per pass). Returns {"warp_cycles_per_sample", ...} or null
+// when the kernel has no sample on an instruction the model prices.
+bool measured_class(const sass::Instruction& ins, const model::IssueCost& c) {
+  return c.scoreboard_wait || c.memory_wait || ins.base == "CALL" || ins.base == "RET" || ins.base == "BRX" ||
+         ins.base == "JMX";
+}
+
+json price_waits(std::vector<model::IssueCost>& costs, const sass::Function& f, const FunctionCounts& counts,
+                 const std::map<std::uint64_t, std::uint64_t>& samples, std::uint64_t period) {
+  double model_cycles = 0, model_samples = 0, all_samples = 0;
+  for (std::size_t i = 0; i < f.instructions.size() && i < costs.size(); ++i) {
+    const std::uint64_t pc = f.instructions[i].offset - f.start;
+    const PcCounts* c = counts.at(pc);
+    const auto s = samples.find(pc);
+    const double n = s == samples.end() ? 0.0 : double(s->second);
+    all_samples += n;
+    if (!c || c->inst == 0 || measured_class(f.instructions[i], costs[i])) continue;
+    model_cycles += double(c->inst) * costs[i].cycles;
+    model_samples += n;
+  }
+  if (model_samples <= 0) return nullptr;
+  const double per_sample = model_cycles / model_samples;
+  std::size_t priced = 0;
+  for (std::size_t i = 0; i < f.instructions.size() && i < costs.size(); ++i) {
+    if (!measured_class(f.instructions[i], costs[i])) continue;
+    const std::uint64_t pc = f.instructions[i].offset - f.start;
+    const PcCounts* c = counts.at(pc);
+    if (!c || c->inst == 0) continue;
+    const auto s = samples.find(pc);
+    const double measured = (s == samples.end() ? 0.0 : double(s->second)) * per_sample / double(c->inst);
+    costs[i].memory_measured = true;
+    costs[i].memory_cycles = std::max(0.0, measured - costs[i].cycles);
+    costs[i].cycles += costs[i].memory_cycles;
+    ++priced;
+  }
+  return json{{"warp_cycles_per_sample", per_sample},
+              {"period_cycles", period},
+              {"samples", all_samples},
+              {"calibration_samples", model_samples},
+              {"measured_instructions", priced}};
+}
+
+}  // namespace
+
+std::regex kernel_regex(const std::string& r) {
+  try {
+    return std::regex(r);
+  } catch (const std::regex_error& e) {
+    throw UsageError("--kernel: not a regular expression: " + one_line(r) + " (" + e.what() + ")");
+  }
+}
+
+bool kernel_matches(const std::regex& re, const std::string& mangled) {
+  return std::regex_search(mangled, re) || std::regex_search(model::demangle(mangled), re);
+}
+
+void check_request(const Request& q) {
+  if (q.argv.empty() && q.from_counts.empty())
+    throw UsageError("attribute: give the program to run after --, e.g. divbench attribute -- ./app");
+  if (!q.argv.empty() && !q.from_counts.empty()) throw UsageError("attribute: --from-counts analyses a recorded run; give no program");
+  if (q.calibrate && !q.from_counts.empty()) throw UsageError("attribute: --calibrate belongs to a run on a GPU, not to --from-counts");
+  if (q.repeat < 1 || q.repeat > 2) throw UsageError("attribute: --repeat takes 1 or 2");
+  if (q.repeat > 1 && !q.from_counts.empty()) throw UsageError("attribute: --repeat belongs to a run, not to --from-counts");
+  kernel_regex(q.kernel);
+  if (!q.save_counts.empty()) {
+    if (!q.from_counts.empty()) throw UsageError("--save-counts belongs to a run, not to --from-counts");
+    if (fs::exists(q.save_counts) && (!fs::is_directory(q.save_counts) || !fs::is_empty(q.save_counts)))
+      throw UsageError("--save-counts: " + one_line(q.save_counts) + " exists and is not an empty directory");
+    std::string why;
+    const fs::path parent = fs::absolute(q.save_counts).parent_path();
+    if (!fs::is_directory(parent)) throw UsageError("--save-counts: its folder does not exist: " + one_line(parent.string()));
+    if (::access(parent.c_str(), W_OK) != 0) throw UsageError("--save-counts: cannot write in " + one_line(parent.string()));
+  }
+}
+
+Outcome run(const Request& q) {
+  check_request(q);
+  const std::regex re = kernel_regex(q.kernel);
+  std::vector<std::string> argv = q.argv;
+  if (!argv.empty()) argv[0] = resolve_program(argv[0]);
+  std::string used, why;
+  auto constants = model::load_constants(q.constants, used, why);
+  if (!constants) throw UsageError("attribute: no loop-cost constants (" + why + "); give --constants FILE (divbench.loop_cost/1)");
+  const std::string nvdisasm = sass::find_nvdisasm(q.nvdisasm);
+  std::string inject, pcsample_lib, cupti_dir;
+  const bool all_kernels = q.cupti_version >= kAllKernelsVersion && !q.one_kernel_per_run;
+  if (q.from_counts.empty()) {
+    inject = find_inject_library();
+    if (q.cupti_path.empty()) throw UsageError("attribute: no CUPTI library; set DIVBENCH_CUPTI_LIB to libcupti.so");
+    cupti_dir = q.cupti_path.find('/') == std::string::npos ? "" : fs::path(q.cupti_path).parent_path().string();
+    if (q.pc_sampling) {
+      const fs::path beside = fs::path(inject).parent_path() / "libdivbench_pcsample.so";
+      if (const char* e = std::getenv("DIVBENCH_PCSAMPLE_LIB"); e && *e) pcsample_lib = e;
+      else if (fs::is_regular_file(beside)) pcsample_lib = beside.string();
+    }
+  }
+
+  Outcome out;
+  TempDir tmp;
+  const auto t_start = std::chrono::steady_clock::now();
+  RunCounts counts;
+  ProgramRun first;
+  json runs = json::array();
+  json nondeterministic = json::object();
+  PcSamples pcs;
+  bool have_pcs = false;
+  std::string collection_method;
+  if (!q.from_counts.empty()) {
+    counts = read_recorded(q.from_counts);
+    for (const auto& f : recorded_files(q.from_counts, "pcsamples")) {
+      if (!have_pcs) pcs = read_pcsamples(f);
+      else merge_pcsamples(pcs, read_pcsamples(f));
+      have_pcs = true;
+    }
+    collection_method = "recorded";
+  } else {
+    // 1. The program as it is (its output passes through): with CUPTI 13.4+ every kernel is counted in
+    // this run; otherwise its kernels, its modules, and the counts of the first kernel it launches that
+    // --kernel matches (so one kernel asked for is one run).
+    if (q.progress)
+      std::cerr << "divbench attribute: running " << one_line(argv[0])
+                << (all_kernels ? " (every kernel instrumented: CUPTI " + std::to_string(q.cupti_version) + ")"
+                                : std::string(" to find its kernels"))
+                << "\n";
+    const std::string disc_dir = tmp.path() + "/k0";
+    first = run_injected({{argv, disc_dir, all_kernels ? "*all*" : "", false, q.kernel, ""}}, inject, cupti_dir, 1).front();
+    runs.push_back({{"target", all_kernels ? "(every kernel)" : "(discovery: the first kernel launched)"},
+                    {"exit_code", first.exit_code},
+                    {"wall_s", first.wall_s}});
+    RunCounts found;
+    try {
+      found = collect_counts(disc_dir, first, "counts");
+    } catch (const UsageError& e) {
+      if (first.exit_code == 0) throw;
+      throw ProgramFailed{first.exit_code, e.what()};
+    }
+    std::vector<std::string> targets;
+    for (const auto& [name, n] : found.launches)
+      if (kernel_matches(re, name)) targets.push_back(name);
+    // A kernel launched inside a CUDA graph has no launch callback of its own: in one run of every
+    // kernel its counts are what says it ran.
+    if (all_kernels)
+      for (const auto& f : found.functions)
+        if (kernel_matches(re, f.name) && !found.launches.count(f.name)) targets.push_back(f.name);
+    if (targets.empty())
+      throw UsageError("attribute: no kernel that ran matches --kernel " + one_line(q.kernel) + " (" +
+                       std::to_string(found.launches.size()) + " kernel(s) ran)");
+    keep_only(found, [&](const std::string& n) { return kernel_matches(re, n); });
+    counts = found;
+    std::set<std::string> done;
+    for (const auto& f : found.functions) done.insert(f.name);
+    // 2. CUPTI 13.0: one more run per kernel not yet counted, that kernel instrumented, --jobs at a time;
+    // their output goes to logs. 3. --repeat 2: the whole instrumented run again (determinism). 4. PC sampling.
+    std::vector<InjectedRun> more;
+    if (!all_kernels)
+      for (const auto& t : targets)
+        if (!done.count(t)) more.push_back({argv, tmp.path() + "/k" + std::to_string(more.size() + 1), t, true, "", ""});
+    const std::size_t n_kernel_runs = more.size();
+    if (q.repeat > 1) more.push_back({argv, tmp.path() + "/repeat", all_kernels ? "*all*" : "", true, q.kernel, ""});
+    const std::size_t repeat_index = q.repeat > 1 ? more.size() - 1 : SIZE_MAX;
+    if (!pcsample_lib.empty()) more.push_back({argv, tmp.path() + "/pcsamples", "", true, q.kernel, pcsample_lib});
+    const std::size_t pcs_index = pcsample_lib.empty() ? SIZE_MAX : more.size() - 1;
+    const std::vector<ProgramRun> results = run_injected(more, inject, cupti_dir, q.jobs, [&](std::size_t i) {
+      if (!q.progress) return;
+      if (i < n_kernel_runs)
+        std::cerr << "divbench attribute: kernel " << i + 1 << "/" << n_kernel_runs << ": "
+                  << one_line(model::demangle(more[i].target).substr(0, 100)) << "\n";
+      else if (i == repeat_index) std::cerr << "divbench attribute: the instrumented run again (--repeat 2)\n";
+      else if (i == pcs_index) std::cerr << "divbench attribute: one run with PC sampling (time per instruction)\n";
+    });
+    for (std::size_t i = 0; i < more.size(); ++i) {
+      const auto& r = results[i];
+      const std::string what = i < n_kernel_runs ? more[i].target : i == repeat_index ? "(repeat)" : "(pc sampling)";
+      runs.push_back({{"target", what}, {"exit_code", r.exit_code}, {"wall_s", r.wall_s}});
+      if (r.exit_code != first.exit_code)
+        std::cerr << "divbench attribute: WARNING the run for " << one_line(model::demangle(what).substr(0, 80))
+                  << " ended with exit code " << r.exit_code << ", the first with " << first.exit_code
+                  << ": the program does not repeat itself\n";
+      if (i == pcs_index) {
+        for (const auto& f : recorded_files(more[i].dir, "pcsamples")) {
+          if (!have_pcs) pcs = read_pcsamples(f);
+          else merge_pcsamples(pcs, read_pcsamples(f));
+          have_pcs = true;
+        }
+        if (!have_pcs) std::cerr << "divbench attribute: WARNING the PC-sampling run left no samples; memory waits stay lower bounds\n";
+        continue;
+      }
+      RunCounts c = collect_counts(more[i].dir, r, "counts");
+      c.launches.clear();  // the first run's launch counts stand
+      if (i == repeat_index) {
+        for (const auto& f : counts.functions)
+          for (const auto& g : c.functions)
+            if (g.crc == f.crc && g.name == f.name) {
+              const double spread = count_spread(f, g);
+              if (spread > 0) nondeterministic[f.name] = spread;
+            }
+        continue;
+      }
+      keep_only(c, [&](const std::string& n) { return n == more[i].target; });
+      merge_counts(counts, c);
+    }
+    out.runs_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    out.runs = runs.size();
+    if (!q.save_counts.empty()) {
+      fs::create_directories(q.save_counts);
+      fs::copy(tmp.path(), q.save_counts, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+    }
+    collection_method = all_kernels ? "one run, every kernel instrumented" : "one run per kernel";
+  }
+
+  // This GPU's constants: a one-second calibration when asked or when the constants were fitted on
+  // another architecture.
+  json calibration = nullptr;
+  const int device_sm = sm_of_cc(counts.device.value("cc", ""));
+  if (q.from_counts.empty() && (q.calibrate || (device_sm && device_sm != constants->sm))) {
+    calibration = calibrate(tmp.path() + "/calibration");
+    std::string cused, cwhy;
+    const auto c = model::load_constants(calibration["constants"].get<std::string>(), cused, cwhy);
+    if (!c) throw UsageError("attribute: the calibration's constants cannot be read (" + cwhy + ")");
+    constants = c;
+    used = "calibration on this GPU (" + calibration.value("command", std::string()) + ")";
+    if (!calibration.value("trustworthy", false))
+      std::cerr << "divbench attribute: WARNING the calibration sweep was disturbed (exit 4: another process on the "
+                   "GPU, throttling or noise); its constants are used and the result says so (cost_model.calibration)\n";
+  }
+
+  std::vector<std::string> not_found;
+  sass::DisassembleOptions dopt;
+  dopt.line_info = true;
+  std::map<std::uint32_t, std::vector<std::string>> wanted;
+  for (const auto& fc : counts.functions)
+    if (kernel_matches(re, fc.name)) wanted[fc.crc].push_back(fc.name);
+  json sampling = json::object();
+  for (const auto& fc0 : counts.functions) {
+    if (!kernel_matches(re, fc0.name)) continue;
+    out.counts.push_back(fc0);
+    const FunctionCounts& fc = out.counts.back();
+    auto mit = out.modules.find(fc.crc);
+    if (mit == out.modules.end()) {
+      const auto cit = counts.cubins.find(fc.crc);
+      std::shared_ptr<Outcome::Module> m;
+      if (cit != counts.cubins.end()) {
+        m = std::make_shared<Outcome::Module>();
+        sass::DisassembleOptions fopt = dopt;
+        fopt.function_symbols = function_symbols(cit->second, wanted[fc.crc]);
+        m->cubin = sass::disassemble(cit->second, nvdisasm, fopt);
+      }
+      mit = out.modules.emplace(fc.crc, std::move(m)).first;
+    }
+    Outcome::Module* m = mit->second.get();
+    const sass::FunctionAnalysis* fa = nullptr;
+    if (m)
+      for (const auto& f : m->cubin.functions)
+        if (f.name == fc.name) {
+          auto& slot = m->analysed[f.name];
+          if (!slot) slot = std::make_unique<sass::FunctionAnalysis>(sass::analyze(f));
+          fa = slot.get();
+        }
+    if (!fa) {
+      not_found.push_back(fc.name);
+      continue;
+    }
+    out.tables.push_back(branch_table(*fa, m->cubin.sm, m->cubin.source_files));
+    out.costs.push_back(model::issue_costs(*fa->function, *constants));
+    if (have_pcs) {
+      const auto sit = pcs.samples.find({fc.crc, fc.name});
+      if (sit != pcs.samples.end()) {
+        const json priced = price_waits(out.costs.back(), *fa->function, fc, sit->second, pcs.period_cycles);
+        if (!priced.is_null()) sampling[fc.name] = priced;
+      }
+    }
+    out.kernels.push_back(attribute_kernel(out.tables.back(), fc, *fa->function, out.costs.back(), constants->divergent_path));
+  }
+  if (out.kernels.empty()) {
+    if (!not_found.empty())
+      throw UsageError("attribute: the code of " + one_line(model::demangle(not_found.front())) + " was not among the modules the program loaded");
+    throw UsageError("attribute: no recorded kernel matches --kernel " + one_line(q.kernel) + " (" +
+                     std::to_string(counts.functions.size()) + " kernel(s) recorded)");
+  }
+
+  std::string command;
+  for (const auto& a : q.argv) command += (command.empty() ? "" : " ") + a;
+  double total = 0;
+  std::size_t divergent = 0;
+  json jk = json::array();
+  for (const auto& k : out.kernels) {
+    total += k.cycles_lost;
+    for (const auto& b : k.branches) divergent += b.divergent > 0;
+    json j = to_json(k);
+    j["nondeterministic"] = nondeterministic.contains(k.table->name)
+                                ? json{{"spread", nondeterministic[k.table->name]}}
+                                : json(nullptr);
+    j["time_sampling"] = sampling.contains(k.table->name) ? sampling[k.table->name] : json(nullptr);
+    jk.push_back(std::move(j));
+  }
+  const int sm = out.kernels.front().table->sm;
+  json cost_model{{"file", used},
+                  {"fitted_on", "sm_" + std::to_string(constants->sm)},
+                  {"taken_branch_cycles", constants->taken_branch ? json(*constants->taken_branch) : json(nullptr)},
+                  {"variable_latency_cycles", constants->variable_latency ? json(*constants->variable_latency) : json(nullptr)},
+                  {"divergent_path_cycles", constants->divergent_path ? json(*constants->divergent_path) : json(nullptr)},
+                  {"waits", have_pcs ? "measured: PC sampling of the same program (time per instruction), in warp-cycles "
+                                       "per sample calibrated on the instructions that wait on no scoreboard"
+                                     : "not measured: a wait on memory is a lower bound"},
+                  {"summary", "issue cycles per instruction from the control words' stall fields, B per branch, W per "
+                              "variable-latency wait (model/issue_cost.hpp)" +
+                                  std::string(have_pcs ? ", waits on memory and other blocks' producers from PC sampling" : "") +
+                                  "; constants from " + used}};
+  if (constants->sm != sm)
+    cost_model["caveat"] = "constants fitted on sm_" + std::to_string(constants->sm) + ", applied to sm_" + std::to_string(sm);
+  if (!calibration.is_null()) {
+    calibration.erase("constants");  // a temporary file: its content is here
+    cost_model["calibration"] = calibration;
+  }
+  json pcs_json = nullptr;
+  if (have_pcs)
+    pcs_json = json{{"period_cycles", pcs.period_cycles}, {"total_samples", pcs.total}, {"dropped_samples", pcs.dropped}};
+  out.exit_code = first.exit_code;
+  out.dropped_records = counts.dropped_records;
+  out.document = json{
+      {"schema", kAttributeSchema},
+      {"provenance", to_json(make_provenance(this_command_line()))},
+      {"program", {{"command", command}, {"exit_code", first.exit_code}, {"signal", first.signal}, {"wall_s", first.wall_s}}},
+      {"launches", counts.launches},
+      {"device", counts.device},
+      {"collection",
+       {{"method", "CUPTI SASS metrics: per-instruction patching, in the program's own process, no kernel replay; " +
+                       collection_method},
+        {"cupti", {{"library", q.cupti_path.empty() ? json(nullptr) : json(q.cupti_path)},
+                   {"api_version", q.cupti_version ? json(q.cupti_version) : json(nullptr)},
+                   {"every_kernel_in_one_run", q.from_counts.empty() ? json(all_kernels) : json(nullptr)}}},
+        {"runs", runs},
+        {"jobs", q.jobs},
+        {"repeat", q.repeat},
+        {"runs_wall_s", out.runs_wall_s},
+        {"recorded", q.from_counts.empty() ? json(nullptr) : json(q.from_counts)},
+        {"metrics", counts.metrics},
+        {"dropped_records", counts.dropped_records},
+        {"processes", counts.processes},
+        {"kernels_ran", counts.functions.size()},
+        {"pc_sampling", pcs_json}}},
+      {"cost_model", cost_model},
+      {"totals", {{"kernels", out.kernels.size()}, {"divergent_branches", divergent}, {"cycles_lost", total}}},
+      {"kernels", jk}};
+  if (!not_found.empty()) out.document["kernels_without_code"] = not_found;
+  return out;
+}
+
+}  // namespace divbench::attribute
