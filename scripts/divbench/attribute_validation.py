@@ -14,8 +14,12 @@ thrust    per-kernel totals over every launch against ncu (thrust_ncu.csv): thre
           smsp__sass_branch_targets_threads_divergent.sum; relative differences. Instruction totals are
           compared too, beside ncu's own run-to-run change (thrust_ncu2.csv): kernels whose blocks wait on
           each other (decoupled look-back) execute a different number of instructions every run
+shapes    ground truth by compaction, out of sample (tests/attribute/shapes.cu: shapes_time.json, and the
+          attribute results shapes_random.json, shapes_sorted.json): per shape, truth = warp cycles random -
+          warp cycles sorted (medians per launch) + estimate sorted; rel_err = estimate random / truth - 1;
+          goal |rel_err| <= 10% on every shape (the rule fixed before the run)
 overhead  the attribute call's wall time over the plain program's median (timing.txt), for every kernel
-          and for one kernel (--kernel)
+          and for one kernel (--kernel); the same for the generated program of many kernels (many_*)
 Goals (issue): |rel_err| <= 10%, ncu within 1%, overhead <= 3x. Prints one line per check; --out writes
 the document ("divbench.attribute_validation/1", summary first). Exit 0 when every correctness check
 holds (cycles, lanes, predication, ncu); the overhead goal is reported, not enforced."""
@@ -156,6 +160,79 @@ def ncu_checks(folder: Path) -> list[dict]:
     return rows
 
 
+def _kernel_of_type(doc: dict, type_name: str) -> dict | None:
+    """The shapes program's kernel shape_kernel<TYPE>: TYPE appears length-prefixed in the mangled name."""
+    token = f"{len(type_name)}{type_name}E"
+    ks = [k for k in doc.get("kernels", []) if token in k.get("name", "")]
+    return ks[0] if ks else None
+
+
+def shapes_checks(folder: Path) -> list[dict]:
+    tpath = folder / "shapes_time.json"
+    if not tpath.is_file():
+        return []
+    timed = load_json(tpath)
+    docs = {o: load_json(folder / f"shapes_{o}.json") for o in ("random", "sorted")}
+    rows = []
+    for s in timed.get("shapes", []):
+        row = {"shape": s["shape"], "kernel": s["kernel"], "shared_sm": s.get("shared_sm"),
+               "warp_cycles_random": s.get("random_median"), "warp_cycles_sorted": s.get("sorted_median")}
+        est = {}
+        for o, doc in docs.items():
+            k = _kernel_of_type(doc, s["kernel"])
+            if k is None:
+                continue
+            launches = int(doc.get("launches", {}).get(k["name"], 1)) or 1
+            est[o] = float(k["cycles_lost"]) / launches
+            row[f"estimated_cycles_{o}"] = est[o]
+            row[f"lower_bound_{o}"] = any(b.get("cycles_lost_is_lower_bound") for b in k["branches"]
+                                          if b.get("divergent_executions"))
+            row[f"loops_{o}"] = len(k.get("loops", []))
+        model = {}
+        for o in ("random", "sorted"):
+            mp = folder / f"shapes_{o}_model.json"
+            k = _kernel_of_type(load_json(mp), s["kernel"]) if mp.is_file() else None
+            if k is not None:
+                model[o] = float(k["cycles_lost"]) / (int(load_json(mp).get("launches", {}).get(k["name"], 1)) or 1)
+        if len(est) == 2 and row["warp_cycles_random"] is not None and row["warp_cycles_sorted"] is not None:
+            truth = row["warp_cycles_random"] - row["warp_cycles_sorted"] + est["sorted"]
+            row["truth_cycles"] = truth
+            row["estimated_cycles"] = est["random"]
+            row["rel_err"] = est["random"] / truth - 1 if truth > 0 else None
+            row["random_over_sorted"] = row["warp_cycles_random"] / row["warp_cycles_sorted"]
+            if len(model) == 2:
+                mtruth = row["warp_cycles_random"] - row["warp_cycles_sorted"] + model["sorted"]
+                row["model_estimated_cycles"] = model["random"]
+                row["model_rel_err"] = model["random"] / mtruth - 1 if mtruth > 0 else None
+        else:
+            row["rel_err"] = None
+        row["ok"] = (row["rel_err"] is not None and abs(row["rel_err"]) <= GOALS["cycles_lost_rel_err"]
+                     and not row["shared_sm"])
+        rows.append(row)
+    return rows
+
+
+def launch_mode_checks(folder: Path) -> list[dict]:
+    """The generated program's 128 kernels counted in one run when launched plainly, as one CUDA graph and
+    from four host threads: every kernel present in each, with the same instruction and divergence counts."""
+    base_path = folder / "many_no_sampling.json"
+    if not base_path.is_file():
+        return []
+    base = {k["name"]: k for k in load_json(base_path)["kernels"]}
+    rows = []
+    for mode in ("graph", "threads"):
+        p = folder / f"many_{mode}.json"
+        if not p.is_file():
+            continue
+        got = {k["name"]: k for k in load_json(p)["kernels"]}
+        keys = ("inst_executed", "thread_inst_executed", "branch_targets_threads_divergent")
+        differ = [n for n in base if n in got and any(base[n][x] != got[n][x] for x in keys)]
+        rows.append({"mode": mode, "kernels": len(got), "kernels_plain": len(base),
+                     "missing": sorted(set(base) - set(got)), "counts_differ": differ,
+                     "ok": not (set(base) - set(got)) and not differ})
+    return rows
+
+
 def timing(folder: Path) -> dict:
     ms = {}
     for line in read_text(folder / "timing.txt").splitlines():
@@ -166,9 +243,38 @@ def timing(folder: Path) -> dict:
     if not plain or "thrust_attribute" not in ms:
         raise InputError(f"{folder / 'timing.txt'}: no plain or attribute timing of the Thrust program")
     med = statistics.median(plain)
-    return {"plain_ms": plain, "plain_median_ms": med, "attribute_ms": ms["thrust_attribute"],
-            "one_kernel_ms": ms.get("thrust_one_kernel"), "overhead_ratio": ms["thrust_attribute"] / med,
-            "overhead_ratio_one_kernel": ms["thrust_one_kernel"] / med if "thrust_one_kernel" in ms else None}
+    out = {"plain_ms": plain, "plain_median_ms": med, "attribute_ms": ms["thrust_attribute"],
+           "one_kernel_ms": ms.get("thrust_one_kernel"), "overhead_ratio": ms["thrust_attribute"] / med,
+           "overhead_ratio_one_kernel": ms["thrust_one_kernel"] / med if "thrust_one_kernel" in ms else None}
+    many = [v for k, v in ms.items() if k.startswith("many_plain_")]
+    if many and "many_attribute" in ms:
+        out["many_kernels"] = {"plain_ms": many, "plain_median_ms": statistics.median(many),
+                               "attribute_ms": ms["many_attribute"],
+                               "overhead_ratio": ms["many_attribute"] / statistics.median(many)}
+    for key in ("thrust_attribute_no_sampling", "many_attribute_no_sampling"):
+        if key in ms:
+            base = med if key.startswith("thrust") else (statistics.median(many) if many else None)
+            out[key + "_overhead_ratio"] = ms[key] / base if base else None
+    return out
+
+
+SHAPES_BEGIN = "<!-- shapes table: python3 -m divbench.attribute_validation --shapes-table results/h200/attribute/validation.json -->"
+SHAPES_END = "<!-- end of shapes table -->"
+
+
+def shapes_table(validation: dict) -> str:
+    """docs/attribute.md's table of the shapes, rendered from validation.json (tests/python checks the doc)."""
+    lines = ["| shape | warp cycles random / sorted | truth (cycles lost) | estimate | error | estimate, issue model alone | within 10% |",
+             "|---|---|---|---|---|---|---|"]
+    for r in validation.get("shapes", []):
+        def num(v):
+            return "-" if v is None else f"{v:,.0f}"
+        err = "-" if r.get("rel_err") is None else f"{100 * r['rel_err']:+.1f}%"
+        model = "-" if r.get("model_rel_err") is None else f"{100 * r['model_rel_err']:+.1f}%"
+        ratio = "-" if r.get("random_over_sorted") is None else f"{r['random_over_sorted']:.2f}x"
+        lines.append(f"| {r['shape']} | {ratio} | {num(r.get('truth_cycles'))} | {num(r.get('estimated_cycles'))} | {err} | "
+                     f"{model} | {'yes' if r.get('ok') else '**no**'} |")
+    return "\n".join(lines) + "\n"
 
 
 def report(folder: Path) -> tuple[dict, bool]:
@@ -179,6 +285,8 @@ def report(folder: Path) -> tuple[dict, bool]:
     pred = predication_checks(folder)
     ncu = ncu_checks(folder)
     tm = timing(folder)
+    shapes = shapes_checks(folder)
+    modes = launch_mode_checks(folder)
     thrust = load_json(folder / "thrust.json")
     errs = [abs(r["rel_err"]) for r in kway if r.get("rel_err") is not None]
     diffs = [max(r["ratio_rel_diff"], r["divergent_rel_diff"]) for r in ncu if r["in_ncu"]]
@@ -191,6 +299,14 @@ def report(folder: Path) -> tuple[dict, bool]:
         "lanes_ok": bool(lanes) and all(r["ok"] for r in lanes),
         "predication_ok": pred["ok"],
         "ncu_kernels_compared": len(diffs),
+        "shapes": len(shapes),
+        "max_shape_rel_err": max((abs(r["rel_err"]) for r in shapes if r["rel_err"] is not None), default=None),
+        "shapes_ok": bool(shapes) and all(r["ok"] for r in shapes),
+        "shapes_within_goal": sum(1 for r in shapes if r["ok"]),
+        "overhead_ratio_many_kernels": tm.get("many_kernels", {}).get("overhead_ratio"),
+        "launch_modes_ok": bool(modes) and all(r["ok"] for r in modes),
+        "shapes_recording": (load_json(folder / "shapes_random.json").get("provenance", {}).get("created")
+                             if (folder / "shapes_random.json").is_file() else None),
         "ncu_kernels_missing": [r["kernel"] for r in ncu if not r["in_ncu"]],
         "goals": GOALS,
     }
@@ -200,7 +316,7 @@ def report(folder: Path) -> tuple[dict, bool]:
                                                and tm["overhead_ratio_one_kernel"] <= GOALS["overhead_ratio"])
     doc = {"schema": SCHEMA, "summary": summary, "provenance": thrust.get("provenance", {}),
            "device": thrust.get("device", {}), "kway": kway, "lanes": lanes, "predication": pred, "ncu": ncu,
-           "timing": tm}
+           "timing": tm, "shapes": shapes, "launch_modes": modes}
     for r in kway:
         print(f"kway n={r['n']} k={r['k']}: est {r['estimated_cycles_lost_per_warp']:.1f} cycles/warp, "
               f"measured {r['measured_t_k_minus_t_1']}, rel_err {r.get('rel_err')}, ok {r['ok']}")
@@ -208,11 +324,29 @@ def report(folder: Path) -> tuple[dict, bool]:
         print(f"lanes {r['kernel']}:{r['line']}: ok {r['ok']}")
     print(f"predication: ok {pred['ok']}; ncu: {len(diffs)} kernels, max rel diff {summary['max_ncu_rel_diff']}; "
           f"overhead {tm['overhead_ratio']:.1f}x (one kernel {tm['overhead_ratio_one_kernel']})")
+    for r in shapes:
+        print(f"shape {r['shape']}: est {r.get('estimated_cycles')}, truth {r.get('truth_cycles')}, "
+              f"rel_err {r['rel_err']}, ok {r['ok']}")
     ok = summary["kway_ok"] and summary["lanes_ok"] and summary["predication_ok"] and summary["ncu_ok"]
     return doc, ok
 
 
-main = folder_report("attribute_validation", __doc__.splitlines()[0], report)
+_folder_main = folder_report("attribute_validation", __doc__.splitlines()[0], report)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == "--shapes-table":
+        if len(args) != 2:
+            print("usage: python3 -m divbench.attribute_validation --shapes-table VALIDATION.json", file=sys.stderr)
+            return 2
+        try:
+            sys.stdout.write(shapes_table(load_json(Path(args[1]))))
+        except InputError as e:
+            print(f"attribute_validation: {e}", file=sys.stderr)
+            return 2
+        return 0
+    return _folder_main(argv)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,15 @@
 #   thrust_ncu2.csv           the same again: how much ncu's own counts change from run to run
 #   thrust_one_kernel.json    attribute --kernel on one kernel (the overhead of a targeted question)
 #   timing.txt                wall milliseconds: the plain program (5 runs), each attribute call
+#   shapes_time.json          tests/attribute/shapes.cu: warp cycles of every shape in the random and the sorted
+#                             order (5 launches each)
+#   shapes_<order>.json, shapes_<order>/  attribute on each order (PC sampling on), its recorded counts
+#   shapes_<order>_model.json attribute on each order with --no-pc-sampling (the issue model alone)
+#   thrust_no_sampling.json   attribute on Thrust/CUB without the PC-sampling run (overhead)
+#   many.json                 attribute on the generated program of 128 kernels (overhead)
+#   many_no_sampling.json, many_graph.json, many_threads.json  the same without PC sampling, launched as one CUDA
+#                             graph, and from four host threads (counts must agree kernel by kernel)
+#   thrust_repeat.json        attribute --repeat 2 on Thrust/CUB: the kernels whose counts differ between runs
 #   gpu_test.log              tests/attribute/gpu_test.sh (the ctest GPU test of attribute) on this GPU
 #   validation.json           python3 -m divbench.attribute_validation over the folder
 STAGE=attribute
@@ -43,17 +52,17 @@ for n in 1000 10000; do
   step "kway sweep n=$n" "$DIVBENCH" --sweep k --body fma_chain --k 1,2,4,8,16,32 --iters "$n" --placements 1 \
     --no-samples --quiet --out "$A/kway_n$n.json"
   for k in 1 2 4 8 16 32; do
-    step "attribute kway k=$k n=$n" timed "kway_k${k}_n$n" "$DIVBENCH" attribute --quiet --kernel kway_kernel \
+    step "attribute kway k=$k n=$n" timed "kway_k${k}_n$n" "$DIVBENCH" attribute --quiet --no-pc-sampling --kernel kway_kernel \
       --out "$A/kway_k${k}_n$n.json" -- "$T" kway fma_chain "$k" "$n" 3 >"$A/kway_k${k}_n$n.target.json"
   done
 done
 
 # 2. Predication: no divergent branch in the predicated kernel's work; the branchy twin diverges.
-step "attribute predication" "$DIVBENCH" attribute --quiet --out "$A/predication.json" -- "$T" predication 1000 3 \
+step "attribute predication" "$DIVBENCH" attribute --quiet --no-pc-sampling --out "$A/predication.json" -- "$T" predication 1000 3 \
   >"$A/predication.target.json"
 
 # 3. Host-known lane counts; the raw counts kept for the CPU test of the join on recorded data.
-step "attribute lanes" "$DIVBENCH" attribute --quiet --out "$A/lanes.json" --save-counts "$A/lanes" -- "$T" lanes 2 \
+step "attribute lanes" "$DIVBENCH" attribute --quiet --no-pc-sampling --out "$A/lanes.json" --save-counts "$A/lanes" -- "$T" lanes 2 \
   >"$A/lanes.target.json"
 find "$A/lanes" -name program.log -delete
 
@@ -66,6 +75,34 @@ for r in 1 2; do
   step "ncu thrust $r" ncu --metrics smsp__inst_executed.sum,smsp__thread_inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio,smsp__sass_branch_targets_threads_divergent.sum \
     --csv --print-units base --print-kernel-base mangled --log-file "$A/thrust_ncu$([ $r = 2 ] && echo 2).csv" "$TH" >/dev/null
 done
+step "attribute thrust no sampling" timed thrust_attribute_no_sampling "$DIVBENCH" attribute --quiet --no-pc-sampling \
+  --out "$A/thrust_no_sampling.json" -- "$TH" >/dev/null
+step "attribute thrust repeat" "$DIVBENCH" attribute --quiet --no-pc-sampling --repeat 2 --out "$A/thrust_repeat.json" \
+  -- "$TH" >/dev/null
+
+# 5. Ground truth by compaction, out of sample: twelve shapes, each in a random and a sorted order.
+S="$BIN/divbench_attribute_shapes"
+step "shapes time" "$S" time --launches 5 >"$A/shapes_time.json"
+for o in random sorted; do
+  step "attribute shapes $o" timed "shapes_$o" "$DIVBENCH" attribute --quiet --out "$A/shapes_$o.json" \
+    --save-counts "$A/shapes_$o" -- "$S" run "$o" >"$A/shapes_$o.target.json"
+  find "$A/shapes_$o" -name program.log -delete
+  step "attribute shapes $o model" "$DIVBENCH" attribute --quiet --no-pc-sampling --out "$A/shapes_${o}_model.json" \
+    -- "$S" run "$o" >/dev/null
+done
+
+# 6. A generated program of 128 kernels: the overhead of attributing every kernel of one run.
+M="$BIN/divbench_attribute_many"
+for i in 1 2 3 4 5; do timed "many_plain_$i" "$M" >/dev/null; done
+step "attribute many" timed many_attribute "$DIVBENCH" attribute --quiet --out "$A/many.json" -- "$M" >/dev/null
+step "attribute many no sampling" timed many_attribute_no_sampling "$DIVBENCH" attribute --quiet --no-pc-sampling \
+  --out "$A/many_no_sampling.json" -- "$M" >/dev/null
+# The same kernels launched as one CUDA graph and from four host threads: one run must count them alike.
+for mode in graph threads; do
+  step "attribute many $mode" "$DIVBENCH" attribute --quiet --no-pc-sampling --out "$A/many_$mode.json" -- "$M" 128 "$mode" \
+    >/dev/null
+done
+
 top=$(python3 -m divbench.attribute_top "$A/thrust.json" 2>/dev/null)
 if [ -n "$top" ]; then
   step "attribute thrust one kernel" timed thrust_one_kernel "$DIVBENCH" attribute --quiet --kernel "^${top}\$" \

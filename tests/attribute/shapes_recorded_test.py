@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""The loop rule and the estimate against ground truth by compaction, on counts recorded on the H200 (no
+GPU): tests/data/attribute/shapes holds what scripts/gpu/50-attribute.sh kept of one run of
+tests/attribute/shapes.cu: the counts and module of the program in the random and in the sorted order
+(random/, sorted/: `divbench attribute --save-counts`, with the PC samples of its timing run where the
+run had them) and the warp cycles of both orders (shapes_time.json, the program's `time` mode).
+
+`divbench attribute --from-counts` on each order, then divbench.attribute_validation.shapes_checks:
+  - the loop shapes (a Mandelbrot while loop, a data-dependent break, a divergent outer trip count)
+    are priced within 10% of their measured compaction loss: a rule that took the lanes at a loop's
+    exit instead of those that entered it prices the while loop at zero (the bug this rule fixed);
+  - every shape's error equals the one results/h200/attribute/validation.json publishes, when that file
+    was made from the same recording (its "recording" names the run).
+usage: shapes_recorded_test.py DIVBENCH SOURCE_DIR"""
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+LOOP_SHAPES = ("while_compound", "loop_break", "nested_outer")
+
+
+def main() -> int:
+    divbench, root = sys.argv[1], Path(sys.argv[2])
+    sys.path.insert(0, str(root / "scripts"))
+    from divbench import attribute_validation, schemas  # noqa: E402 - the package lives in scripts/
+
+    data = root / "tests" / "data" / "attribute" / "shapes"
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        shutil.copy(data / "shapes_time.json", t / "shapes_time.json")
+        for order in ("random", "sorted"):
+            out = t / f"shapes_{order}.json"
+            r = subprocess.run([divbench, "attribute", "--quiet", "--from-counts", str(data / order), "--out", str(out)],
+                               capture_output=True, text=True, timeout=300)
+            if r.returncode != 0:
+                print(f"FAIL: divbench attribute --from-counts {order}: exit {r.returncode}: {r.stderr.strip()}")
+                return 1
+            problems = schemas.validate_file(schemas.load_catalog(), out)
+            if problems:
+                failures.append(f"schema of {order}: {problems}")
+        rows = {r["shape"]: r for r in attribute_validation.shapes_checks(t)}
+        for shape, r in rows.items():
+            print(f"{shape}: estimate {r.get('estimated_cycles')}, truth {r.get('truth_cycles')}, rel_err {r['rel_err']}")
+        for shape in LOOP_SHAPES:
+            r = rows.get(shape)
+            if r is None or r["rel_err"] is None:
+                failures.append(f"{shape}: no estimate or no truth")
+            elif abs(r["rel_err"]) > attribute_validation.GOALS["cycles_lost_rel_err"]:
+                failures.append(f"{shape}: estimate {r['estimated_cycles']:.0f} against truth {r['truth_cycles']:.0f} "
+                                f"(rel_err {r['rel_err']:+.3f}, beyond 10%)")
+            elif r["loops_random"] < 1:
+                failures.append(f"{shape}: no divergent loop found")
+        published = root / "results" / "h200" / "attribute" / "validation.json"
+        meta = json.loads((data / "recording.json").read_text())
+        if published.is_file():
+            doc = json.loads(published.read_text())
+            if doc.get("summary", {}).get("shapes_recording") == meta.get("run"):
+                for p in doc.get("shapes", []):
+                    mine = rows.get(p["shape"], {}).get("rel_err")
+                    if p.get("rel_err") is None or mine is None or abs(mine - p["rel_err"]) > 1e-9:
+                        failures.append(f"{p['shape']}: validation.json says rel_err {p.get('rel_err')}, the recording "
+                                        f"gives {mine}")
+    for f in failures:
+        print("FAIL:", f)
+    print(f"{len(LOOP_SHAPES) + 1 - min(len(failures), len(LOOP_SHAPES) + 1)} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
