@@ -39,6 +39,7 @@ struct AttributeOptions {
   std::string save_counts, from_counts;  // keep the raw counts and modules / analyse recorded ones
   std::size_t top = 20;
   int jobs = 4, repeat = 1;
+  double timeout = 600;
   bool static_only = false, json_out = false, quiet = false, calibrate = false;
   bool no_pc_sampling = false, one_kernel_per_run = false;
 };
@@ -90,6 +91,7 @@ int run_program(const AttributeOptions& o) {
   q.nvdisasm = o.nvdisasm;
   q.jobs = o.jobs;
   q.repeat = o.repeat;
+  q.timeout_s = o.timeout;
   q.calibrate = o.calibrate;
   q.pc_sampling = !o.no_pc_sampling;
   q.one_kernel_per_run = o.one_kernel_per_run;
@@ -154,6 +156,9 @@ divbench::cli::Command attribute_command() {
                    "2: run the instrumented program twice and mark kernels whose counts differ (nondeterministic, "
                    "with the spread; a gate uses it as their tolerance)")
         ->check(CLI::Range(1, 2));
+    sub.add_option("--timeout", o->timeout,
+                   "Seconds each run of the program may take before it is ended (TERM, KILL 10 s later); 0: no limit "
+                   "(default 600)");
     sub.add_flag("--no-pc-sampling", o->no_pc_sampling,
                  "No PC-sampling run: waits on memory are not measured (the estimate of such regions is a lower bound)");
     sub.add_flag("--one-kernel-per-run", o->one_kernel_per_run,

@@ -75,6 +75,7 @@ pid_t start_injected(const InjectedRun& run, const std::string& inject_lib, cons
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
+    ::setpgid(0, 0);  // its own process group: a signal or a time limit reaches its children too
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGTERM, SIG_DFL);
     ::setenv("CUDA_INJECTION64_PATH", run.inject.empty() ? inject_lib.c_str() : run.inject.c_str(), 1);
@@ -106,7 +107,7 @@ void note_stop(int sig) { g_stop = sig; }
 
 std::vector<ProgramRun> run_injected(const std::vector<InjectedRun>& runs, const std::string& inject_lib,
                                      const std::string& ld_dir, int jobs,
-                                     const std::function<void(std::size_t)>& started) {
+                                     const std::function<void(std::size_t)>& started, double timeout_s) {
   std::vector<ProgramRun> out(runs.size());
   std::vector<std::chrono::steady_clock::time_point> t0(runs.size());
   std::map<pid_t, std::size_t> running;
@@ -128,25 +129,50 @@ std::vector<ProgramRun> run_injected(const std::vector<InjectedRun>& runs, const
       ++next;
     }
     if (g_stop && !forwarded) {
-      for (const auto& [pid, i] : running) ::kill(pid, g_stop == SIGINT ? SIGINT : SIGTERM);
+      for (const auto& [pid, i] : running) {
+        ::kill(-pid, g_stop == SIGINT ? SIGINT : SIGTERM);  // the program's process group: its children too
+        ::kill(pid, g_stop == SIGINT ? SIGINT : SIGTERM);
+      }
       forwarded = true;
       next = runs.size();
     }
     if (running.empty()) break;
-    int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, 0);
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      break;
+    // Each run's own children only (waitpid on their pids, not -1): other helpers of divbench, such as
+    // nvdisasm analysing modules meanwhile, are not reaped here. A run past its time limit gets TERM,
+    // then KILL after a grace period, its whole process group.
+    bool reaped = false;
+    const auto now = std::chrono::steady_clock::now();
+    for (auto it = running.begin(); it != running.end();) {
+      int status = 0;
+      const pid_t pid = ::waitpid(it->first, &status, WNOHANG);
+      const std::size_t i = it->second;
+      if (pid == it->first) {
+        ProgramRun& r = out[i];
+        r.wall_s = std::chrono::duration<double>(now - t0[i]).count();
+        if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+        else if (WIFSIGNALED(status)) r.signal = WTERMSIG(status), r.exit_code = 128 + r.signal;
+        r.ran = true;
+        it = running.erase(it);
+        reaped = true;
+        continue;
+      }
+      if (pid < 0 && errno != EINTR) {  // not our child any more: nothing to wait for
+        out[i].ran = false;
+        it = running.erase(it);
+        continue;
+      }
+      const double age = std::chrono::duration<double>(now - t0[i]).count();
+      if (timeout_s > 0 && age > timeout_s && !out[i].timed_out) {
+        out[i].timed_out = true;
+        ::kill(-it->first, SIGTERM);
+        ::kill(it->first, SIGTERM);
+      } else if (timeout_s > 0 && out[i].timed_out && age > timeout_s + kKillGraceS) {
+        ::kill(-it->first, SIGKILL);
+        ::kill(it->first, SIGKILL);
+      }
+      ++it;
     }
-    const auto it = running.find(pid);
-    if (it == running.end()) continue;
-    ProgramRun& r = out[it->second];
-    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0[it->second]).count();
-    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status)) r.signal = WTERMSIG(status), r.exit_code = 128 + r.signal;
-    r.ran = true;
-    running.erase(it);
+    if (!reaped) ::usleep(2000);
   }
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGTERM, &old_term, nullptr);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <iostream>
 #include <regex>
 #include <set>
@@ -216,6 +217,7 @@ void check_request(const Request& q) {
   if (!q.argv.empty() && !q.from_counts.empty()) throw UsageError("attribute: --from-counts analyses a recorded run; give no program");
   if (q.calibrate && !q.from_counts.empty()) throw UsageError("attribute: --calibrate belongs to a run on a GPU, not to --from-counts");
   if (q.repeat < 1 || q.repeat > 2) throw UsageError("attribute: --repeat takes 1 or 2");
+  if (!(q.timeout_s >= 0) || q.timeout_s > 7 * 86400) throw UsageError("attribute: --timeout takes 0 (none) to 604800 seconds");
   if (q.repeat > 1 && !q.from_counts.empty()) throw UsageError("attribute: --repeat belongs to a run, not to --from-counts");
   kernel_regex(q.kernel);
   if (!q.save_counts.empty()) {
@@ -279,7 +281,12 @@ Outcome run(const Request& q) {
                                 : std::string(" to find its kernels"))
                 << "\n";
     const std::string disc_dir = tmp.path() + "/k0";
-    first = run_injected({{argv, disc_dir, all_kernels ? "*all*" : "", false, q.kernel, ""}}, inject, cupti_dir, 1).front();
+    first = run_injected({{argv, disc_dir, all_kernels ? "*all*" : "", false, q.kernel, ""}}, inject, cupti_dir, 1, {},
+                         q.timeout_s)
+                .front();
+    if (first.timed_out)
+      throw ProgramFailed{124, "attribute: " + one_line(argv[0]) + " ran past --timeout " + std::to_string(q.timeout_s) +
+                                   " s and was ended (TERM, then KILL): no counts"};
     runs.push_back({{"target", all_kernels ? "(every kernel)" : "(discovery: the first kernel launched)"},
                     {"exit_code", first.exit_code},
                     {"wall_s", first.wall_s}});
@@ -314,33 +321,26 @@ Outcome run(const Request& q) {
     const std::size_t n_kernel_runs = more.size();
     if (q.repeat > 1) more.push_back({argv, tmp.path() + "/repeat", all_kernels ? "*all*" : "", true, q.kernel, ""});
     const std::size_t repeat_index = q.repeat > 1 ? more.size() - 1 : SIZE_MAX;
-    if (!pcsample_lib.empty()) more.push_back({argv, tmp.path() + "/pcsamples", "", true, q.kernel, pcsample_lib});
-    const std::size_t pcs_index = pcsample_lib.empty() ? SIZE_MAX : more.size() - 1;
     const std::vector<ProgramRun> results = run_injected(more, inject, cupti_dir, q.jobs, [&](std::size_t i) {
       if (!q.progress) return;
       if (i < n_kernel_runs)
         std::cerr << "divbench attribute: kernel " << i + 1 << "/" << n_kernel_runs << ": "
                   << one_line(model::demangle(more[i].target).substr(0, 100)) << "\n";
       else if (i == repeat_index) std::cerr << "divbench attribute: the instrumented run again (--repeat 2)\n";
-      else if (i == pcs_index) std::cerr << "divbench attribute: one run with PC sampling (time per instruction)\n";
-    });
+    }, q.timeout_s);
     for (std::size_t i = 0; i < more.size(); ++i) {
       const auto& r = results[i];
       const std::string what = i < n_kernel_runs ? more[i].target : i == repeat_index ? "(repeat)" : "(pc sampling)";
-      runs.push_back({{"target", what}, {"exit_code", r.exit_code}, {"wall_s", r.wall_s}});
+      runs.push_back({{"target", what}, {"exit_code", r.exit_code}, {"wall_s", r.wall_s}, {"timed_out", r.timed_out}});
+      if (r.timed_out) {
+        std::cerr << "divbench attribute: WARNING the run for " << one_line(model::demangle(what).substr(0, 80))
+                  << " ran past --timeout and was ended: its counts are missing\n";
+        continue;
+      }
       if (r.exit_code != first.exit_code)
         std::cerr << "divbench attribute: WARNING the run for " << one_line(model::demangle(what).substr(0, 80))
                   << " ended with exit code " << r.exit_code << ", the first with " << first.exit_code
                   << ": the program does not repeat itself\n";
-      if (i == pcs_index) {
-        for (const auto& f : recorded_files(more[i].dir, "pcsamples")) {
-          if (!have_pcs) pcs = read_pcsamples(f);
-          else merge_pcsamples(pcs, read_pcsamples(f));
-          have_pcs = true;
-        }
-        if (!have_pcs) std::cerr << "divbench attribute: WARNING the PC-sampling run left no samples; memory waits stay lower bounds\n";
-        continue;
-      }
       RunCounts c = collect_counts(more[i].dir, r, "counts");
       c.launches.clear();  // the first run's launch counts stand
       if (i == repeat_index) {
@@ -354,12 +354,6 @@ Outcome run(const Request& q) {
       }
       keep_only(c, [&](const std::string& n) { return n == more[i].target; });
       merge_counts(counts, c);
-    }
-    out.runs_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-    out.runs = runs.size();
-    if (!q.save_counts.empty()) {
-      fs::create_directories(q.save_counts);
-      fs::copy(tmp.path(), q.save_counts, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
     }
     collection_method = all_kernels ? "one run, every kernel instrumented" : "one run per kernel";
   }
@@ -380,52 +374,99 @@ Outcome run(const Request& q) {
                    "GPU, throttling or noise); its constants are used and the result says so (cost_model.calibration)\n";
   }
 
+  // The PC-sampling run, alone on the GPU (after any calibration), while the modules are disassembled
+  // and analysed here on the CPU.
+  std::future<ProgramRun> sampling_run;
+  const std::string pcs_dir = tmp.path() + "/pcsamples";
+  if (q.from_counts.empty() && !pcsample_lib.empty()) {
+    if (q.progress) std::cerr << "divbench attribute: one run with PC sampling (time per instruction)\n";
+    const InjectedRun r{argv, pcs_dir, "", true, q.kernel, pcsample_lib};
+    sampling_run = std::async(std::launch::async, [r, inject, cupti_dir, timeout = q.timeout_s] {
+      return run_injected({r}, inject, cupti_dir, 1, {}, timeout).front();
+    });
+  }
+
   std::vector<std::string> not_found;
   sass::DisassembleOptions dopt;
   dopt.line_info = true;
   std::map<std::uint32_t, std::vector<std::string>> wanted;
   for (const auto& fc : counts.functions)
     if (kernel_matches(re, fc.name)) wanted[fc.crc].push_back(fc.name);
-  json sampling = json::object();
+  // Every module that ran a wanted kernel, disassembled in parallel (nvdisasm on those functions alone).
+  {
+    std::map<std::uint32_t, std::future<std::shared_ptr<Outcome::Module>>> pending;
+    for (const auto& [crc, names] : wanted) {
+      const auto cit = counts.cubins.find(crc);
+      if (cit == counts.cubins.end()) {
+        out.modules.emplace(crc, nullptr);
+        continue;
+      }
+      const std::string path = cit->second;
+      const std::vector<std::string> fnames = names;
+      pending.emplace(crc, std::async(std::launch::async, [path, fnames, nvdisasm, dopt] {
+                        auto m = std::make_shared<Outcome::Module>();
+                        sass::DisassembleOptions fopt = dopt;
+                        fopt.function_symbols = function_symbols(path, fnames);
+                        m->cubin = sass::disassemble(path, nvdisasm, fopt);
+                        return m;
+                      }));
+    }
+    for (auto& [crc, f] : pending) out.modules.emplace(crc, f.get());
+  }
+  std::vector<const sass::FunctionAnalysis*> analyses;
+  std::vector<int> sms;
   for (const auto& fc0 : counts.functions) {
     if (!kernel_matches(re, fc0.name)) continue;
-    out.counts.push_back(fc0);
-    const FunctionCounts& fc = out.counts.back();
-    auto mit = out.modules.find(fc.crc);
-    if (mit == out.modules.end()) {
-      const auto cit = counts.cubins.find(fc.crc);
-      std::shared_ptr<Outcome::Module> m;
-      if (cit != counts.cubins.end()) {
-        m = std::make_shared<Outcome::Module>();
-        sass::DisassembleOptions fopt = dopt;
-        fopt.function_symbols = function_symbols(cit->second, wanted[fc.crc]);
-        m->cubin = sass::disassemble(cit->second, nvdisasm, fopt);
-      }
-      mit = out.modules.emplace(fc.crc, std::move(m)).first;
-    }
-    Outcome::Module* m = mit->second.get();
+    Outcome::Module* m = out.modules.count(fc0.crc) ? out.modules[fc0.crc].get() : nullptr;
     const sass::FunctionAnalysis* fa = nullptr;
     if (m)
       for (const auto& f : m->cubin.functions)
-        if (f.name == fc.name) {
+        if (f.name == fc0.name) {
           auto& slot = m->analysed[f.name];
           if (!slot) slot = std::make_unique<sass::FunctionAnalysis>(sass::analyze(f));
           fa = slot.get();
         }
     if (!fa) {
-      not_found.push_back(fc.name);
+      not_found.push_back(fc0.name);
       continue;
     }
+    out.counts.push_back(fc0);
     out.tables.push_back(branch_table(*fa, m->cubin.sm, m->cubin.source_files));
     out.costs.push_back(model::issue_costs(*fa->function, *constants));
-    if (have_pcs) {
-      const auto sit = pcs.samples.find({fc.crc, fc.name});
-      if (sit != pcs.samples.end()) {
-        const json priced = price_waits(out.costs.back(), *fa->function, fc, sit->second, pcs.period_cycles);
+    analyses.push_back(fa);
+  }
+
+  json sampling = json::object();
+  if (sampling_run.valid()) {
+    const ProgramRun r = sampling_run.get();  // Interrupted passes through
+    runs.push_back({{"target", "(pc sampling)"}, {"exit_code", r.exit_code}, {"wall_s", r.wall_s}, {"timed_out", r.timed_out}});
+    if (r.exit_code != first.exit_code)
+      std::cerr << "divbench attribute: WARNING the PC-sampling run ended with exit code " << r.exit_code
+                << ", the first with " << first.exit_code << ": the program does not repeat itself\n";
+    if (fs::is_directory(pcs_dir))
+      for (const auto& f : recorded_files(pcs_dir, "pcsamples")) {
+        if (!have_pcs) pcs = read_pcsamples(f);
+        else merge_pcsamples(pcs, read_pcsamples(f));
+        have_pcs = true;
+      }
+    if (!have_pcs) std::cerr << "divbench attribute: WARNING the PC-sampling run left no samples; waits on memory stay lower bounds\n";
+  }
+  if (q.from_counts.empty()) {
+    out.runs_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    out.runs = runs.size();
+    if (!q.save_counts.empty()) {
+      fs::create_directories(q.save_counts);
+      fs::copy(tmp.path(), q.save_counts, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+    }
+  }
+  for (std::size_t i = 0; i < out.counts.size(); ++i) {
+    const FunctionCounts& fc = out.counts[i];
+    if (have_pcs)
+      if (const auto* samples = pcs.function(fc.crc, fc.name)) {
+        const json priced = price_waits(out.costs[i], *analyses[i]->function, fc, *samples, pcs.period_cycles);
         if (!priced.is_null()) sampling[fc.name] = priced;
       }
-    }
-    out.kernels.push_back(attribute_kernel(out.tables.back(), fc, *fa->function, out.costs.back(), constants->divergent_path));
+    out.kernels.push_back(attribute_kernel(out.tables[i], fc, *analyses[i]->function, out.costs[i], constants->divergent_path));
   }
   if (out.kernels.empty()) {
     if (!not_found.empty())

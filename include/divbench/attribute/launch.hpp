@@ -22,7 +22,11 @@ struct ProgramRun {
   int signal = 0;          // that signal, 0 when it exited
   double wall_s = 0;       // from fork to exit
   bool ran = false;
+  bool timed_out = false;  // ended by the time limit (TERM, then KILL after kKillGraceS)
 };
+
+// Seconds between the TERM a run past its time limit gets and the KILL that follows.
+inline constexpr double kKillGraceS = 10;
 
 // One run of the program: argv (argv[0] resolved by resolve_program), the folder the injection library
 // writes into (created), the function to instrument ("" = the discovery run, which instruments the
@@ -44,9 +48,11 @@ struct Interrupted {
 // Runs `runs`, at most `jobs` at once, with the injection library and `ld_dir` (CUPTI's folder) in
 // front of LD_LIBRARY_PATH; `started(i)` is called as run i starts. Counts do not depend on timing,
 // so runs may share the GPU. Throws Interrupted (after every program ended) on SIGINT/SIGTERM.
+// Each program runs in its own process group (a signal divbench gets, or the time limit, reaches its
+// children too); `timeout_s` > 0 limits each run's wall time.
 std::vector<ProgramRun> run_injected(const std::vector<InjectedRun>& runs, const std::string& inject_lib,
                                      const std::string& ld_dir, int jobs,
-                                     const std::function<void(std::size_t)>& started = {});
+                                     const std::function<void(std::size_t)>& started = {}, double timeout_s = 0);
 
 // What every process of one run left in `dir` (`prefix`-<pid>.json: "launches" for the discovery run,
 // "counts" for a target run), merged; UsageError when a CUPTI failure was recorded (errors-<pid>.txt:

@@ -29,6 +29,7 @@ struct Request {
   std::string nvdisasm;
   int jobs = 4;
   int repeat = 1;                 // 2: run twice, mark kernels whose counts differ
+  double timeout_s = 600;         // each run of the program: TERM past it, KILL 10 s later (0: none)
   bool calibrate = false;
   bool pc_sampling = true;
   bool progress = false;          // progress lines on stderr
