@@ -85,10 +85,10 @@ S="$BIN/divbench_attribute_shapes"
 step "shapes time" "$S" time --launches 5 >"$A/shapes_time.json"
 for o in random sorted; do
   step "attribute shapes $o" timed "shapes_$o" "$DIVBENCH" attribute --quiet --out "$A/shapes_$o.json" \
-    --save-counts "$A/shapes_$o" -- "$S" run "$o" >"$A/shapes_$o.target.json"
+    --save-counts "$A/shapes_$o" -- "$S" run "$o" --launches 10 >"$A/shapes_$o.target.json"
   find "$A/shapes_$o" -name program.log -delete
   step "attribute shapes $o model" "$DIVBENCH" attribute --quiet --no-pc-sampling --out "$A/shapes_${o}_model.json" \
-    -- "$S" run "$o" >/dev/null
+    -- "$S" run "$o" --launches 10 >/dev/null
 done
 
 # 6. A generated program of 128 kernels: the overhead of attributing every kernel of one run.

@@ -9,7 +9,9 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <atomic>
 #include <future>
+#include <thread>
 #include <iostream>
 #include <regex>
 #include <set>
@@ -102,20 +104,26 @@ json calibrate(const std::string& dir) {
               {"constants", dir + "/loop_cost.json"}};
 }
 
-// The ELF symbol indices of `names` in the cubin at `path` (nvdisasm -fun), or none (disassemble
-// everything) when the cubin has other than one symbol table or a name is not in it.
-std::vector<std::size_t> function_symbols(const std::string& path, const std::vector<std::string>& names) {
+// Per function of `names` in the cubin at `path`, the ELF symbol indices nvdisasm -fun needs for it:
+// its own and those of the subroutines in its section (a callee reached only through a register is
+// code of the kernel's region). Empty (disassemble everything at once) when the cubin has other than
+// one symbol table or a name is not in it.
+std::vector<std::vector<std::size_t>> function_symbols(const std::string& path, const std::vector<std::string>& names) {
   try {
     const cubin::CubinFile f = cubin::CubinFile::load(path);
     int symtabs = 0;
     for (const auto& s : f.sections()) symtabs += s.type == cubin::kShtSymtab;
     if (symtabs != 1) return {};
-    std::vector<std::size_t> out;
+    const auto& syms = f.symbols();
+    std::vector<std::vector<std::size_t>> out;
     for (const auto& n : names) {
       std::size_t i = 0;
-      while (i < f.symbols().size() && !(f.symbols()[i].name == n && f.symbols()[i].type == 2)) ++i;
-      if (i == f.symbols().size()) return {};
-      out.push_back(i);
+      while (i < syms.size() && !(syms[i].name == n && syms[i].type == 2)) ++i;
+      if (i == syms.size()) return {};
+      std::vector<std::size_t> with_subs{i};
+      for (std::size_t j = 0; j < syms.size(); ++j)
+        if (j != i && syms[j].type == 2 && syms[j].shndx == syms[i].shndx) with_subs.push_back(j);
+      out.push_back(std::move(with_subs));
     }
     return out;
   } catch (const std::exception&) {
@@ -163,7 +171,7 @@ bool measured_class(const sass::Instruction& ins, const model::IssueCost& c) {
 }
 
 json price_waits(std::vector<model::IssueCost>& costs, const sass::Function& f, const FunctionCounts& counts,
-                 const std::map<std::uint64_t, std::uint64_t>& samples, std::uint64_t period) {
+                 const std::map<std::uint64_t, std::uint64_t>& samples, std::uint64_t period, double warps_per_sm) {
   double model_cycles = 0, model_samples = 0, all_samples = 0;
   for (std::size_t i = 0; i < f.instructions.size() && i < costs.size(); ++i) {
     const std::uint64_t pc = f.instructions[i].offset - f.start;
@@ -175,8 +183,10 @@ json price_waits(std::vector<model::IssueCost>& costs, const sass::Function& f, 
     model_cycles += double(c->inst) * costs[i].cycles;
     model_samples += n;
   }
-  if (model_samples <= 0) return nullptr;
-  const double per_sample = model_cycles / model_samples;
+  if (all_samples <= 0 || period == 0) return nullptr;
+  // A sample stands for `period` cycles of the SM it came from, spent by one of its resident warps, so
+  // for period x (resident warps) warp-cycles.
+  const double per_sample = double(period) * warps_per_sm;
   std::size_t priced = 0;
   for (std::size_t i = 0; i < f.instructions.size() && i < costs.size(); ++i) {
     if (!measured_class(f.instructions[i], costs[i])) continue;
@@ -192,9 +202,11 @@ json price_waits(std::vector<model::IssueCost>& costs, const sass::Function& f, 
   }
   return json{{"warp_cycles_per_sample", per_sample},
               {"period_cycles", period},
+              {"resident_warps_per_sm", warps_per_sm},
               {"samples", all_samples},
-              {"calibration_samples", model_samples},
-              {"measured_instructions", priced}};
+              {"measured_instructions", priced},
+              // The cross-check: warp-cycles per sample implied by the instructions the model prices.
+              {"model_cycles_per_sample", model_samples > 0 ? json(model_cycles / model_samples) : json(nullptr)}};
 }
 
 }  // namespace
@@ -255,6 +267,10 @@ Outcome run(const Request& q) {
 
   Outcome out;
   TempDir tmp;
+  // Modules disassembled while the program ran (whole modules: nvdisasm costs about the same with -fun).
+  constexpr std::size_t kEarlyModules = 64;
+  constexpr std::uintmax_t kEarlyModuleBytes = 64u << 20;
+  std::map<std::uint32_t, std::future<sass::Cubin>> early;
   const auto t_start = std::chrono::steady_clock::now();
   RunCounts counts;
   ProgramRun first;
@@ -281,9 +297,47 @@ Outcome run(const Request& q) {
                                 : std::string(" to find its kernels"))
                 << "\n";
     const std::string disc_dir = tmp.path() + "/k0";
-    first = run_injected({{argv, disc_dir, all_kernels ? "*all*" : "", false, q.kernel, ""}}, inject, cupti_dir, 1, {},
-                         q.timeout_s)
-                .front();
+    // While the program runs (the GPU works, the CPU waits), every module it loads is disassembled as
+    // soon as the injection library has saved it: nvdisasm's fixed cost per cubin is most of the analysis.
+    std::atomic<bool> watching{true};
+    std::thread watcher([&] {
+      std::set<std::string> seen;
+      while (true) {
+        const bool last = !watching.load();
+        std::error_code ec;
+        for (fs::directory_iterator it(disc_dir + "/cubins", ec), end; !ec && it != end; it.increment(ec)) {
+          const fs::path p = it->path();
+          if (p.extension() != ".cubin" || seen.count(p.filename().string())) continue;
+          seen.insert(p.filename().string());
+          if (early.size() >= kEarlyModules || fs::file_size(p, ec) > kEarlyModuleBytes) continue;
+          std::uint32_t crc = 0;
+          try {
+            crc = static_cast<std::uint32_t>(std::stoul(p.stem().string()));
+          } catch (const std::exception&) {
+            continue;
+          }
+          const std::string path = p.string();
+          early.emplace(crc, std::async(std::launch::async, [path, nvdisasm] {
+                          sass::DisassembleOptions o;
+                          o.line_info = true;
+                          return sass::disassemble(path, nvdisasm, o);
+                        }));
+        }
+        if (last) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    });
+    try {
+      first = run_injected({{argv, disc_dir, all_kernels ? "*all*" : "", false, q.kernel, ""}}, inject, cupti_dir, 1, {},
+                           q.timeout_s)
+                  .front();
+    } catch (...) {
+      watching = false;
+      watcher.join();
+      throw;
+    }
+    watching = false;
+    watcher.join();
     if (first.timed_out)
       throw ProgramFailed{124, "attribute: " + one_line(argv[0]) + " ran past --timeout " + std::to_string(q.timeout_s) +
                                    " s and was ended (TERM, then KILL): no counts"};
@@ -380,6 +434,8 @@ Outcome run(const Request& q) {
   const std::string pcs_dir = tmp.path() + "/pcsamples";
   if (q.from_counts.empty() && !pcsample_lib.empty()) {
     if (q.progress) std::cerr << "divbench attribute: one run with PC sampling (time per instruction)\n";
+    // A sample every 2^12 cycles per SM unless the user chose: short kernels get enough samples.
+    ::setenv("DIVBENCH_PCSAMPLE_PERIOD", "12", 0);
     const InjectedRun r{argv, pcs_dir, "", true, q.kernel, pcsample_lib};
     sampling_run = std::async(std::launch::async, [r, inject, cupti_dir, timeout = q.timeout_s] {
       return run_injected({r}, inject, cupti_dir, 1, {}, timeout).front();
@@ -392,26 +448,38 @@ Outcome run(const Request& q) {
   std::map<std::uint32_t, std::vector<std::string>> wanted;
   for (const auto& fc : counts.functions)
     if (kernel_matches(re, fc.name)) wanted[fc.crc].push_back(fc.name);
-  // Every module that ran a wanted kernel, disassembled in parallel (nvdisasm on those functions alone).
+  // Every module that ran a wanted kernel: the disassembly begun while the program ran, or else one
+  // nvdisasm per module now (in parallel) on the wanted functions and the subroutines of their sections.
   {
-    std::map<std::uint32_t, std::future<std::shared_ptr<Outcome::Module>>> pending;
+    struct Job {
+      std::uint32_t crc;
+      std::future<sass::Cubin> cubin;
+    };
+    std::vector<Job> jobs;
     for (const auto& [crc, names] : wanted) {
+      if (const auto e = early.find(crc); e != early.end()) {
+        jobs.push_back({crc, std::move(e->second)});
+        continue;
+      }
       const auto cit = counts.cubins.find(crc);
       if (cit == counts.cubins.end()) {
         out.modules.emplace(crc, nullptr);
         continue;
       }
       const std::string path = cit->second;
-      const std::vector<std::string> fnames = names;
-      pending.emplace(crc, std::async(std::launch::async, [path, fnames, nvdisasm, dopt] {
-                        auto m = std::make_shared<Outcome::Module>();
+      std::vector<std::size_t> symbols;  // the wanted functions and their sections' subroutines, or all
+      for (const auto& f : function_symbols(path, names)) symbols.insert(symbols.end(), f.begin(), f.end());
+      jobs.push_back({crc, std::async(std::launch::async, [path, symbols, nvdisasm, dopt] {
                         sass::DisassembleOptions fopt = dopt;
-                        fopt.function_symbols = function_symbols(path, fnames);
-                        m->cubin = sass::disassemble(path, nvdisasm, fopt);
-                        return m;
-                      }));
+                        fopt.function_symbols = symbols;
+                        return sass::disassemble(path, nvdisasm, fopt);
+                      })});
     }
-    for (auto& [crc, f] : pending) out.modules.emplace(crc, f.get());
+    for (auto& j : jobs) {
+      auto m = std::make_shared<Outcome::Module>();
+      m->cubin = j.cubin.get();
+      out.modules[j.crc] = std::move(m);
+    }
   }
   std::vector<const sass::FunctionAnalysis*> analyses;
   std::vector<int> sms;
@@ -463,7 +531,16 @@ Outcome run(const Request& q) {
     const FunctionCounts& fc = out.counts[i];
     if (have_pcs)
       if (const auto* samples = pcs.function(fc.crc, fc.name)) {
-        const json priced = price_waits(out.costs[i], *analyses[i]->function, fc, *samples, pcs.period_cycles);
+        // Resident warps per SM while it ran: its warps per launch over the SMs, at least 1 (an SM that
+        // ran none is never sampled) and at most the SM's limit (64 on sm_70 and later but sm_75 and
+        // sm_86/89/120, which hold 32 or 48: taken from the device when it says).
+        const std::uint64_t warps = fc.at(0) ? fc.at(0)->inst : 0;
+        const auto lit = counts.launches.find(fc.name);
+        const double launches = lit != counts.launches.end() && lit->second ? double(lit->second) : 1.0;
+        const double sms = counts.device.value("sms", 0) > 0 ? double(counts.device.value("sms", 0)) : 1.0;
+        const double limit = counts.device.value("max_warps_per_sm", 64);
+        const double per_sm = std::clamp(double(warps) / launches / sms, 1.0, std::max(1.0, limit));
+        const json priced = price_waits(out.costs[i], *analyses[i]->function, fc, *samples, pcs.period_cycles, per_sm);
         if (!priced.is_null()) sampling[fc.name] = priced;
       }
     out.kernels.push_back(attribute_kernel(out.tables[i], fc, *analyses[i]->function, out.costs[i], constants->divergent_path));

@@ -9,8 +9,9 @@
 //
 //   divbench_attribute_shapes time [--rounds R] [--launches L] [--shape NAME]
 //       every shape in both orders, L launches each (interleaved); stdout: JSON with the warp cycles
-//   divbench_attribute_shapes run ORDER [--rounds R] [--shape NAME]
-//       every shape once in ORDER (random | sorted): the program `divbench attribute` runs
+//   divbench_attribute_shapes run ORDER [--rounds R] [--launches L] [--shape NAME]
+//       every shape L times (default 1) in ORDER (random | sorted): the program `divbench attribute` runs
+//       (its estimate is per launch; more launches give its PC sampling more samples)
 //   divbench_attribute_shapes list
 // Every launch is checked (the last error, then the output: each item's result must be the same in
 // both orders, bit for bit, and the shapes with a host reference must match it); exit 1 otherwise.
@@ -377,7 +378,7 @@ int main(int argc, char** argv) {
     if (order != "random" && order != "sorted") return usage();
     argi = 3;
   }
-  int rounds = 32, launches = 5;
+  int rounds = 32, launches = mode == "time" ? 5 : 1;
   std::string only;
   for (; argi < argc; ++argi) {
     const std::string a = argv[argi];
@@ -438,7 +439,7 @@ int main(int argc, char** argv) {
   std::string json = "{\"target\": \"shapes\", \"mode\": \"" + mode + "\", \"order\": \"" + order +
                      "\", \"sms\": " + std::to_string(sms) + ", \"blocks\": " + std::to_string(blocks) +
                      ", \"rounds\": " + std::to_string(rounds) + ", \"items\": " + std::to_string(n) +
-                     ", \"launches\": " + std::to_string(mode == "time" ? launches : 1) +
+                     ", \"launches\": " + std::to_string(launches) +
                      ", \"rated_clock_khz\": " + std::to_string(clock_khz) + ", \"shapes\": [";
   bool first = true, ok = true;
   std::uint32_t seed = 7;
@@ -469,7 +470,7 @@ int main(int argc, char** argv) {
     int shared_sm = 0;
     unsigned long long atomics_expected = 0;
     for (const Item& it : items) atomics_expected += (std::string(s.name) == "shared_atomics" && (it.a & 1)) ? 24 : 0;
-    for (int l = 0; l < (mode == "time" ? launches : 1); ++l)
+    for (int l = 0; l < launches; ++l)
       for (const auto& o : orders) {
         const std::vector<Item>& v = o == "random" ? random : sorted;
         DeviceBuffer<Item> d_items(v);

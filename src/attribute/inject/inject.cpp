@@ -146,14 +146,15 @@ bool configure_device(State& s, std::uint32_t device) {
   INJECT_TRY(s, cuptiSassMetricsSetConfig(&sc));
   CUdevice dev = 0;
   char name[256] = {0};
-  int major = 0, minor = 0, sms = 0;
+  int major = 0, minor = 0, sms = 0, threads_per_sm = 0;
   if (cuDeviceGet(&dev, static_cast<int>(device)) == CUDA_SUCCESS) {
     cuDeviceGetName(name, sizeof name, dev);
     cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
     cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
     cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+    cuDeviceGetAttribute(&threads_per_sm, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, dev);
   }
-  s.device = json{{"name", name}, {"cc", std::to_string(major) + "." + std::to_string(minor)}, {"sms", sms},
+  s.device = json{{"name", name}, {"cc", std::to_string(major) + "." + std::to_string(minor)}, {"sms", sms}, {"max_warps_per_sm", threads_per_sm / 32},
                   {"chip", cn.pChipName ? cn.pChipName : ""}, {"index", device}};
   s.configured[device] = true;
   return true;
