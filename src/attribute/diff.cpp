@@ -162,10 +162,10 @@ void check_attribute_document(const json& doc, const std::string& what) {
     if (!jk.is_object() || !jk.contains("name") || !jk["name"].is_string() || jk["name"].get<std::string>().empty())
       throw UsageError(where(what, k) + " a kernel without a name");
     if (!jk.contains("branches") || !jk["branches"].is_array()) throw UsageError(where(what, k) + " no branches array");
-    if (const auto nd = jk.find("nondeterministic"); nd != jk.end() && !nd->is_null()) {
+    if (const auto nd = jk.find("nondeterministic"); nd != jk.end() && !nd->is_null() && *nd != json(false)) {
       if (!nd->is_object() || !nd->contains("spread") || !(*nd)["spread"].is_number() ||
           !((*nd)["spread"].get<double>() >= 0 && (*nd)["spread"].get<double>() <= 1))
-        throw UsageError(where(what, k) + " nondeterministic.spread must be a number in 0..1");
+        throw UsageError(where(what, k) + " nondeterministic must be {\"spread\": x} with x a number in 0..1 (or false)");
     }
     for (std::size_t b = 0; b < jk["branches"].size(); ++b) {
       const json& jb = jk["branches"][b];
