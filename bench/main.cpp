@@ -115,7 +115,11 @@ int main(int argc, char** argv) {
 
   list->excludes(app.get_option("--out"));  // --list writes nothing: an --out with it would be silently ignored
   std::vector<std::pair<CLI::App*, std::function<std::function<int()>(CLI::App&)>>> subs;
-  for (auto& c : cli::command_registry()) subs.emplace_back(app.add_subcommand(c.name, c.help), c.setup);
+  for (auto& c : cli::command_registry())
+    if (c.parent.empty()) subs.emplace_back(app.add_subcommand(c.name, c.help), c.setup);
+  // A command's own subcommands (`attribute diff`): first in `subs`, so that a parsed child runs, not its parent.
+  for (auto& c : cli::command_registry())
+    if (!c.parent.empty()) subs.insert(subs.begin(), {app.get_subcommand(c.parent)->add_subcommand(c.name, c.help), c.setup});
   std::vector<std::function<int()>> runners(subs.size());
   for (std::size_t i = 0; i < subs.size(); ++i) runners[i] = subs[i].second(*subs[i].first);
   app.require_subcommand(0, 1);

@@ -16,6 +16,9 @@ namespace divbench::cli {
 struct Command {
   std::string name;
   std::string help;
+  // Empty: a command of divbench itself; else the command it belongs to ("attribute" for `attribute diff`),
+  // registered as that command's subcommand. Its runner is chosen before its parent's.
+  std::string parent;
   // Adds the command's options to `sub` and returns the function to run when the command was
   // selected. The runner returns the process exit code; it may throw UsageError (exit 2),
   // NoDeviceError (exit 3) or any std::exception (exit 1) — main() prints one line for each.

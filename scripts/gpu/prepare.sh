@@ -22,7 +22,8 @@ cp "$build"/divbench "$b/bin/"
 cp "$build"/divbench_cotenant "$b/bin/" 2>/dev/null || echo "prepare: no $build/divbench_cotenant"
 # `divbench attribute`: its CUPTI injection library (loaded from beside divbench) and the programs it
 # is validated on.
-for f in libdivbench_inject.so libdivbench_pcsample.so divbench_attribute_targets divbench_attribute_thrust; do
+for f in libdivbench_inject.so libdivbench_pcsample.so divbench_attribute_targets divbench_attribute_thrust \
+         divbench_diff_base divbench_diff_new divbench_diff_moved; do
   cp "$build/$f" "$b/bin/" 2>/dev/null || echo "prepare: no $build/$f"
 done
 # The compaction ground truth of attribute's estimate (tests/attribute/shapes.cu).

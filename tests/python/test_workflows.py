@@ -13,8 +13,11 @@ from conftest import ROOT
 WF = ROOT / ".github" / "workflows"
 
 
+EXAMPLE = ROOT / "examples" / "ci" / "divergence-gate.yml"  # the gate users copy (examples/ci/README.md)
+
+
 def load(name):
-    return yaml.safe_load((WF / name).read_text())
+    return yaml.safe_load((WF / name).read_text() if name != "divergence-gate.yml" else EXAMPLE.read_text())
 
 
 def steps(wf):
@@ -23,7 +26,7 @@ def steps(wf):
 
 
 def run_blocks():
-    for name in ("ci.yml", "gpu.yml"):
+    for name in ("ci.yml", "gpu.yml", "divergence-gate.yml"):
         for i, st in enumerate(steps(load(name))):
             if "run" in st:
                 yield f"{name}:{st.get('name', i)}", st["run"]
@@ -54,6 +57,26 @@ def test_gpu_workflow_contract():
     # the "Require a GPU" step comes before any build step
     names = [st.get("name", "") for st in job["steps"]]
     assert names.index("Require a GPU (fail loudly without one)") < names.index("Build for the native architecture")
+
+
+def test_divergence_gate_example():
+    wf = load("divergence-gate.yml")
+    job = wf["jobs"]["divergence"]
+    assert job["runs-on"] == ["self-hosted", "linux", "gpu"]
+    by_name = {st.get("name", ""): st for st in job["steps"]}
+    attribute = by_name["Attribute divergence"]["run"]
+    assert "attribute --quiet --repeat 2 --save-counts divergence/counts --out divergence/attribute.json" in attribute
+    diff = by_name["Diff against the base branch"]
+    assert "attribute diff base/attribute.json divergence/attribute.json $GATE_OPTIONS" in diff["run"]
+    assert "--markdown divergence/diff.md" in diff["run"] and "GITHUB_STEP_SUMMARY" in diff["run"]
+    assert 'if [ "$rc" -gt 1 ]; then exit "$rc"; fi' in diff["run"]  # a failed diff fails the job at once
+    assert by_name["Fail on a divergence regression"]["if"] == "steps.diff.outputs.rc == '1'"
+    assert "-lineinfo" in by_name["Build with a line table"]["run"]
+    # the same commands as the docs give
+    doc = (ROOT / "docs" / "attribute.md").read_text()
+    for command in ("divbench attribute --quiet --repeat 2 --save-counts divergence/counts --out divergence/attribute.json",
+                    "divbench attribute diff base/attribute.json divergence/attribute.json"):
+        assert command in doc, f"docs/attribute.md does not give {command}"
 
 
 def test_ci_workflow_contract():

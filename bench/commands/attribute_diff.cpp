@@ -1,0 +1,141 @@
+// divbench attribute diff BASE NEW: a divergence gate for CI (docs/attribute.md "Gate divergence in CI").
+//   BASE, NEW: attribute documents (divbench attribute --out) or saved-count folders (--save-counts DIR,
+//   analysed as --from-counts does, by this executable). Exit 0: no regression; 1: a regression; 2: bad
+//   input (one line, before any work). The verdict: include/divbench/attribute/diff.hpp.
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/command.hpp"
+#include "divbench/attribute/diff.hpp"
+#include "divbench/core/errors.hpp"
+#include "divbench/core/files.hpp"
+#include "divbench/core/json_io.hpp"
+#include "divbench/core/process.hpp"
+
+namespace {
+
+using namespace divbench;
+namespace fs = std::filesystem;
+
+struct DiffCommandOptions {
+  std::string base, next, json_out, markdown, nvdisasm;
+  attribute::DiffOptions diff;
+  bool quiet = false;
+};
+
+// A saved-count folder holds counts-*.json somewhere below it (what --from-counts reads).
+bool has_counts(const std::string& dir) {
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string n = it->path().filename().string();
+    if (n.rfind("counts-", 0) == 0 && it->path().extension() == ".json" && it->is_regular_file(ec)) return true;
+  }
+  return false;
+}
+
+// "BASE x.json" / "NEW dir/": checked before any work; true for a folder.
+bool check_input(const std::string& role, const std::string& path) {
+  std::error_code ec;
+  const auto st = fs::status(path, ec);
+  if (!fs::exists(st)) throw UsageError(role + " " + one_line(path) + ": no such file or directory");
+  if (fs::is_directory(st)) {
+    if (!has_counts(path))
+      throw UsageError(role + " " + one_line(path) +
+                       ": a folder without counts-*.json (not a divbench attribute --save-counts folder)");
+    return true;
+  }
+  if (!fs::is_regular_file(st)) throw UsageError(role + " " + one_line(path) + ": not a regular file (a FIFO, device or socket)");
+  return false;
+}
+
+// The document of a saved-count folder: `divbench attribute --from-counts DIR --out F` (this executable).
+json analyse_counts(const std::string& role, const std::string& dir, const std::string& nvdisasm, const std::string& out) {
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  std::vector<std::string> argv{self, "attribute", "--quiet", "--from-counts", dir, "--out", out};
+  if (!nvdisasm.empty()) argv.insert(argv.end(), {"--nvdisasm", nvdisasm});
+  const ProcessResult r = run_process(argv);
+  if (r.exit_code != 0) {
+    std::string line = r.err.substr(0, r.err.find('\n'));
+    const std::string prefix = "divbench: error: ";
+    if (line.rfind(prefix, 0) == 0) line = line.substr(prefix.size());
+    throw UsageError(role + " " + one_line(dir) + ": divbench attribute --from-counts failed (exit " +
+                     std::to_string(r.exit_code) + "): " + one_line(line));
+  }
+  return read_json_file(out);
+}
+
+int run_diff(const DiffCommandOptions& o) {
+  if (!std::isfinite(o.diff.max_efficiency_drop) || !std::isfinite(o.diff.max_cycles_lost_rise))
+    throw UsageError("--max-efficiency-drop and --max-cycles-lost-rise must be finite numbers >= 0");
+  const bool base_dir = check_input("BASE", o.base), new_dir = check_input("NEW", o.next);
+  const std::vector<std::string> inputs{o.base, o.next};
+  for (const auto& [opt, path] : {std::pair{"--json", o.json_out}, {"--markdown", o.markdown}}) {
+    if (path.empty()) continue;
+    check_output(opt, path, inputs);
+    std::string why;
+    if (!path_is_writable(path, &why)) throw UsageError(std::string(opt) + ": " + why);
+  }
+  if (!o.json_out.empty() && !o.markdown.empty() && (o.json_out == o.markdown || same_file(o.json_out, o.markdown)))
+    throw UsageError("--json and --markdown name the same file: " + one_line(o.json_out));
+  // The documents given as files first (cheap: a bad one is refused before any folder is analysed).
+  json base, next;
+  const auto read_doc = [](const std::string& role, const std::string& path) {
+    json d;
+    try {
+      d = read_json_file(path);
+    } catch (const UsageError& e) {
+      throw UsageError(role + " " + std::string(e.what()));
+    }
+    attribute::check_attribute_document(d, role + " " + one_line(path));
+    return d;
+  };
+  if (!base_dir) base = read_doc("BASE", o.base);
+  if (!new_dir) next = read_doc("NEW", o.next);
+  if (base_dir || new_dir) {
+    TempDir tmp;
+    if (base_dir) base = analyse_counts("BASE", o.base, o.nvdisasm, tmp.path() + "/base.json");
+    if (new_dir) next = analyse_counts("NEW", o.next, o.nvdisasm, tmp.path() + "/new.json");
+  }
+  const json verdict = attribute::diff_documents(base, next, o.diff, o.base, o.next);
+  if (!o.json_out.empty()) write_json_atomic(o.json_out, verdict);
+  if (!o.markdown.empty()) write_text_atomic(o.markdown, attribute::diff_markdown(verdict));
+  if (!o.quiet) std::cerr << attribute::diff_console(verdict);
+  return verdict["regression"].get<bool>() ? kExitFailure : kExitOk;
+}
+
+divbench::cli::Command attribute_diff_command() {
+  divbench::cli::Command c;
+  c.name = "diff";
+  c.parent = "attribute";
+  c.help = "Divergence regressions between two builds: BASE and NEW attribute documents (--out) or --save-counts "
+           "folders; exit 0 none, 1 regression, 2 bad input";
+  c.setup = [](CLI::App& sub) -> std::function<int()> {
+    auto o = std::make_shared<DiffCommandOptions>();
+    sub.add_option("BASE", o->base, "The base build's attribute document (divbench.attribute/1) or --save-counts folder")
+        ->required();
+    sub.add_option("NEW", o->next, "The new build's attribute document or --save-counts folder")->required();
+    sub.add_option("--json", o->json_out, "Write the verdict (divbench.attribute_diff/1) to FILE");
+    sub.add_option("--markdown", o->markdown, "Write a markdown table for a pull-request comment to FILE");
+    sub.add_option("--max-efficiency-drop", o->diff.max_efficiency_drop,
+                   "Largest drop of a divergent branch's region efficiency that is not a regression (absolute, "
+                   "default 0.01)")
+        ->check(CLI::Range(0.0, 1.0));
+    sub.add_option("--max-cycles-lost-rise", o->diff.max_cycles_lost_rise,
+                   "Largest rise of a branch's estimated cycles lost that is not a regression (relative, default 0.05)")
+        ->check(CLI::Range(0.0, 1e9));
+    sub.add_flag("--allow-new-divergent-branches", o->diff.allow_new_divergent_branches,
+                 "A branch that diverges in NEW and not in BASE (added, or now divergent) is not a regression");
+    sub.add_option("--nvdisasm", o->nvdisasm, "Path of nvdisasm (to analyse saved-count folders)");
+    sub.add_flag("--quiet", o->quiet, "No console summary");
+    return [o] { return run_diff(*o); };
+  };
+  return c;
+}
+
+}  // namespace
+
+DIVBENCH_REGISTER_COMMAND(attribute_diff_command);
