@@ -131,6 +131,18 @@ std::vector<std::vector<std::size_t>> function_symbols(const std::string& path, 
   }
 }
 
+// The kernels of a cubin: function symbols at the start of their own section.
+std::vector<std::string> kernel_names(const std::string& path) {
+  std::vector<std::string> out;
+  try {
+    const cubin::CubinFile f = cubin::CubinFile::load(path);
+    for (const auto& s : f.symbols())
+      if (s.type == 2 && s.value == 0 && s.shndx != 0) out.push_back(s.name);
+  } catch (const std::exception&) {
+  }
+  return out;
+}
+
 void keep_only(RunCounts& c, const std::function<bool(const std::string&)>& keep) {
   c.functions.erase(std::remove_if(c.functions.begin(), c.functions.end(),
                                    [&](const FunctionCounts& f) { return !keep(f.name); }),
@@ -272,6 +284,10 @@ Outcome run(const Request& q) {
   constexpr std::uintmax_t kEarlyModuleBytes = 64u << 20;
   std::map<std::uint32_t, std::future<sass::Cubin>> early;
   const auto t_start = std::chrono::steady_clock::now();
+  json phases = json::object();  // seconds since the start at the end of each phase (where the time goes)
+  const auto mark = [&](const char* name) {
+    phases[name] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  };
   RunCounts counts;
   ProgramRun first;
   json runs = json::array();
@@ -320,6 +336,10 @@ Outcome run(const Request& q) {
           early.emplace(crc, std::async(std::launch::async, [path, nvdisasm] {
                           sass::DisassembleOptions o;
                           o.line_info = true;
+                          // Every kernel with the subroutines of its section, as the later path asks
+                          // (a subroutine then belongs to its kernel's code, not to a function of its own).
+                          for (const auto& f : function_symbols(path, kernel_names(path)))
+                            o.function_symbols.insert(o.function_symbols.end(), f.begin(), f.end());
                           return sass::disassemble(path, nvdisasm, o);
                         }));
         }
@@ -338,6 +358,7 @@ Outcome run(const Request& q) {
     }
     watching = false;
     watcher.join();
+    mark("first_run");
     if (first.timed_out)
       throw ProgramFailed{124, "attribute: " + one_line(argv[0]) + " ran past --timeout " + std::to_string(q.timeout_s) +
                                    " s and was ended (TERM, then KILL): no counts"};
@@ -410,6 +431,7 @@ Outcome run(const Request& q) {
       merge_counts(counts, c);
     }
     collection_method = all_kernels ? "one run, every kernel instrumented" : "one run per kernel";
+    mark("other_runs");
   }
 
   // This GPU's constants: a one-second calibration when asked or when the constants were fitted on
@@ -481,6 +503,7 @@ Outcome run(const Request& q) {
       out.modules[j.crc] = std::move(m);
     }
   }
+  mark("disassembly");
   std::vector<const sass::FunctionAnalysis*> analyses;
   std::vector<int> sms;
   for (const auto& fc0 : counts.functions) {
@@ -504,6 +527,7 @@ Outcome run(const Request& q) {
     analyses.push_back(fa);
   }
 
+  mark("analysis");
   json sampling = json::object();
   if (sampling_run.valid()) {
     const ProgramRun r = sampling_run.get();  // Interrupted passes through
@@ -527,6 +551,7 @@ Outcome run(const Request& q) {
       fs::copy(tmp.path(), q.save_counts, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
     }
   }
+  mark("sampling_run");
   for (std::size_t i = 0; i < out.counts.size(); ++i) {
     const FunctionCounts& fc = out.counts[i];
     if (have_pcs)
@@ -545,6 +570,7 @@ Outcome run(const Request& q) {
       }
     out.kernels.push_back(attribute_kernel(out.tables[i], fc, *analyses[i]->function, out.costs[i], constants->divergent_path));
   }
+  mark("attribution");
   if (out.kernels.empty()) {
     if (!not_found.empty())
       throw UsageError("attribute: the code of " + one_line(model::demangle(not_found.front())) + " was not among the modules the program loaded");
@@ -612,7 +638,8 @@ Outcome run(const Request& q) {
         {"dropped_records", counts.dropped_records},
         {"processes", counts.processes},
         {"kernels_ran", counts.functions.size()},
-        {"pc_sampling", pcs_json}}},
+        {"pc_sampling", pcs_json},
+        {"phases_s", phases}}},
       {"cost_model", cost_model},
       {"totals", {{"kernels", out.kernels.size()}, {"divergent_branches", divergent}, {"cycles_lost", total}}},
       {"kernels", jk}};
