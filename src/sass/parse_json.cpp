@@ -139,13 +139,23 @@ std::vector<Function> parse_document(const json& doc, ListingMeta* meta) {
   }
   // nvdisasm 12.x lists a Pascal kernel's subroutines ("$kernel$callee") a second time as functions
   // of their own, starting inside the kernel's range; the kernel's entry already holds them (and the text
-  // listing names them as subroutine entries), so drop the duplicates.
+  // listing names them as subroutine entries), so drop the duplicates. Asked for a kernel and its
+  // subroutine symbols with -fun, some versions list the subroutines only on their own (the kernel's
+  // entry stops before them): those are folded into the kernel as subroutine entries.
   std::vector<char> inside(fns.size(), 0);
   for (std::size_t i = 0; i < fns.size(); ++i)
     for (std::size_t k = 0; k < fns.size(); ++k) {
-      const Function &f = fns[i], &g = fns[k];
-      if (i != k && f.name.rfind("$" + g.name + "$", 0) == 0 && f.start >= g.start && f.start < g.start + g.length)
-        inside[i] = 1;
+      Function &f = fns[i], &g = fns[k];
+      if (i == k || inside[k] || f.name.rfind("$" + g.name + "$", 0) != 0 || f.start < g.start || f.start >= g.start + g.length)
+        continue;
+      inside[i] = 1;
+      if (!meta || !meta->fold_subroutines || f.instructions.empty() || g.at(f.instructions.front().offset)) break;
+      g.instructions.insert(g.instructions.end(), f.instructions.begin(), f.instructions.end());
+      std::sort(g.instructions.begin(), g.instructions.end(),
+                [](const Instruction& a, const Instruction& b) { return a.offset < b.offset; });
+      g.subroutines[f.name] = f.start;
+      for (const auto& [off, label] : f.labels) g.labels.emplace(off, label);
+      break;
     }
   std::vector<Function> kept;
   for (std::size_t i = 0; i < fns.size(); ++i)

@@ -72,6 +72,30 @@ TEST(StudyPascal, SubroutineListedTwiceIsDroppedOnce) {
   EXPECT_EQ(names, (std::vector<std::string>{"k", "$other$callee"}));  // only k's own copy is a duplicate
 }
 
+TEST(StudyPascal, SubroutineListedOnlyOnItsOwnIsFoldedWhenFunctionsWereAsked) {
+  // Asked with -fun for a kernel and its subroutine symbols, some nvdisasm versions list "$k$callee"
+  // only as a function of its own, inside k's range but after k's last listed instruction: with
+  // fold_subroutines (set by disassemble() when it passed -fun) its code becomes k's, as a subroutine.
+  std::string kfn = fn("k", 0, diamond());
+  kfn.replace(kfn.find("\"length\":112"), 12, "\"length\":160");
+  const std::vector<std::string> callee = {kCtl, ins("IADD", "R1,R1,0x1"), ins("RET")};
+  const std::string listing = doc(kfn + "," + fn("$k$callee", 0x70, callee));
+  ListingMeta meta;
+  meta.fold_subroutines = true;
+  auto fns = parse_nvdisasm_json_text(listing, &meta);
+  ASSERT_EQ(fns.size(), 1u);
+  EXPECT_EQ(fns[0].name, "k");
+  ASSERT_NE(fns[0].at(0x78), nullptr);
+  EXPECT_EQ(fns[0].at(0x78)->opcode, "IADD");
+  EXPECT_EQ(fns[0].at(0x80)->opcode, "RET");
+  EXPECT_EQ(fns[0].subroutines.at("$k$callee"), 0x70u);
+  // Without it (a whole-module listing) the copy is dropped as before and k keeps its own code only.
+  ListingMeta plain;
+  auto whole = parse_nvdisasm_json_text(listing, &plain);
+  ASSERT_EQ(whole.size(), 1u);
+  EXPECT_EQ(whole[0].at(0x78), nullptr);
+}
+
 TEST(StudyPascal, SsySyncDiamondReconvergesAtTheIpdom) {
   auto fns = parse_nvdisasm_json_text(doc(fn("k", 0, diamond())));
   Function& f = fns[0];
