@@ -56,6 +56,18 @@ struct Aux {
 constexpr int kPinSharedBytes = 160 * 1024;  // more than half of an SM's shared memory: one block per SM
 constexpr int kChaseNodes = 1 << 24;         // 64 MiB of int: past the L2
 
+// A warp sum over the lanes of mask m: one REDUX on sm_80 and later (what the H200 runs); before sm_80,
+// where __reduce_add_sync does not exist, a shuffle per member lane (the build covers every architecture).
+__device__ __forceinline__ unsigned warp_sum(unsigned m, unsigned v) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(m, v);
+#else
+  unsigned s = 0;
+  for (unsigned rest = m; rest; rest &= rest - 1) s += __shfl_sync(m, v, __ffs(rest) - 1);
+  return s;
+#endif
+}
+
 template <int N>
 __device__ __forceinline__ float chain(float x, float m, float c) {
 #pragma unroll
@@ -217,7 +229,7 @@ struct ShuffleReduce {
       const unsigned m = __activemask();
       unsigned v = static_cast<unsigned>(it.a);
 #pragma unroll 1
-      for (int j = 0; j < 24; ++j) v = (__reduce_add_sync(m, v) ^ static_cast<unsigned>(j)) & 0xffffu;
+      for (int j = 0; j < 24; ++j) v = (warp_sum(m, v) ^ static_cast<unsigned>(j)) & 0xffffu;
       if (aux.flag) aux.sink[threadIdx.x] = static_cast<int>(v);
       x = chain<8>(x, 1.0001f, 0.5f);
     }
@@ -261,7 +273,7 @@ __global__ void __launch_bounds__(32) shape_kernel(const Item* items, float* out
   unsigned part = 0;
 #pragma unroll
   for (int i = 0; i < 8; ++i) part += static_cast<unsigned>(smem[lane * 8 + i]);
-  const unsigned sum = __reduce_add_sync(0xffffffffu, part);
+  const unsigned sum = warp_sum(0xffffffffu, part);
   unsigned s;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
   if (lane == 0) {
