@@ -243,14 +243,24 @@ def timing(folder: Path) -> dict:
     if not plain or "thrust_attribute" not in ms:
         raise InputError(f"{folder / 'timing.txt'}: no plain or attribute timing of the Thrust program")
     med = statistics.median(plain)
-    out = {"plain_ms": plain, "plain_median_ms": med, "attribute_ms": ms["thrust_attribute"],
-           "one_kernel_ms": ms.get("thrust_one_kernel"), "overhead_ratio": ms["thrust_attribute"] / med,
+
+    def calls(name: str) -> list[int]:  # an attribute call timed once (NAME) or more (NAME, NAME_2, ...)
+        return [v for k, v in ms.items() if k == name or re.fullmatch(re.escape(name) + r"_\d+", k)]
+
+    thrust = calls("thrust_attribute")
+    out = {"plain_ms": plain, "plain_median_ms": med, "attribute_ms": statistics.median(thrust),
+           "attribute_calls_ms": thrust,
+           "one_kernel_ms": ms.get("thrust_one_kernel"), "overhead_ratio": statistics.median(thrust) / med,
+           "overhead_ratio_range": [min(thrust) / med, max(thrust) / med],
            "overhead_ratio_one_kernel": ms["thrust_one_kernel"] / med if "thrust_one_kernel" in ms else None}
     many = [v for k, v in ms.items() if k.startswith("many_plain_")]
-    if many and "many_attribute" in ms:
-        out["many_kernels"] = {"plain_ms": many, "plain_median_ms": statistics.median(many),
-                               "attribute_ms": ms["many_attribute"],
-                               "overhead_ratio": ms["many_attribute"] / statistics.median(many)}
+    many_calls = calls("many_attribute")
+    if many and many_calls:
+        mmed = statistics.median(many)
+        out["many_kernels"] = {"plain_ms": many, "plain_median_ms": mmed,
+                               "attribute_ms": statistics.median(many_calls), "attribute_calls_ms": many_calls,
+                               "overhead_ratio": statistics.median(many_calls) / mmed,
+                               "overhead_ratio_range": [min(many_calls) / mmed, max(many_calls) / mmed]}
     for key in ("thrust_attribute_no_sampling", "many_attribute_no_sampling"):
         if key in ms:
             base = med if key.startswith("thrust") else (statistics.median(many) if many else None)

@@ -11,7 +11,8 @@
 #   thrust_ncu.csv            ncu on the same program: per-launch inst, thread inst, divergent targets
 #   thrust_ncu2.csv           the same again: how much ncu's own counts change from run to run
 #   thrust_one_kernel.json    attribute --kernel on one kernel (the overhead of a targeted question)
-#   timing.txt                wall milliseconds: the plain program (5 runs), each attribute call
+#   timing.txt                wall milliseconds: the plain program (5 runs), each attribute call (the
+#                             overhead calls on Thrust/CUB and the 128 kernels three times each)
 #   shapes_time.json          tests/attribute/shapes.cu: warp cycles of every shape in the random and the sorted
 #                             order (5 launches each)
 #   shapes_<order>.json, shapes_<order>/  attribute on each order (PC sampling on), its recorded counts
@@ -70,6 +71,12 @@ find "$A/lanes" -name program.log -delete
 for i in 1 2 3 4 5; do timed "thrust_plain_$i" "$TH" >/dev/null; done
 step "attribute thrust" timed thrust_attribute "$DIVBENCH" attribute --out "$A/thrust.json" --report "$A/thrust.md" \
   -- "$TH" >"$A/thrust.stdout" 2>"$A/thrust.stderr"
+# The overhead from three calls (the first writes the files above): timing.txt's median of each.
+for i in 2 3; do
+  step "attribute thrust again ($i)" timed "thrust_attribute_$i" "$DIVBENCH" attribute --quiet --out "$A/.again.json" \
+    -- "$TH" >/dev/null 2>&1
+done
+rm -f "$A/.again.json"
 # ncu twice: the second run is the control for run-to-run change (decoupled look-back waits).
 for r in 1 2; do
   step "ncu thrust $r" ncu --metrics smsp__inst_executed.sum,smsp__thread_inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio,smsp__sass_branch_targets_threads_divergent.sum \
@@ -95,6 +102,11 @@ done
 M="$BIN/divbench_attribute_many"
 for i in 1 2 3 4 5; do timed "many_plain_$i" "$M" >/dev/null; done
 step "attribute many" timed many_attribute "$DIVBENCH" attribute --quiet --out "$A/many.json" -- "$M" >/dev/null
+for i in 2 3; do
+  step "attribute many again ($i)" timed "many_attribute_$i" "$DIVBENCH" attribute --quiet --out "$A/.again.json" -- "$M" \
+    >/dev/null
+done
+rm -f "$A/.again.json"
 step "attribute many no sampling" timed many_attribute_no_sampling "$DIVBENCH" attribute --quiet --no-pc-sampling \
   --out "$A/many_no_sampling.json" -- "$M" >/dev/null
 # The same kernels launched as one CUDA graph and from four host threads: one run must count them alike.

@@ -173,10 +173,10 @@ double count_spread(const FunctionCounts& a, const FunctionCounts& b) {
 }
 
 // Prices what the issue model cannot (waits on memory and on other blocks' producers, calls, returns,
-// indirect branches) with the time warps spent at each pc (PC sampling): warp-cycles per sample from the
-// instructions the model prices (no scoreboard wait, no call or return), then each of the others gets
-// max(its model cycles, its measured cycles per pass). Returns {"warp_cycles_per_sample", ...} or null
-// when the kernel has no sample on an instruction the model prices.
+// indirect branches) with the time warps spent at each pc (PC sampling): a sample stands for period x
+// (resident warps per SM) warp-cycles, and each such instruction gets max(its model cycles, its measured
+// cycles per pass). Returns {"warp_cycles_per_sample", ...} (with the scale the model-priced instructions
+// imply, a cross-check) or null when the kernel has no sample.
 bool measured_class(const sass::Instruction& ins, const model::IssueCost& c) {
   return c.scoreboard_wait || c.memory_wait || ins.base == "CALL" || ins.base == "RET" || ins.base == "BRX" ||
          ins.base == "JMX";
