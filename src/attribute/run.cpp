@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <atomic>
@@ -106,29 +107,75 @@ json calibrate(const std::string& dir) {
 
 // Per function of `names` in the cubin at `path`, the ELF symbol indices nvdisasm -fun needs for it:
 // its own and those of the subroutines in its section (a callee reached only through a register is
-// code of the kernel's region). Empty (disassemble everything at once) when the cubin has other than
-// one symbol table or a name is not in it.
-std::vector<std::vector<std::size_t>> function_symbols(const std::string& path, const std::vector<std::string>& names) {
+// code of the kernel's region), with their bytes. Empty (disassemble everything at once) when the
+// cubin has other than one symbol table or a name is not in it.
+struct SymbolGroup {
+  std::vector<std::size_t> symbols;
+  std::uint64_t bytes = 0;
+};
+std::vector<SymbolGroup> function_symbols(const std::string& path, const std::vector<std::string>& names) {
   try {
     const cubin::CubinFile f = cubin::CubinFile::load(path);
     int symtabs = 0;
     for (const auto& s : f.sections()) symtabs += s.type == cubin::kShtSymtab;
     if (symtabs != 1) return {};
     const auto& syms = f.symbols();
-    std::vector<std::vector<std::size_t>> out;
+    std::vector<SymbolGroup> out;
     for (const auto& n : names) {
       std::size_t i = 0;
       while (i < syms.size() && !(syms[i].name == n && syms[i].type == 2)) ++i;
       if (i == syms.size()) return {};
-      std::vector<std::size_t> with_subs{i};
+      SymbolGroup g{{i}, syms[i].size};
       for (std::size_t j = 0; j < syms.size(); ++j)
-        if (j != i && syms[j].type == 2 && syms[j].shndx == syms[i].shndx) with_subs.push_back(j);
-      out.push_back(std::move(with_subs));
+        if (j != i && syms[j].type == 2 && syms[j].shndx == syms[i].shndx) {
+          g.symbols.push_back(j);
+          g.bytes += syms[j].size;
+        }
+      out.push_back(std::move(g));
     }
     return out;
   } catch (const std::exception&) {
     return {};
   }
+}
+
+// The functions of `groups` (all of the cubin when empty) disassembled with line info in up to four
+// nvdisasm runs side by side, a quarter of the machine's cores each (two processes per run: the JSON
+// and the text listing), the groups dealt largest first to the run with the fewest bytes. nvdisasm's
+// time per run is mostly a fixed cost per cubin whichever functions -fun names (Thrust/CUB's 1.9 MB
+// sm_90 cubin: 0.45 s for one small kernel, 1.0 s for all), so the parts cost little more than one.
+// DIVBENCH_NVDISASM_PARTS=N sets the number of runs (the CPU test compares N against one).
+sass::Cubin disassemble_functions(const std::string& path, const std::string& nvdisasm,
+                                  const std::vector<SymbolGroup>& groups) {
+  sass::DisassembleOptions o;
+  o.line_info = true;
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  std::size_t parts = std::min<std::size_t>({groups.size(), std::max<std::size_t>(1, cores / 4), 4});
+  if (const char* e = std::getenv("DIVBENCH_NVDISASM_PARTS"); e && *e)  // tests: the split on any machine
+    parts = std::min<std::size_t>(groups.size(), std::strtoul(e, nullptr, 10));
+  if (parts <= 1) {
+    for (const auto& g : groups) o.function_symbols.insert(o.function_symbols.end(), g.symbols.begin(), g.symbols.end());
+    return sass::disassemble(path, nvdisasm, o);
+  }
+  std::vector<std::size_t> order(groups.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return groups[a].bytes > groups[b].bytes; });
+  std::vector<std::vector<std::size_t>> part_symbols(parts);
+  std::vector<std::uint64_t> part_bytes(parts, 0);
+  for (std::size_t i : order) {
+    const std::size_t p = std::min_element(part_bytes.begin(), part_bytes.end()) - part_bytes.begin();
+    part_symbols[p].insert(part_symbols[p].end(), groups[i].symbols.begin(), groups[i].symbols.end());
+    part_bytes[p] += groups[i].bytes;
+  }
+  std::vector<std::future<sass::Cubin>> runs;
+  for (auto& syms : part_symbols) {
+    sass::DisassembleOptions po = o;
+    po.function_symbols = std::move(syms);
+    runs.push_back(std::async(std::launch::async, [path, nvdisasm, po] { return sass::disassemble(path, nvdisasm, po); }));
+  }
+  sass::Cubin c = runs[0].get();
+  for (std::size_t i = 1; i < runs.size(); ++i) sass::merge_listing(c, runs[i].get());
+  return c;
 }
 
 // The kernels of a cubin: function symbols at the start of their own section.
@@ -333,14 +380,10 @@ Outcome run(const Request& q) {
             continue;
           }
           const std::string path = p.string();
+          // Every kernel with the subroutines of its section, as the later path asks (a subroutine
+          // then belongs to its kernel's code, not to a function of its own).
           early.emplace(crc, std::async(std::launch::async, [path, nvdisasm] {
-                          sass::DisassembleOptions o;
-                          o.line_info = true;
-                          // Every kernel with the subroutines of its section, as the later path asks
-                          // (a subroutine then belongs to its kernel's code, not to a function of its own).
-                          for (const auto& f : function_symbols(path, kernel_names(path)))
-                            o.function_symbols.insert(o.function_symbols.end(), f.begin(), f.end());
-                          return sass::disassemble(path, nvdisasm, o);
+                          return disassemble_functions(path, nvdisasm, function_symbols(path, kernel_names(path)));
                         }));
         }
         if (last) break;
@@ -465,8 +508,6 @@ Outcome run(const Request& q) {
   }
 
   std::vector<std::string> not_found;
-  sass::DisassembleOptions dopt;
-  dopt.line_info = true;
   std::map<std::uint32_t, std::vector<std::string>> wanted;
   for (const auto& fc : counts.functions)
     if (kernel_matches(re, fc.name)) wanted[fc.crc].push_back(fc.name);
@@ -489,12 +530,9 @@ Outcome run(const Request& q) {
         continue;
       }
       const std::string path = cit->second;
-      std::vector<std::size_t> symbols;  // the wanted functions and their sections' subroutines, or all
-      for (const auto& f : function_symbols(path, names)) symbols.insert(symbols.end(), f.begin(), f.end());
-      jobs.push_back({crc, std::async(std::launch::async, [path, symbols, nvdisasm, dopt] {
-                        sass::DisassembleOptions fopt = dopt;
-                        fopt.function_symbols = symbols;
-                        return sass::disassemble(path, nvdisasm, fopt);
+      // the wanted functions and their sections' subroutines, or all
+      jobs.push_back({crc, std::async(std::launch::async, [path, names, nvdisasm] {
+                        return disassemble_functions(path, nvdisasm, function_symbols(path, names));
                       })});
     }
     for (auto& j : jobs) {

@@ -191,6 +191,21 @@ std::string first_line(const std::string& s) {
 
 }  // namespace
 
+void merge_listing(Cubin& into, Cubin&& part) {
+  std::vector<int> file_index(part.source_files.size(), -1);
+  for (std::size_t i = 0; i < part.source_files.size(); ++i) {
+    const auto it = std::find(into.source_files.begin(), into.source_files.end(), part.source_files[i]);
+    file_index[i] = static_cast<int>(it - into.source_files.begin());
+    if (it == into.source_files.end()) into.source_files.push_back(part.source_files[i]);
+  }
+  for (auto& f : part.functions) {
+    for (auto& ins : f.instructions)
+      if (ins.source_file >= 0)
+        ins.source_file = static_cast<std::size_t>(ins.source_file) < file_index.size() ? file_index[ins.source_file] : -1;
+    into.functions.push_back(std::move(f));
+  }
+}
+
 Cubin disassemble(const std::string& cubin_path, const std::string& nvdisasm, const DisassembleOptions& opt) {
   const FileInfo info = inspect_file(cubin_path);
   if (info.kind != FileKind::cubin) throw UsageError(cubin_path + ": not a cubin (ELF machine is not EM_CUDA)");

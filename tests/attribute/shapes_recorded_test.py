@@ -10,9 +10,11 @@ run had them) and the warp cycles of both orders (shapes_time.json, the program'
     are priced within 10% of their measured compaction loss: a rule that took the lanes at a loop's
     exit instead of those that entered it prices the while loop at zero (the bug this rule fixed);
   - every shape's error equals the one results/h200/attribute/validation.json publishes, when that file
-    was made from the same recording (its "recording" names the run).
+    was made from the same recording (its "recording" names the run);
+  - the modules disassembled in three nvdisasm runs (DIVBENCH_NVDISASM_PARTS=3) give the same document.
 usage: shapes_recorded_test.py DIVBENCH SOURCE_DIR"""
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -42,6 +44,21 @@ def main() -> int:
             problems = schemas.validate_file(schemas.load_catalog(), out)
             if problems:
                 failures.append(f"schema of {order}: {problems}")
+        # The modules' functions disassembled in three nvdisasm runs (as on a machine of 12 cores or more)
+        # give the same document as one run.
+        split = t / "split.json"
+        r = subprocess.run([divbench, "attribute", "--quiet", "--from-counts", str(data / "random"), "--out", str(split)],
+                           capture_output=True, text=True, timeout=300, env={**os.environ, "DIVBENCH_NVDISASM_PARTS": "3"})
+        if r.returncode != 0:
+            failures.append(f"three nvdisasm runs: exit {r.returncode}: {r.stderr.strip()}")
+        else:
+            docs = [json.loads(p.read_text()) for p in (t / "shapes_random.json", split)]
+            for d in docs:
+                d.pop("provenance", None)
+                d.get("collection", {}).pop("phases_s", None)
+            if docs[0] != docs[1]:
+                failures.append("three nvdisasm runs give another document than one: "
+                                + ", ".join(k for k in docs[0] if docs[0][k] != docs[1].get(k)))
         rows = {r["shape"]: r for r in attribute_validation.shapes_checks(t)}
         for shape, r in rows.items():
             print(f"{shape}: estimate {r.get('estimated_cycles')}, truth {r.get('truth_cycles')}, rel_err {r['rel_err']}")

@@ -70,6 +70,10 @@ struct DisassembleOptions {
 Cubin disassemble(const std::string& cubin_path, const std::string& nvdisasm,
                   const DisassembleOptions& opt = {});
 
+// Appends the functions of `part` (another listing of the same cubin, e.g. of other -fun symbols) to
+// `into`, their source-file indices mapped onto `into`'s list of files.
+void merge_listing(Cubin& into, Cubin&& part);
+
 // All cubins of a user-named file: the file itself when it is a cubin, else the extracted ones.
 // `tmp` keeps extracted files alive as long as the returned Cubins' paths are needed.
 std::vector<Cubin> load_cubins(const std::string& file, const std::string& nvdisasm, TempDir& tmp,
