@@ -148,7 +148,8 @@ divbench::cli::Command attribute_command() {
     sub.add_option("--nvdisasm", o->nvdisasm, "Path of nvdisasm");
     sub.add_option("--save-counts", o->save_counts, "Keep the raw counts and the program's modules in DIR (new or empty)");
     sub.add_option("--from-counts", o->from_counts, "Analyse the counts a run kept with --save-counts (no program, no GPU)");
-    sub.add_option("--jobs", o->jobs, "Runs of the program at once, one kernel instrumented in each (default 4)")
+    sub.add_option("--jobs", o->jobs, "Runs of the program at once (default 4): the PC-sampling run beside the counting run, and with a CUPTI "
+                                         "before 13.4 one kernel instrumented in each; 1: one run at a time")
         ->check(CLI::Range(1, 64));
     sub.add_option("--top", o->top, "Rows of the ranked console table")->check(CLI::Range(1, 100000));
     sub.add_flag("--quiet", o->quiet, "No console table or progress");

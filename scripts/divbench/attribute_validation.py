@@ -212,6 +212,25 @@ def shapes_checks(folder: Path) -> list[dict]:
     return rows
 
 
+def sampling_beside_checks(folder: Path) -> list[dict]:
+    """The PC-sampling run beside the counting run (default) against alone after it (--jobs 1, the
+    control), on the random order of the shapes: per shape the estimate from each, their relative
+    difference. Samples are random, so the two differ by the sampling noise even when nothing else does."""
+    paths = [folder / "shapes_random.json", folder / "shapes_random_jobs1.json"]
+    if not all(p.is_file() for p in paths):
+        return []
+    beside, alone = (load_json(p) for p in paths)
+    rows = []
+    for k in beside.get("kernels", []):
+        other = next((x for x in alone.get("kernels", []) if x["name"] == k["name"]), None)
+        if other is None:
+            continue
+        a, b = float(k["cycles_lost"]), float(other["cycles_lost"])
+        rows.append({"kernel": k["name"], "cycles_lost_beside": a, "cycles_lost_alone": b,
+                     "rel_diff": (a - b) / b if b else None})
+    return rows
+
+
 def launch_mode_checks(folder: Path) -> list[dict]:
     """The generated program's 128 kernels counted in one run when launched plainly, as one CUDA graph and
     from four host threads: every kernel present in each, with the same instruction and divergence counts."""
@@ -297,6 +316,7 @@ def report(folder: Path) -> tuple[dict, bool]:
     tm = timing(folder)
     shapes = shapes_checks(folder)
     modes = launch_mode_checks(folder)
+    beside = sampling_beside_checks(folder)
     thrust = load_json(folder / "thrust.json")
     errs = [abs(r["rel_err"]) for r in kway if r.get("rel_err") is not None]
     diffs = [max(r["ratio_rel_diff"], r["divergent_rel_diff"]) for r in ncu if r["in_ncu"]]
@@ -315,6 +335,8 @@ def report(folder: Path) -> tuple[dict, bool]:
         "shapes_within_goal": sum(1 for r in shapes if r["ok"]),
         "overhead_ratio_many_kernels": tm.get("many_kernels", {}).get("overhead_ratio"),
         "launch_modes_ok": bool(modes) and all(r["ok"] for r in modes),
+        "max_sampling_beside_rel_diff": max((abs(r["rel_diff"]) for r in beside if r["rel_diff"] is not None),
+                                            default=None),
         "shapes_recording": (load_json(folder / "shapes_random.json").get("provenance", {}).get("created")
                              if (folder / "shapes_random.json").is_file() else None),
         "ncu_kernels_missing": [r["kernel"] for r in ncu if not r["in_ncu"]],
@@ -326,7 +348,7 @@ def report(folder: Path) -> tuple[dict, bool]:
                                                and tm["overhead_ratio_one_kernel"] <= GOALS["overhead_ratio"])
     doc = {"schema": SCHEMA, "summary": summary, "provenance": thrust.get("provenance", {}),
            "device": thrust.get("device", {}), "kway": kway, "lanes": lanes, "predication": pred, "ncu": ncu,
-           "timing": tm, "shapes": shapes, "launch_modes": modes}
+           "timing": tm, "shapes": shapes, "launch_modes": modes, "sampling_beside": beside}
     for r in kway:
         print(f"kway n={r['n']} k={r['k']}: est {r['estimated_cycles_lost_per_warp']:.1f} cycles/warp, "
               f"measured {r['measured_t_k_minus_t_1']}, rel_err {r.get('rel_err')}, ok {r['ok']}")

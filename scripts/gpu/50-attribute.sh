@@ -17,6 +17,8 @@
 #                             order (5 launches each)
 #   shapes_<order>.json, shapes_<order>/  attribute on each order (PC sampling on), its recorded counts
 #   shapes_<order>_model.json attribute on each order with --no-pc-sampling (the issue model alone)
+#   shapes_random_jobs1.json  the random order with --jobs 1: the PC-sampling run alone on the GPU, after the
+#                             counting run (the control of running them side by side)
 #   thrust_no_sampling.json   attribute on Thrust/CUB without the PC-sampling run (overhead)
 #   many.json                 attribute on the generated program of 128 kernels (overhead)
 #   many_no_sampling.json, many_graph.json, many_threads.json  the same without PC sampling, launched as one CUDA
@@ -97,6 +99,11 @@ for o in random sorted; do
   step "attribute shapes $o model" "$DIVBENCH" attribute --quiet --no-pc-sampling --out "$A/shapes_${o}_model.json" \
     -- "$S" run "$o" --launches 10 >/dev/null
 done
+
+# The control of the sampling run beside the counting run (the default): the random order again with
+# --jobs 1 (one run at a time, the sampling run alone on the GPU): the estimates must agree.
+step "attribute shapes random jobs 1" "$DIVBENCH" attribute --quiet --jobs 1 --out "$A/shapes_random_jobs1.json" \
+  -- "$S" run random --launches 10 >/dev/null
 
 # 6. A generated program of 128 kernels: the overhead of attributing every kernel of one run.
 M="$BIN/divbench_attribute_many"

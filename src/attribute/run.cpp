@@ -14,6 +14,7 @@
 #include <future>
 #include <thread>
 #include <iostream>
+#include <mutex>
 #include <regex>
 #include <set>
 
@@ -321,6 +322,9 @@ Outcome run(const Request& q) {
       const fs::path beside = fs::path(inject).parent_path() / "libdivbench_pcsample.so";
       if (const char* e = std::getenv("DIVBENCH_PCSAMPLE_LIB"); e && *e) pcsample_lib = e;
       else if (fs::is_regular_file(beside)) pcsample_lib = beside.string();
+      // A sample every 2^12 cycles per SM unless the user chose: short kernels get enough samples. (Set
+      // here, before any thread starts a program.)
+      if (!pcsample_lib.empty()) ::setenv("DIVBENCH_PCSAMPLE_PERIOD", "12", 0);
     }
   }
 
@@ -332,8 +336,20 @@ Outcome run(const Request& q) {
   std::map<std::uint32_t, std::future<sass::Cubin>> early;
   const auto t_start = std::chrono::steady_clock::now();
   json phases = json::object();  // seconds since the start at the end of each phase (where the time goes)
-  const auto mark = [&](const char* name) {
-    phases[name] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  const auto since_start = [t_start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count(); };
+  const auto mark = [&](const char* name) { phases[name] = since_start(); };
+  // Per module disassembled: when nvdisasm started and ended (seconds since the start), early or not.
+  std::mutex disassembly_mutex;
+  json module_disassembly = json::object();
+  const auto disassemble_timed = [&](std::uint32_t crc, const std::string& path, const std::vector<SymbolGroup>& groups,
+                                     bool while_running) {
+    const double t0 = since_start();
+    sass::Cubin c = disassemble_functions(path, nvdisasm, groups);
+    const double t1 = since_start();
+    std::lock_guard<std::mutex> lock(disassembly_mutex);
+    module_disassembly[std::to_string(crc)] = {{"start_s", t0}, {"end_s", t1}, {"functions", groups.size()},
+                                               {"while_program_ran", while_running}};
+    return c;
   };
   RunCounts counts;
   ProgramRun first;
@@ -342,6 +358,21 @@ Outcome run(const Request& q) {
   PcSamples pcs;
   bool have_pcs = false;
   std::string collection_method;
+  // The PC-sampling run: beside the counting run (the counts do not depend on timing; --jobs 1 keeps
+  // one run at a time), or after it when --jobs 1 or a calibration is asked for (the calibration's
+  // timing sweep runs alone: a calibration found needed after the first run waits for the sampling run).
+  // Either way the modules are disassembled and analysed here on the CPU meanwhile.
+  std::future<ProgramRun> sampling_run;
+  const std::string pcs_dir = tmp.path() + "/pcsamples";
+  const auto start_sampling = [&] {
+    if (!q.from_counts.empty() || pcsample_lib.empty()) return;
+    if (q.progress) std::cerr << "divbench attribute: one run with PC sampling (time per instruction)\n";
+    const InjectedRun r{argv, pcs_dir, "", true, q.kernel, pcsample_lib};
+    sampling_run = std::async(std::launch::async, [r, inject, cupti_dir, timeout = q.timeout_s] {
+      return run_injected({r}, inject, cupti_dir, 1, {}, timeout).front();
+    });
+  };
+  const bool sampling_beside = q.jobs > 1 && !q.calibrate;
   if (!q.from_counts.empty()) {
     counts = read_recorded(q.from_counts);
     for (const auto& f : recorded_files(q.from_counts, "pcsamples")) {
@@ -382,14 +413,15 @@ Outcome run(const Request& q) {
           const std::string path = p.string();
           // Every kernel with the subroutines of its section, as the later path asks (a subroutine
           // then belongs to its kernel's code, not to a function of its own).
-          early.emplace(crc, std::async(std::launch::async, [path, nvdisasm] {
-                          return disassemble_functions(path, nvdisasm, function_symbols(path, kernel_names(path)));
+          early.emplace(crc, std::async(std::launch::async, [&disassemble_timed, crc, path] {
+                          return disassemble_timed(crc, path, function_symbols(path, kernel_names(path)), true);
                         }));
         }
         if (last) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
       }
     });
+    if (sampling_beside) start_sampling();
     try {
       first = run_injected({{argv, disc_dir, all_kernels ? "*all*" : "", false, q.kernel, ""}}, inject, cupti_dir, 1, {},
                            q.timeout_s)
@@ -482,6 +514,7 @@ Outcome run(const Request& q) {
   json calibration = nullptr;
   const int device_sm = sm_of_cc(counts.device.value("cc", ""));
   if (q.from_counts.empty() && (q.calibrate || (device_sm && device_sm != constants->sm))) {
+    if (sampling_run.valid()) sampling_run.wait();  // the timing sweep alone on the GPU
     calibration = calibrate(tmp.path() + "/calibration");
     std::string cused, cwhy;
     const auto c = model::load_constants(calibration["constants"].get<std::string>(), cused, cwhy);
@@ -493,19 +526,7 @@ Outcome run(const Request& q) {
                    "GPU, throttling or noise); its constants are used and the result says so (cost_model.calibration)\n";
   }
 
-  // The PC-sampling run, alone on the GPU (after any calibration), while the modules are disassembled
-  // and analysed here on the CPU.
-  std::future<ProgramRun> sampling_run;
-  const std::string pcs_dir = tmp.path() + "/pcsamples";
-  if (q.from_counts.empty() && !pcsample_lib.empty()) {
-    if (q.progress) std::cerr << "divbench attribute: one run with PC sampling (time per instruction)\n";
-    // A sample every 2^12 cycles per SM unless the user chose: short kernels get enough samples.
-    ::setenv("DIVBENCH_PCSAMPLE_PERIOD", "12", 0);
-    const InjectedRun r{argv, pcs_dir, "", true, q.kernel, pcsample_lib};
-    sampling_run = std::async(std::launch::async, [r, inject, cupti_dir, timeout = q.timeout_s] {
-      return run_injected({r}, inject, cupti_dir, 1, {}, timeout).front();
-    });
-  }
+  if (!sampling_run.valid()) start_sampling();
 
   std::vector<std::string> not_found;
   std::map<std::uint32_t, std::vector<std::string>> wanted;
@@ -531,8 +552,8 @@ Outcome run(const Request& q) {
       }
       const std::string path = cit->second;
       // the wanted functions and their sections' subroutines, or all
-      jobs.push_back({crc, std::async(std::launch::async, [path, names, nvdisasm] {
-                        return disassemble_functions(path, nvdisasm, function_symbols(path, names));
+      jobs.push_back({crc, std::async(std::launch::async, [&disassemble_timed, crc, path, names = names] {
+                        return disassemble_timed(crc, path, function_symbols(path, names), false);
                       })});
     }
     for (auto& j : jobs) {
@@ -677,7 +698,8 @@ Outcome run(const Request& q) {
         {"processes", counts.processes},
         {"kernels_ran", counts.functions.size()},
         {"pc_sampling", pcs_json},
-        {"phases_s", phases}}},
+        {"phases_s", phases},
+        {"module_disassembly", module_disassembly}}},
       {"cost_model", cost_model},
       {"totals", {{"kernels", out.kernels.size()}, {"divergent_branches", divergent}, {"cycles_lost", total}}},
       {"kernels", jk}};
