@@ -15,7 +15,8 @@
 #                             overhead calls on Thrust/CUB and the 128 kernels three times each)
 #   shapes_time.json          tests/attribute/shapes.cu: warp cycles of every shape in the random and the sorted
 #                             order (5 launches each)
-#   shapes_<order>.json, shapes_<order>/  attribute on each order (PC sampling on), its recorded counts
+#   shapes_<order>.json, .md, shapes_<order>/  attribute on each order (PC sampling on), its report, its
+#                             recorded counts
 #   shapes_<order>_model.json attribute on each order with --no-pc-sampling (the issue model alone)
 #   shapes_random_jobs1.json  the random order with --jobs 1: the PC-sampling run alone on the GPU, after the
 #                             counting run (the control of running them side by side)
@@ -94,7 +95,7 @@ S="$BIN/divbench_attribute_shapes"
 step "shapes time" "$S" time --launches 5 >"$A/shapes_time.json"
 for o in random sorted; do
   step "attribute shapes $o" timed "shapes_$o" "$DIVBENCH" attribute --quiet --out "$A/shapes_$o.json" \
-    --save-counts "$A/shapes_$o" -- "$S" run "$o" --launches 10 >"$A/shapes_$o.target.json"
+    --report "$A/shapes_$o.md" --save-counts "$A/shapes_$o" -- "$S" run "$o" --launches 10 >"$A/shapes_$o.target.json"
   find "$A/shapes_$o" -name program.log -delete
   step "attribute shapes $o model" "$DIVBENCH" attribute --quiet --no-pc-sampling --out "$A/shapes_${o}_model.json" \
     -- "$S" run "$o" --launches 10 >/dev/null
