@@ -25,7 +25,8 @@ TH="$BIN/divbench_attribute_thrust"
 attr() {  # attr NAME PROGRAM [--save-counts DIR]: divbench attribute on one build
   local name=$1 prog=$2
   shift 2
-  step "attribute $name" "$DIVBENCH" attribute --quiet --out "$D/$name.json" "$@" -- "$prog" >"$D/$name.target.json"
+  step "attribute $name" "$DIVBENCH" attribute --quiet --no-pc-sampling --out "$D/$name.json" "$@" -- "$prog" \
+    >"$D/$name.target.json"
 }
 attr base "$BIN/divbench_diff_base" --save-counts "$D/base_counts"
 attr base_again "$BIN/divbench_diff_base"
@@ -46,8 +47,8 @@ diff_pair moved "$D/base.json" "$D/moved.json" 0
 diff_pair repeat "$D/base.json" "$D/base_again.json" 0
 diff_pair counts "$D/base_counts" "$D/new_counts" 1
 
-step "attribute thrust a" "$DIVBENCH" attribute --quiet --out "$D/thrust_a.json" -- "$TH" >/dev/null
-step "attribute thrust b" "$DIVBENCH" attribute --quiet --out "$D/thrust_b.json" -- "$TH" >/dev/null
+step "attribute thrust a" "$DIVBENCH" attribute --quiet --no-pc-sampling --out "$D/thrust_a.json" -- "$TH" >/dev/null
+step "attribute thrust b" "$DIVBENCH" attribute --quiet --no-pc-sampling --out "$D/thrust_b.json" -- "$TH" >/dev/null
 diff_pair thrust "$D/thrust_a.json" "$D/thrust_b.json" ""
 python3 -m divbench.attribute_diff_summary "$D" >>"$RESULTS/summary.txt" || fail=1
 exit "$fail"

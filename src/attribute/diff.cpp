@@ -208,6 +208,15 @@ json diff_documents(const json& base, const json& next, const DiffOptions& o, co
   };
   if (cm(base) != cm(next))
     warnings.push_back("the cost models' constants differ: estimated cycles lost may change with equal counts");
+  // PC-sampled time (the default run) is a sample: its part of the estimate moves from run to run.
+  const auto sampled = [](const json& d) {
+    const json c = d.value("collection", json::object());
+    return c.contains("pc_sampling") && c["pc_sampling"].is_object();
+  };
+  if (sampled(base) || sampled(next))
+    warnings.push_back(std::string(sampled(base) && sampled(next) ? "BASE and NEW" : sampled(base) ? "BASE" : "NEW") +
+                       " priced waits with PC samples, which move from run to run: estimated cycles lost may change "
+                       "with equal counts; for an exact gate make both with --no-pc-sampling");
 
   // Kernels by demangled name; the k-th of a name with the k-th.
   std::map<std::string, std::vector<std::size_t>> by_name_new;

@@ -124,6 +124,18 @@ def main() -> int:
         v, _ = verdict_of("unmarked_within", r, j, md, 1)
         print(f"unmarked_within: {'ok' if v is not None else 'FAIL'} (exit {r.returncode})")
 
+        # A document whose waits were priced by PC samples: the diff says its cycles may move with equal counts.
+        d = json.loads((data / "lanes_base.json").read_text())
+        d.setdefault("collection", {})["pc_sampling"] = {"period_cycles": 4096, "total_samples": 10, "dropped_samples": 0}
+        (Path(tmp) / "sampled_input.json").write_text(json.dumps(d))
+        r, j, md = run_diff(divbench, data / "lanes_base.json", Path(tmp) / "sampled_input.json", [], tmp, "sampled")
+        v, text = verdict_of("sampled", r, j, md, 0)
+        ok = v is not None and any(w.startswith("NEW priced waits with PC samples") for w in v["warnings"]) \
+            and "--no-pc-sampling" in text
+        print(f"sampled: {'ok' if ok else 'FAIL'} (exit {r.returncode})")
+        if v is not None and not ok:
+            failures.append("sampled: no warning that PC-sampled estimates move from run to run")
+
         # A saved-count folder: analysed as --from-counts does; against its own document, nothing changed.
         lanes = root / "tests" / "data" / "attribute" / "lanes"
         doc = Path(tmp) / "lanes_from_counts.json"

@@ -65,7 +65,8 @@ def test_divergence_gate_example():
     assert job["runs-on"] == ["self-hosted", "linux", "gpu"]
     by_name = {st.get("name", ""): st for st in job["steps"]}
     attribute = by_name["Attribute divergence"]["run"]
-    assert "attribute --quiet --repeat 2 --save-counts divergence/counts --out divergence/attribute.json" in attribute
+    assert ("attribute --quiet --no-pc-sampling --repeat 2 --save-counts divergence/counts --out divergence/attribute.json"
+            in attribute)
     diff = by_name["Diff against the base branch"]
     assert "attribute diff base/attribute.json divergence/attribute.json $GATE_OPTIONS" in diff["run"]
     assert "--markdown divergence/diff.md" in diff["run"] and "GITHUB_STEP_SUMMARY" in diff["run"]
@@ -74,7 +75,7 @@ def test_divergence_gate_example():
     assert "-lineinfo" in by_name["Build with a line table"]["run"]
     # the same commands as the docs give
     doc = (ROOT / "docs" / "attribute.md").read_text()
-    for command in ("divbench attribute --quiet --repeat 2 --save-counts divergence/counts --out divergence/attribute.json",
+    for command in ("divbench attribute --quiet --no-pc-sampling --repeat 2 --save-counts divergence/counts --out divergence/attribute.json",
                     "divbench attribute diff base/attribute.json divergence/attribute.json"):
         assert command in doc, f"docs/attribute.md does not give {command}"
 
