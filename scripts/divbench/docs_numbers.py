@@ -1,0 +1,687 @@
+"""Every number the docs quote from a committed result file, checked against that file.
+
+One declarative table, CHECKS: each entry names a document (README.md, docs/*.md, results/*/README.md),
+the sentence in it (a pattern: the sentence's literal text with ``{}`` where a number stands), and per
+``{}`` the value it must show: a result file, the key or computation in it, and the rule by which it is
+printed. The default rule is "as printed": the printed number must equal the file's value rounded to the
+printed digits (28.000 within 0.0005, 280,179 within 0.5, 7·10⁻⁵ within 0.5·10⁻⁵). A sentence that is
+not found fails too, so a reworded sentence is a prompt to update the table, never a silent pass.
+
+    python3 -m divbench.docs_numbers            # every check; exit 1 on a mismatch, naming it
+    python3 -m divbench.docs_numbers --list     # every check with its value
+
+Adding a number: add a Check to CHECKS (or a row to one of the helpers that build several).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import statistics
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Sequence
+
+ROOT = Path(__file__).resolve().parents[2]
+H200 = "results/h200"
+
+# ---------------------------------------------------------------------------------------------------------
+# reading the files
+
+
+@lru_cache(maxsize=None)
+def load(rel: str):
+    path = ROOT / rel
+    if rel.endswith(".json"):
+        return json.loads(path.read_text())
+    return path.read_text()
+
+
+_SEG = re.compile(r"([A-Za-z0-9_]+)((?:\[[^\]]+\])*)")
+
+
+def get(doc, dotted: str):
+    """`summary.bodies[body=fma_chain].b_loop_cycles_per_path`, `points[3].k`, `ratio_pairs[-1]`."""
+    cur = doc
+    for part in dotted.split("."):
+        m = _SEG.fullmatch(part)
+        if not m:
+            raise KeyError(f"bad key segment {part!r} in {dotted!r}")
+        cur = cur[m.group(1)]
+        for sel in re.findall(r"\[([^\]]+)\]", m.group(2)):
+            if "=" in sel:
+                k, v = sel.split("=", 1)
+                hits = [x for x in cur if str(x.get(k)) == v]
+                if len(hits) != 1:
+                    raise KeyError(f"{dotted}: {len(hits)} entries with {k}={v}")
+                cur = hits[0]
+            else:
+                cur = cur[int(sel)]
+    return cur
+
+
+@dataclass(frozen=True)
+class Value:
+    """What a printed number must show: `source` (the result file or files), `key` (what in it, for the
+    message) and `compute` (root-relative file loader -> value)."""
+    source: str
+    key: str
+    compute: Callable[[], object]
+
+    def __call__(self):
+        return self.compute()
+
+
+def J(source: str, key: str, scale: float = 1.0) -> Value:
+    """The value at `key` in the JSON file `source`, times `scale` (100 for a printed percentage)."""
+    def f():
+        v = get(load(source), key)
+        return v * scale if scale != 1.0 else v
+    return Value(source, key + (f" x {scale:g}" if scale != 1.0 else ""), f)
+
+
+def F(source: str, key: str, compute: Callable[[], object]) -> Value:
+    """A value computed from one or more files; `key` says how (it appears in the failure message)."""
+    return Value(source, key, compute)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the printed numbers
+
+_SUP = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+NUM = r"([+−-]?\d[\d,]*(?:\.\d+)?(?:·10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?)"
+WORD = r"([0-9a-f]{7,40})"  # a commit
+TEXT = r"([^|()\n]+?)"        # words (reason codes and the like), compared as they are
+
+
+def parse(text: str) -> tuple[float, float]:
+    """The printed number and half a unit in its last printed digit."""
+    t = text.replace("−", "-").replace(",", "")
+    exp = 0
+    if "·10" in t:
+        t, e = t.split("·10")
+        exp = int(e.translate(_SUP))
+    dec = len(t.split(".")[1]) if "." in t else 0
+    return float(t) * 10.0 ** exp, 0.5 * 10.0 ** (exp - dec)
+
+
+def P(text: str) -> str:
+    """A sentence's literal text, `{}` where a number stands, `{c}` where a commit does and `{w}` where
+    words do (compared whole); runs of
+    whitespace match any whitespace (the docs wrap lines)."""
+    out = []
+    for chunk in re.split(r"(\{\}|\{c\}|\{w\}|\s+)", text):
+        if chunk == "{}":
+            out.append(NUM)
+        elif chunk == "{c}":
+            out.append(WORD)
+        elif chunk == "{w}":
+            out.append(TEXT)
+        elif chunk and chunk.isspace():
+            out.append(r"\s+")
+        elif chunk:
+            out.append(re.escape(chunk))
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class Check:
+    doc: str                    # root-relative document
+    sentence: str               # P() text: the sentence with {} per number
+    values: Sequence[Value]     # one per {} / {c}, in order
+    tol: float | None = None    # None: as printed; else an absolute tolerance
+    rel: float | None = None    # a relative tolerance instead
+    note: str = ""              # the rule when it is not "as printed"
+    bound: float | None = None  # every printed number must also be <= bound
+    nth: int | None = None      # which match when the sentence occurs more than once
+
+    def pattern(self) -> re.Pattern:
+        return re.compile(P(self.sentence))
+
+
+@dataclass
+class Result:
+    check: Check
+    ok: bool
+    problems: list[str] = field(default_factory=list)
+    shown: list[tuple[str, object]] = field(default_factory=list)
+
+
+def _snippet(text: str, m: re.Match | None) -> str:
+    if m is None:
+        return ""
+    line = text.count("\n", 0, m.start()) + 1
+    s = " ".join(m.group(0).split())
+    return f"line {line}: \"{s if len(s) <= 200 else s[:197] + '...'}\""
+
+
+def run_check(c: Check) -> Result:
+    r = Result(c, True)
+    text = load(c.doc)
+    matches = list(c.pattern().finditer(text))
+    head = f"{c.doc}: sentence \"{' '.join(c.sentence.split())[:120]}\""
+    if not matches:
+        r.ok = False
+        r.problems.append(f"{head} not found (reworded? update scripts/divbench/docs_numbers.py CHECKS)")
+        return r
+    if c.nth is None and len(matches) > 1:
+        r.ok = False
+        r.problems.append(f"{head} occurs {len(matches)} times; give nth")
+        return r
+    m = matches[c.nth or 0]
+    if len(m.groups()) != len(c.values):
+        raise ValueError(f"{head}: {len(m.groups())} numbers in the sentence, {len(c.values)} values")
+    for i, (printed, val) in enumerate(zip(m.groups(), c.values)):
+        try:
+            want = val()
+        except Exception as e:  # a key that is gone is a failure with its name, not a crash
+            r.ok = False
+            r.problems.append(f"{c.doc} {_snippet(text, m)}: {val.source} {val.key}: cannot read: {e!r}")
+            continue
+        r.shown.append((printed, want))
+        if isinstance(want, str) and re.fullmatch(r"[0-9a-f]{40}", want):
+            good = len(printed) >= 7 and want.startswith(printed)
+            rule = "a prefix of the file's commit"
+        elif isinstance(want, str):
+            good = " ".join(printed.split()) == want
+            rule = "the same words"
+        else:
+            p, half = parse(printed)
+            if c.rel is not None:
+                good = abs(p - want) <= c.rel * abs(want)
+                rule = f"within {c.rel:g} relative"
+            elif c.tol is not None:
+                good = abs(p - want) <= c.tol
+                rule = f"within {c.tol:g}"
+            else:
+                good = abs(p - want) <= half * (1 + 1e-9) + 1e-12 * abs(want)
+                rule = "as printed (rounded to the printed digits)"
+            if c.note:
+                rule += f"; {c.note}"
+            if c.bound is not None and p > c.bound:
+                r.ok = False
+                r.problems.append(f"{c.doc} {_snippet(text, m)}: number {i + 1} printed {printed} is above "
+                                  f"its physical bound {c.bound:g}")
+        if not good:
+            r.ok = False
+            r.problems.append(f"{c.doc} {_snippet(text, m)}: number {i + 1} printed {printed}, but "
+                              f"{val.source} {val.key} = {want!r} (rule: {rule})")
+    return r
+
+
+def run(checks: Sequence[Check] | None = None) -> list[Result]:
+    if checks is None:
+        return [run_check(c) for c in CHECKS] + [run_quote(q) for q in QUOTES]
+    return [run_check(c) for c in checks]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# computations over the files
+
+
+def _kway_file(body: str) -> str:
+    return f"{H200}/kway_{body}.json"
+
+
+def commit7(source: str, key: str = "git") -> Value:
+    return F(source, key, lambda: get(load(source), key)[:40])
+
+
+def disturbed_case(case: str, mode: str) -> dict:
+    return [c for c in load(f"{H200}/disturbed/summary.json")["cases"] if c["case"] == case and c["mode"] == mode][0]
+
+
+def DC(case: str, mode: str, key: str, scale: float = 1.0) -> Value:
+    return F(f"{H200}/disturbed/summary.json", f"cases[case={case},mode={mode}].{key}" + (f" x {scale:g}" if scale != 1 else ""),
+             lambda: disturbed_case(case, mode)[key] * scale if scale != 1 else disturbed_case(case, mode)[key])
+
+
+def quiet_max_spread() -> float:
+    """Largest max - min of a point over the default `--sweep k` quiet runs (disturbed/quiet/kway_*.json)."""
+    worst = 0.0
+    for f in sorted((ROOT / H200 / "disturbed" / "quiet").glob("kway_*.json")):
+        for p in json.loads(f.read_text())["points"]:
+            worst = max(worst, p["max_cycles"] - p["min_cycles"])
+    return worst
+
+
+def stderr_total_wall(rel: str) -> float:
+    m = re.findall(r"total wall ([\d.]+) s", load(rel))
+    return float(m[-1])
+
+
+def wall_txt(rel: str) -> float:
+    return float(re.search(r"process wall ([\d.]+) s", load(rel)).group(1))
+
+
+def occupancy_series(key: str, pred=lambda s: True) -> list:
+    return [s[key] for s in get(load(f"{H200}/occupancy.json"), "summary.series") if pred(s)]
+
+
+def cost_series() -> dict:
+    """cost.json points as {(body, placement, n, region): {k: median cycles}}."""
+    out: dict = {}
+    for p in load(f"{H200}/cost.json")["points"]:
+        a = p["axes"]
+        out.setdefault((a["body"], a["placement"], a["n"], a["region"]), {})[a["k"]] = p["median_cycles"]
+    return out
+
+
+def _slope(ks, ys) -> float:
+    mk, my = statistics.fmean(ks), statistics.fmean(ys)
+    return sum((k - mk) * (y - my) for k, y in zip(ks, ys)) / sum((k - mk) ** 2 for k in ks)
+
+
+@lru_cache(maxsize=None)
+def divergence_split(body: str) -> dict:
+    """b_divergence of one body split by what the control shows, per (placement, n) series of the cost
+    sweep: D(k) = T_divergent(k) - T_control(k) over k = 1..32; `slope` its least-squares slope per path
+    (what b_divergence fits), `steps` the excess of the k = 3->4 and 19->20 steps of D over its median
+    step, `per_path` the slope of D with those two excesses taken out (divergent-branch overhead at every
+    other step), `from_steps` = slope - per_path. Medians over the series."""
+    series = cost_series()
+    rows = []
+    for (b, pl, n, region), div in series.items():
+        if b != body or region != "divergent":
+            continue
+        ctrl = series[(b, pl, n, "control")]
+        ks = sorted(div)
+        d = [div[k] - ctrl[k] for k in ks]
+        steps = {ks[i + 1]: d[i + 1] - d[i] for i in range(len(ks) - 1)}
+        med = statistics.median(v for k, v in steps.items() if k not in (4, 20))
+        e4, e20 = steps[4] - med, steps[20] - med
+        adj = [y - (e4 if k >= 4 else 0) - (e20 if k >= 20 else 0) for k, y in zip(ks, d)]
+        s, s_adj = _slope(ks, d), _slope(ks, adj)
+        rows.append((s, s_adj, s - s_adj, e4, e20, med))
+    col = lambda i: statistics.median(r[i] for r in rows)
+    return {"slope": col(0), "per_path": col(1), "from_steps": col(2), "step4": col(3), "step20": col(4),
+            "median_step": col(5), "series": len(rows)}
+
+
+def DS(body: str, key: str) -> Value:
+    return F(f"{H200}/cost.json", f"points: divergent - control, {key} (docs_numbers.divergence_split('{body}'))",
+             lambda: divergence_split(body)[key])
+
+
+def max_a_refit_diff() -> float:
+    a = {b["body"]: b["a"] for b in load(f"{H200}/loop_cost.json")["bodies"]}
+    b = {x["body"]: x["a"] for x in load(f"{H200}/loop_cost_fit.json")["bodies"]}
+    return max(abs(a[k] - b[k]) for k in a)
+
+
+def sanitizer_runs(tool: str) -> int:
+    """How many runs a sanitizer log summarises (its ERROR/RACECHECK SUMMARY lines), all with 0 errors."""
+    text = load(f"{H200}/sanitizer_{tool}.log")
+    lines = re.findall(r"(?:ERROR|RACECHECK) SUMMARY: (\d+) (?:errors|hazards displayed \((\d+) errors)", text)
+    return sum(1 for x in lines)
+
+
+def sanitizer_errors() -> int:
+    total = 0
+    for tool in ("memcheck", "racecheck", "synccheck"):
+        text = load(f"{H200}/sanitizer_{tool}.log")
+        total += sum(int(x) for x in re.findall(r"ERROR SUMMARY: (\d+) error", text))
+        total += sum(int(x) for x in re.findall(r"RACECHECK SUMMARY: \d+ hazards displayed \((\d+) errors", text))
+    return total
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the table
+
+R = "README.md"
+KWAY = f"{H200}/kway.json"
+COST = f"{H200}/cost.json"
+OCC = f"{H200}/occupancy.json"
+LOOP = f"{H200}/loop_cost.json"
+DIST = f"{H200}/disturbed/summary.json"
+MC = f"{H200}/metrics_cost.json"
+
+
+def _cost(body: str, key: str, scale: float = 1.0) -> Value:
+    return J(COST, f"summary.bodies[body={body}].{key}", scale)
+
+
+CHECKS: list[Check] = [
+    # --- README: the headline table ---------------------------------------------------------------------
+    Check(R, "at commit {c}", [commit7(KWAY)]),
+    Check(R, "s = {} cycles/path (median over 8 code placements; min {}, max {}: **spread {}%**, beside a max CV "
+             "of {}), c = {}, R² = 1 − {}, T(32)/T(1) = {}, no super-linear term",
+          [J(KWAY, "summary.s_cycles_per_path"), J(KWAY, "summary.s_layout_min"), J(KWAY, "summary.s_layout_max"),
+           J(KWAY, "summary.s_layout_spread_rel", 100), J(KWAY, "summary.max_cv"), J(KWAY, "summary.c_cycles"),
+           F(KWAY, "1 - summary.r2", lambda: 1 - get(load(KWAY), "summary.r2")), J(KWAY, "summary.ratio_32_over_1")]),
+    Check(R, "fma_chain a = {} cycles/iteration [{}, {}], **b = {} cycles per path** [{}, {}] = **b_loop {}** [{}, {}]",
+          [_cost("fma_chain", "a"), _cost("fma_chain", "a_min"), _cost("fma_chain", "a_max"),
+           _cost("fma_chain", "b_cycles_per_path"), _cost("fma_chain", "b_cycles_per_path_min"),
+           _cost("fma_chain", "b_cycles_per_path_max"), _cost("fma_chain", "b_loop_cycles_per_path"),
+           _cost("fma_chain", "b_loop_cycles_per_path_min"), _cost("fma_chain", "b_loop_cycles_per_path_max")]),
+    Check(R, "**b_divergence {}** [{}, {}]",
+          [_cost("fma_chain", "b_divergence_cycles_per_path"), _cost("fma_chain", "b_divergence_cycles_per_path_min"),
+           _cost("fma_chain", "b_divergence_cycles_per_path_max")]),
+    Check(R, "per path beyond the control: {} of divergent-branch overhead per path at every step against the control, and {} from the "
+             "+{}-cycle steps at k = 4 and 20",
+          [DS("fma_chain", "per_path"), DS("fma_chain", "from_steps"), DS("fma_chain", "step4")]),
+    Check(R, "attributed to constant-cache misses, not measured), c = {}; fma_indep a = {} [{}, {}], "
+             "b = {} = {} + {}; int_alu a = {}, b = {} = {} + {}; sfu a = {}, b = {} = {} + {}",
+          [_cost("fma_chain", "c"), _cost("fma_indep", "a"), _cost("fma_indep", "a_min"), _cost("fma_indep", "a_max"),
+           _cost("fma_indep", "b_cycles_per_path"), _cost("fma_indep", "b_loop_cycles_per_path"),
+           _cost("fma_indep", "b_divergence_cycles_per_path"),
+           _cost("int_alu", "a"), _cost("int_alu", "b_cycles_per_path"), _cost("int_alu", "b_loop_cycles_per_path"),
+           _cost("int_alu", "b_divergence_cycles_per_path"),
+           _cost("sfu", "a"), _cost("sfu", "b_cycles_per_path"), _cost("sfu", "b_loop_cycles_per_path"),
+           _cost("sfu", "b_divergence_cycles_per_path")]),
+    Check(R, "s = a·n + b: at n = 10,000, {}% of s is the body's own loop",
+          [F(COST, "100 a·10⁴ / (a·10⁴ + b), summary.bodies[body=fma_chain]",
+             lambda: 100 * (lambda b: b["a"] * 1e4 / (b["a"] * 1e4 + b["b_cycles_per_path"]))(
+                 get(load(COST), "summary.bodies[body=fma_chain]")))]),
+    Check(R, "a_predicted = {} / {} / {} / {} for fma_chain / fma_indep / int_alu / sfu (B = {}, W = {},",
+          [J(LOOP, f"bodies[body={b}].a_predicted") for b in ("fma_chain", "fma_indep", "int_alu", "sfu")]
+          + [J(LOOP, "taken_branch_cycles"), J(LOOP, "variable_latency_cycles")]),
+    Check(R, "sm_90 280,000 (measured {}: {}%)",
+          [J(KWAY, "summary.s_cycles_per_path"),
+           F(KWAY, "100 (280,000 / summary.s_cycles_per_path - 1)",
+             lambda: 100 * (280000 / get(load(KWAY), "summary.s_cycles_per_path") - 1))]),
+    Check(R, "median |error| {}%, max {}%;",
+          [J(LOOP, "oos_median_abs_err", 100), J(LOOP, "oos_max_abs_err", 100)]),
+    Check(R, "which held out of sample for {} of {} loops that paid it; **{} of {} points meet the goal**",
+          [J(LOOP, "placement_excess_in_region"), J(LOOP, "placement_excess_points"), J(LOOP, "oos_goal_points"),
+           J(LOOP, "oos_points")]),
+    Check(R, "{} do not: int_chain",
+          [F(LOOP, "oos_points - oos_goal_points", lambda: load(LOOP)["oos_points"] - load(LOOP)["oos_goal_points"])]),
+    Check(R, "the model's error beyond its interval is at most {}%", [J(LOOP, "oos_max_outside_interval_rel", 100)]),
+    Check(R, "s placement spread: fma_chain {}%, fma_indep {}% ({}–{}), int_alu {}%, sfu {}%, mem_divergent {}%; "
+             "T(32)/T(1) {} / {} / {} / {} / **{}**",
+          [J(_kway_file("fma_chain"), "summary.s_layout_spread_rel", 100),
+           J(_kway_file("fma_indep"), "summary.s_layout_spread_rel", 100),
+           J(_kway_file("fma_indep"), "summary.s_layout_min"), J(_kway_file("fma_indep"), "summary.s_layout_max"),
+           J(_kway_file("int_alu"), "summary.s_layout_spread_rel", 100),
+           J(_kway_file("sfu"), "summary.s_layout_spread_rel", 100),
+           J(_kway_file("mem_divergent"), "summary.s_layout_spread_rel", 100)]
+          + [J(_kway_file(b), "summary.ratio_32_over_1") for b in ("fma_chain", "fma_indep", "int_alu", "sfu",
+                                                                     "mem_divergent")]),
+    Check(R, "compute bodies: medians within {}, slopes within {};",
+          [J(f"{H200}/sampling.json", "summary.max_rel_diff_compute"),
+           J(f"{H200}/sampling.json", "summary.max_s_rel_diff_compute")]),
+    Check(R, "warp-per-SM adds a constant {}–{} cycles to c",
+          [F(f"{H200}/sampling.json", "min of summary.by_body[compute bodies].c_offset_cycles",
+             lambda: min(min(v["c_offset_cycles"]) for k, v in get(load(f"{H200}/sampling.json"), "summary.by_body").items()
+                         if k != "mem_divergent")),
+           F(f"{H200}/sampling.json", "max of summary.by_body[compute bodies].c_offset_cycles",
+             lambda: max(max(v["c_offset_cycles"]) for k, v in get(load(f"{H200}/sampling.json"), "summary.by_body").items()
+                         if k != "mem_divergent"))], tol=0.5, note="whole cycles"),
+    Check(R, "mem_divergent differs by {}% (warp-per-SM faster",
+          [J(f"{H200}/sampling.json", "summary.max_rel_diff_memory", 100)]),
+    Check(R, "branchy/single = {} [{}, {}]; predicated/single = {} [{}, {}]",
+          [J(f"{H200}/predication.json", f"summary.ratio_{x}") for x in
+           ("branchy_over_single", "branchy_over_single_min", "branchy_over_single_max",
+            "predicated_over_single", "predicated_over_single_min", "predicated_over_single_max")]),
+    Check(R, "penalty T(32)/T(1) from the raw kernel event times {}–{} over the {} launch shapes",
+          [J(OCC, "summary.kernel_penalty_raw_min"), J(OCC, "summary.kernel_penalty_raw_max"),
+           F(OCC, "len(summary.series)", lambda: len(occupancy_series("k")))], bound=32),
+    Check(R, "with the empty-kernel launch overhead ({} µs) subtracted the correction over-corrects at {} of {} shapes",
+          [J(OCC, "summary.launch_overhead_ms", 1000), J(OCC, "summary.shapes_empty_kernel_exceeds_fixed_cost"),
+           F(OCC, "len(summary.series)", lambda: len(occupancy_series("k")))], bound=32),
+    Check(R, "the other {} shapes give {}–{}",
+          [F(OCC, "shapes without empty_kernel_exceeds_fixed_cost", lambda: len(occupancy_series(
+              "k", lambda s: not s["empty_kernel_exceeds_fixed_cost"]))),
+           F(OCC, "min penalty_bounded over summary.series[empty_kernel_exceeds_fixed_cost=false]",
+             lambda: min(occupancy_series("penalty_bounded", lambda s: not s["empty_kernel_exceeds_fixed_cost"]))),
+           F(OCC, "max penalty_bounded over summary.series[empty_kernel_exceeds_fixed_cost=false]",
+             lambda: max(occupancy_series("penalty_bounded", lambda s: not s["empty_kernel_exceeds_fixed_cost"])))],
+          bound=32),
+    Check(R, "**the side with fewer active lanes runs first; on ties the fall-through side, not the lower address**: "
+             "{} of {} points",
+          [F(f"{H200}/order.json", "summary.points - len(summary.rule_exceptions)",
+             lambda: load(f"{H200}/order.json")["summary"]["points"] - len(load(f"{H200}/order.json")["summary"]["rule_exceptions"])),
+           J(f"{H200}/order.json", "summary.points")]),
+    Check(R, "at the {} ties the fall-through side ran first every time, including the {} where it lies above the "
+             "taken side ({} distinct lane masks); {}–{} cycles",
+          [J(f"{H200}/order.json", "summary.ties.fallthrough_first"),
+           J(f"{H200}/order.json", "summary.ties.tie_points_taken_below"),
+           J(f"{H200}/order.json", "summary.distinct_masks"), J(f"{H200}/order.json", "summary.cycles_between_min"),
+           J(f"{H200}/order.json", "summary.cycles_between_max")]),
+    Check(R, "positive control changed the output ({}/{} stores); bits 72–73 at every value on every BSSY/BSYNC: "
+             "{}/{} flips completed",
+          [J(f"{H200}/bitflip.json", "summary.positive_controls_changed_output"),
+           J(f"{H200}/bitflip.json", "summary.positive_controls"),
+           J(f"{H200}/bitflip.json", "summary.flips_completed"), J(f"{H200}/bitflip.json", "summary.flips")]),
+    Check(R, "memcheck, racecheck, synccheck: {} errors over `--all` and every work body",
+          [F(f"{H200}/sanitizer_*.log", "sum of the ERROR SUMMARY / RACECHECK SUMMARY error counts", sanitizer_errors)]),
+    # --- README: time against the goals ------------------------------------------------------------------
+    Check(R, "`--sweep k` {} s of GPU time (regions + launches) and {}–{} s for the whole process",
+          [J(f"{H200}/kway_default.json", "timing.points_gpu_ms", 1e-3),
+           F(f"{H200}/kway_default.wall.txt", "process wall", lambda: wall_txt(f"{H200}/kway_default.wall.txt")),
+           F(f"{H200}/console/kway.stderr.txt", "process wall", lambda: wall_txt(f"{H200}/console/kway.stderr.txt"))]),
+    Check(R, "`divbench --all` {} s by its own clock ([`all/stderr.log`](results/h200/all/stderr.log)), {} s the "
+             "median of three runs",
+          [F(f"{H200}/all/stderr.log", "last 'total wall' line", lambda: stderr_total_wall(f"{H200}/all/stderr.log")),
+           J(MC, "all_s")]),
+    Check(R, "the cost decomposition (all five bodies, 8 placements × 4 n × 32 k, divergent kernel and control) "
+             "{} s of point time and {} s of process wall",
+          [J(COST, "timing.points_wall_ms", 1e-3), J(COST, "timing.run_wall_s")]),
+    Check(R, "three alternated runs of each: {} s against {} s (medians), **{}×, the 1.3× goal is not met** (the "
+             "three pairs: {}–{}×;",
+          [J(MC, "all_metrics_s"), J(MC, "all_s"), J(MC, "ratio"), J(MC, "ratio_pairs_min"), J(MC, "ratio_pairs_max")]),
+    Check(R, "with the same {} counter values", [J(MC, "replay_check.values")]),
+    Check(R, "(`DIVBENCH_CUPTI=basic`) take {} s, {}×", [J(MC, "all_metrics_basic_s"), J(MC, "ratio_basic")]),
+    # --- README: real output, on a shared GPU -----------------------------------------------------------
+    Check(R, "stderr ends with `total wall {} s, summed in-kernel region time {} s`; the whole process took {} s",
+          [F(f"{H200}/console/kway.stderr.txt", "'total wall' line", lambda: stderr_total_wall(f"{H200}/console/kway.stderr.txt")),
+           F(f"{H200}/console/kway.stderr.txt", "'summed in-kernel region time'",
+             lambda: float(re.search(r"region time ([\d.]+) s", load(f"{H200}/console/kway.stderr.txt")).group(1))),
+           F(f"{H200}/console/kway.stderr.txt", "process wall", lambda: wall_txt(f"{H200}/console/kway.stderr.txt"))]),
+    Check(R, "gives s = {} at 7 of them and {} at one, a {}% spread that a CV of {} does not show",
+          [J(KWAY, "summary.s_cycles_per_path"), J(KWAY, "summary.s_layout_max"),
+           J(KWAY, "summary.s_layout_spread_rel", 100), J(f"{H200}/console/kway.json", "summary.max_cv")]),
+    Check(R, "0.1 ms in 10 ms, which moved s by +{}%", [DC("every_sm_0.1ms_in_10ms", "nvml", "s_vs_quiet", 100)]),
+    Check(R, "{} quiet runs ({} points) gave no false alarm",
+          [J(DIST, "quiet.runs"), J(DIST, "quiet.points")]),
+    Check(R, "fit T(k) = s*k + c: s = {} cycles/path, c = {}, R^2 = {}, max |residual|",
+          [DC("every_sm_busy", "nvml", "s"), DC("every_sm_busy", "nvml", "c"), DC("every_sm_busy", "nvml", "r2")], nth=1),
+    # --- results/h200/README.md ----------------------------------------------------------------------------
+    Check(f"{H200}/README.md", "the same a to within {} cycles",
+          [F(f"{LOOP}, {H200}/loop_cost_fit.json", "max over bodies of |a(loop_cost) - a(loop_cost_fit)|",
+             max_a_refit_diff)]),
+    Check(f"{H200}/README.md", "the same {} of {} out-of-sample goal points",
+          [J(f"{H200}/loop_cost_fit.json", "oos_goal_points"), J(f"{H200}/loop_cost_fit.json", "oos_points")]),
+    Check(f"{H200}/README.md", "The medians are {} s and {} s, a ratio of {} (pairs {}–{})",
+          [J(MC, "all_s"), J(MC, "all_metrics_s"), J(MC, "ratio"), J(MC, "ratio_pairs_min"), J(MC, "ratio_pairs_max")]),
+    Check(f"{H200}/README.md", "identical, {} of {}",
+          [J(MC, "replay_check.identical"), J(MC, "replay_check.values")]),
+    # --- docs/dynamic.md -----------------------------------------------------------------------------------
+    Check("docs/dynamic.md", "at {} of the {} shapes of the committed H200 run",
+          [J(OCC, "summary.shapes_empty_kernel_exceeds_fixed_cost"),
+           F(OCC, "len(summary.series)", lambda: len(occupancy_series("k")))]),
+    Check("docs/dynamic.md", "corrected penalties there are {}–{}",
+          [F(OCC, "min penalty over summary.series[empty_kernel_exceeds_fixed_cost=true]",
+             lambda: min(occupancy_series("penalty", lambda s: s["empty_kernel_exceeds_fixed_cost"]))),
+           F(OCC, "max penalty over summary.series[empty_kernel_exceeds_fixed_cost=true]",
+             lambda: max(occupancy_series("penalty", lambda s: s["empty_kernel_exceeds_fixed_cost"])))]),
+    Check("docs/dynamic.md", "`penalty_bounded_min`/`max` of results/h200/occupancy.json: {}–{} over the {} shapes",
+          [J(OCC, "summary.penalty_bounded_min"), J(OCC, "summary.penalty_bounded_max"),
+           F(OCC, "len(summary.series)", lambda: len(occupancy_series("k")))], bound=32),
+    Check("docs/dynamic.md", "{} at the {} shapes where the empty kernel exceeds c_hat",
+          [F(OCC, "penalty_bounded of every shape with empty_kernel_exceeds_fixed_cost",
+             lambda: (lambda v: v[0] if len(set(v)) == 1 else float("nan"))(
+                 occupancy_series("penalty_bounded", lambda s: s["empty_kernel_exceeds_fixed_cost"]))),
+           J(OCC, "summary.shapes_empty_kernel_exceeds_fixed_cost")]),
+    Check("docs/dynamic.md", "the raw event-time ratio {}–{}",
+          [J(OCC, "summary.kernel_penalty_raw_min"), J(OCC, "summary.kernel_penalty_raw_max")]),
+    Check("docs/dynamic.md", "### What the run with the control measured (results/h200/cost.json, commit {c})",
+          [commit7(COST)]),
+    Check("docs/dynamic.md", "| fma_chain | {} | {} | **{}** [{}, {}] |",
+          [_cost("fma_chain", k) for k in ("b_cycles_per_path", "b_loop_cycles_per_path", "b_divergence_cycles_per_path",
+                                           "b_divergence_cycles_per_path_min", "b_divergence_cycles_per_path_max")]),
+    Check("docs/dynamic.md", "| fma_indep | {} | {} | **{}** [{}, {}] |",
+          [_cost("fma_indep", k) for k in ("b_cycles_per_path", "b_loop_cycles_per_path", "b_divergence_cycles_per_path",
+                                           "b_divergence_cycles_per_path_min", "b_divergence_cycles_per_path_max")]),
+    Check("docs/dynamic.md", "| int_alu | {} | {} | **{}** [{}, {}] |",
+          [_cost("int_alu", k) for k in ("b_cycles_per_path", "b_loop_cycles_per_path", "b_divergence_cycles_per_path",
+                                         "b_divergence_cycles_per_path_min", "b_divergence_cycles_per_path_max")]),
+    Check("docs/dynamic.md", "| sfu | {} | {} | **{}** [{}, {}] |",
+          [_cost("sfu", k) for k in ("b_cycles_per_path", "b_loop_cycles_per_path", "b_divergence_cycles_per_path",
+                                     "b_divergence_cycles_per_path_min", "b_divergence_cycles_per_path_max")]),
+    Check("docs/dynamic.md", "**{} cycles per path of divergent-branch overhead** at every step",
+          [DS(b, "per_path") for b in ("fma_chain",)]),
+    Check("docs/dynamic.md", "the same {} for fma_indep, int_alu and sfu",
+          [F(COST, "per_path of fma_indep, int_alu and sfu (all equal, else nan)",
+             lambda: (lambda v: v[0] if max(v) - min(v) < 0.05 else float("nan"))(
+                 [divergence_split(b)["per_path"] for b in ("fma_indep", "int_alu", "sfu")]))]),
+    Check("docs/dynamic.md", "the median step of the difference is {} cycles, `divergent_path_cycles` {} in",
+          [DS("fma_chain", "median_step"), J(LOOP, "divergent_path_cycles")]),
+    Check("docs/dynamic.md", "**{} cycles per path from the two steps** (int_alu {})",
+          [DS("fma_chain", "from_steps"), DS("int_alu", "from_steps")]),
+    Check("docs/dynamic.md", "not over the cost sweep's control kernel nor the validation loops. The committed logs "
+                             "(results/h200/sanitizer_*.log): {} errors",
+          [F(f"{H200}/sanitizer_*.log", "sum of the error counts", sanitizer_errors)]),
+    Check("docs/dynamic.md", "(the overhead, {}–{} µs, is in both",
+          [J(OCC, "summary.launch_overhead_ms_min", 1000), J(OCC, "summary.launch_overhead_ms_max", 1000)]),
+    Check(R, "(the metrics stage re-run at {c},", [commit7(MC)]),
+]
+
+
+LFIT = f"{H200}/loop_cost_fit.json"
+CHECKS += [
+    Check("docs/sass.md", "**Measured (H200, commit {c}, results/h200/loops.json).**", [commit7(f"{H200}/loops.json")]),
+    Check("docs/sass.md", "the model never saw: median |error| {}%, max {}%; {} of {} within 3% of the point prediction; "
+                          "{} inside the predicted interval (width at most {}%). **The goal (every point within 3% or "
+                          "inside an interval no wider than 8%) is met at {} of {} points, not all**",
+          [J(LFIT, "oos_median_abs_err", 100), J(LFIT, "oos_max_abs_err", 100), J(LFIT, "oos_within_3pct"),
+           J(LFIT, "oos_points"), J(LFIT, "oos_in_interval"), J(LFIT, "oos_max_interval_rel_width", 100),
+           J(LFIT, "oos_goal_points"), J(LFIT, "oos_points")]),
+]
+
+DISTURBED_CASES = [("every SM, 4 × 256 threads, 10 ms launches back to back", "every_sm_busy"),
+                   ("one block of 256 threads on one SM", "one_block_one_sm"),
+                   ("a tenth of the SMs (13 blocks)", "tenth_of_sms"),
+                   ("every SM busy 1 ms in 10 ms", "every_sm_1ms_in_10ms"),
+                   ("every SM busy 0.1 ms in 10 ms (1% duty)", "every_sm_0.1ms_in_10ms")]
+# one row of docs/timing.md's co-tenant table; render_disturbed_table() fills it from the file
+DISTURBED_ROW = ("| {label} | {} ({}%), c {}, R² {} | {} | {}/{} ({w}) | {} | {} ({}%), c {}: exit {}, {}/{} still "
+                 "disturbed after re-measuring {} ({w}), gate {} |")
+
+
+def _reasons(case: str, mode: str) -> Value:
+    return F(DIST, f"cases[case={case},mode={mode}].reason_codes without disturbed_points",
+             lambda: ", ".join(r for r in disturbed_case(case, mode)["reason_codes"] if r != "disturbed_points"))
+
+
+def _row_values(case: str) -> list[Value]:
+    v = lambda mode, key, scale=1.0: DC(case, mode, key, scale)
+    return [v("nvml", "s"), v("nvml", "s_vs_quiet", 100), v("nvml", "c"), v("nvml", "r2"), v("nvml", "divbench_rc"),
+            v("nvml", "disturbed_points"), v("nvml", "points"), _reasons(case, "nvml"), v("nvml", "gate_rc"),
+            v("noproc", "s"), v("noproc", "s_vs_quiet", 100), v("noproc", "c"), v("noproc", "divbench_rc"),
+            v("noproc", "disturbed_points"), v("noproc", "points"), v("noproc", "points_remeasured"),
+            _reasons(case, "noproc"), v("noproc", "gate_rc")]
+
+
+def render_disturbed_table() -> str:
+    """The rows of docs/timing.md's co-tenant table from results/h200/disturbed/summary.json."""
+    fmt = ["{:,.0f}", "{:+.1f}", "{:,.0f}", "{:.3f}", "{}", "{}", "{}", "{}", "{}", "{:,.0f}", "{:+.1f}", "{:,.0f}",
+           "{}", "{}", "{}", "{}", "{}", "{}"]
+    rows = []
+    for label, case in DISTURBED_CASES:
+        vals = [f.format(v()).replace("-", "−") for f, v in zip(fmt, _row_values(case))]
+        row = DISTURBED_ROW.replace("{label}", label).replace("{w}", "{}")
+        rows.append(row.format(*vals))
+    return "\n".join(rows)
+
+
+def _disturbed_rows() -> list[Check]:
+    """docs/timing.md's co-tenant table, one check per row, every cell from disturbed/summary.json."""
+    out = [Check("docs/timing.md", DISTURBED_ROW.replace("{label}", label),
+                 _row_values(case)) for label, case in DISTURBED_CASES]
+    out += [
+        Check("docs/timing.md", "| co-tenant | s (vs quiet {}), fit |", [J(DIST, "s_quiet_committed")]),
+        Check("docs/timing.md", "**Evidence** (`results/h200/disturbed/`, stage `scripts/gpu/25-disturbed.sh`, binary "
+                                "of commit {c}",
+              [commit7(f"{H200}/disturbed/cases/every_sm_busy.nvml.json")]),
+        Check("docs/timing.md", "{} runs ({} default `--sweep k`, 2 `--sampling single`, 2 `--body mem_divergent`, 2 "
+                                "`--all`; {} result files, {} points): **{} exit 4, {} points re-measured, {} files "
+                                "judged untrustworthy**",
+              [J(DIST, "quiet.runs"),
+               F(DIST, "quiet.exit_codes: runs named kway_*", lambda: sum(1 for k in load(DIST)["quiet"]["exit_codes"]
+                                                                      if k.startswith("kway_"))),
+               J(DIST, "quiet.result_files"), J(DIST, "quiet.points"),
+               F(DIST, "len(quiet.runs_exit_4)", lambda: len(load(DIST)["quiet"]["runs_exit_4"])),
+               J(DIST, "quiet.points_remeasured"),
+               F(DIST, "len(quiet.files_untrustworthy_recomputed)",
+                 lambda: len(load(DIST)["quiet"]["files_untrustworthy_recomputed"]))]),
+        Check("docs/timing.md", "The largest max − min of a default point in the {} sweeps: {} cycles",
+              [F(DIST, "quiet.exit_codes: runs named kway_*", lambda: sum(1 for k in load(DIST)["quiet"]["exit_codes"]
+                                                                      if k.startswith("kway_"))),
+               F(f"{H200}/disturbed/quiet/kway_*.json", "max over points of max_cycles - min_cycles", quiet_max_spread)]),
+    ]
+    return out
+
+
+CHECKS += _disturbed_rows()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# console output quoted in a code block: every quoted line is a line of the committed files ("..." elides)
+
+
+@dataclass(frozen=True)
+class Quote:
+    doc: str
+    first_line: str          # the start of the block's first line (after the opening fence)
+    files: Sequence[str]     # the committed files the lines come from
+
+    values: Sequence[Value] = ()
+    sentence: str = ""
+
+
+def run_quote(q: Quote) -> Result:
+    r = Result(Check(q.doc, q.first_line, []), True)
+    text = load(q.doc)
+    blocks = re.findall(r"```[^\n]*\n(.*?)```", text, re.S)
+    hits = [b for b in blocks if b.startswith(q.first_line)]
+    if len(hits) != 1:
+        r.ok = False
+        r.problems.append(f"{q.doc}: code block starting {q.first_line!r}: {len(hits)} found")
+        return r
+    lines = [" ".join(x.split()) for f in q.files for x in load(f).splitlines()]
+    for line in hits[0].splitlines():
+        if line.strip() in ("", "..."):
+            continue
+        parts = [" ".join(x.split()) for x in line.split("...") if x.strip()]
+        if not any(all(p in have for p in parts) and have.startswith(parts[0]) for have in lines):
+            r.ok = False
+            r.problems.append(f"{q.doc}: quoted line \"{line.strip()[:160]}\" is in none of {', '.join(q.files)}")
+    return r
+
+
+QUOTES = [
+    Quote(R, "[divbench] kway/k:1: disturbed",
+          [f"{H200}/disturbed/cases/every_sm_busy.nvml.out", f"{H200}/disturbed/cases/every_sm_busy.nvml.err"]),
+    Quote(R, "== kway on NVIDIA H200", [f"{H200}/console/kway.txt", f"{H200}/console/kway.stderr.txt"]),
+]
+
+# ---------------------------------------------------------------------------------------------------------
+
+
+def report(results: list[Result]) -> str:
+    bad = [p for r in results for p in r.problems]
+    head = f"docs numbers: {sum(len(r.check.values) for r in results)} numbers in {len(results)} sentences, "
+    return head + (f"{len(bad)} mismatch(es):\n  " + "\n  ".join(bad) if bad else "all match their files")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python3 -m divbench.docs_numbers", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--list", action="store_true", help="print every check with the printed and the file's value")
+    args = ap.parse_args(argv)
+    results = run()
+    if args.list:
+        for r in results:
+            print(f"{r.check.doc}: {' '.join(r.check.sentence.split())[:90]}")
+            for printed, want in r.shown:
+                print(f"    {printed:>14}  {want!r}")
+    print(report(results))
+    return 0 if all(r.ok for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
