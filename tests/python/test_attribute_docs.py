@@ -1,0 +1,66 @@
+"""docs/attribute.md's validation and shapes tables and README's attribute summary are what
+results/h200/attribute/validation.json renders; README's excerpts of attribute reports are rows of the
+committed reports."""
+import re
+from pathlib import Path
+
+from divbench import attribute_validation as av
+from divbench.jsonio import load_json
+
+ROOT = Path(__file__).resolve().parents[2]
+VALIDATION = ROOT / "results" / "h200" / "attribute" / "validation.json"
+
+
+def test_doc_tables_are_generated_from_the_validation():
+    for name, blocks in (("docs/attribute.md", (av.SUMMARY_BEGIN, av.SHAPES_BEGIN)), ("README.md", (av.README_BEGIN,))):
+        doc = (ROOT / name).read_text()
+        for begin in blocks:
+            assert begin in doc, f"{name} lacks the marker {begin!r}"
+        want = av.render_doc(doc, load_json(VALIDATION))
+        assert doc == want, (f"{name}'s generated parts differ from results/h200/attribute/validation.json; regenerate "
+                             f"them: python3 -m divbench.attribute_validation --update-doc {name} "
+                             "results/h200/attribute/validation.json")
+
+
+def test_render_doc_replaces_only_the_marked_blocks():
+    text = f"a\n{av.SHAPES_BEGIN}\nold\n{av.SHAPES_END}\nb\n"
+    got = av.render_doc(text, {"shapes": []})
+    assert got.startswith("a\n" + av.SHAPES_BEGIN + "\n| shape |") and got.endswith(av.SHAPES_END + "\nb\n")
+    assert "old" not in got
+
+
+def test_shapes_table_shows_a_failed_goal():
+    table = av.shapes_table({"shapes": [{"shape": "x", "rel_err": 0.2, "ok": False, "truth_cycles": 1.0,
+                                         "estimated_cycles": 1.2, "random_over_sorted": 2.0}]})
+    assert "| x | 2.00x | 1 | 1 | +20.0% | - | **no** |" in table
+
+
+def _readme_excerpts():
+    """README's report excerpts: each table follows a line naming its report `(results/.../X.md)`."""
+    text = (ROOT / "README.md").read_text()
+    out = []
+    for m in re.finditer(r"\((results/[^)\s]+\.md)\):\n\n((?:\|.*\n)+)", text):
+        rows = [r for r in m.group(2).splitlines()[2:]]
+        out.append((m.group(1), rows))
+    return out
+
+
+def test_readme_report_rows_are_rows_of_the_committed_reports():
+    excerpts = _readme_excerpts()
+    assert excerpts, "README shows no attribute report excerpt (a table after '(results/....md):')"
+    for report, rows in excerpts:
+        lines = set((ROOT / report).read_text().splitlines())
+        for row in rows:
+            assert row in lines, f"README: a row of the excerpt of {report} is not in that file: {row[:120]}"
+
+
+def test_gate_excerpts_are_the_committed_files():
+    """docs/attribute.md quotes the stage's markdown verbatim and its summary lines as results/h200 holds them."""
+    doc = (ROOT / "docs" / "attribute.md").read_text()
+    md = (ROOT / "results" / "h200" / "attribute" / "diff" / "new.md").read_text().rstrip("\n").splitlines()
+    quoted = "\n".join(("> " + line) if line else ">" for line in md)
+    assert quoted in doc, "docs/attribute.md's quote of results/h200/attribute/diff/new.md differs from the file"
+    summary = set((ROOT / "results" / "h200" / "summary.txt").read_text().splitlines())
+    block = doc.split("The stage's lines (results/h200/summary.txt)", 1)[1].split("```\n", 2)[1]
+    for line in block.splitlines():
+        assert line in summary, f"docs/attribute.md quotes a stage line results/h200/summary.txt lacks: {line}"
