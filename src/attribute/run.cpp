@@ -263,6 +263,10 @@ Outcome run(const Request& q) {
   std::string used, why;
   auto constants = model::load_constants(q.constants, used, why);
   if (!constants) throw UsageError("attribute: no loop-cost constants (" + why + "); give --constants FILE (divbench.loop_cost/1)");
+  // Without B every branch would be priced at 0 cycles: refused, as kernels predict predicts no loop without it.
+  if (!constants->taken_branch)
+    throw UsageError(used + ": (/taken_branch_cycles) is null: the taken-branch constant B is not fitted, so branches "
+                            "cannot be priced (kernels predict predicts nothing with it either); give fitted constants");
   const std::string nvdisasm = sass::find_nvdisasm(q.nvdisasm);
   std::string inject, pcsample_lib, cupti_dir;
   const bool all_kernels = q.cupti_version >= kAllKernelsVersion && !q.one_kernel_per_run;
@@ -442,7 +446,8 @@ Outcome run(const Request& q) {
     calibration = calibrate(tmp.path() + "/calibration");
     std::string cused, cwhy;
     const auto c = model::load_constants(calibration["constants"].get<std::string>(), cused, cwhy);
-    if (!c) throw UsageError("attribute: the calibration's constants cannot be read (" + cwhy + ")");
+    if (!c || !c->taken_branch)
+      throw UsageError("attribute: the calibration's constants cannot be read (" + (c ? std::string("B not fitted") : cwhy) + ")");
     constants = c;
     used = "calibration on this GPU (" + calibration.value("command", std::string()) + ")";
     if (!calibration.value("trustworthy", false))
@@ -521,6 +526,11 @@ Outcome run(const Request& q) {
       not_found.push_back(fc0.name);
       continue;
     }
+    // Every counted pc is an instruction of this code (a pc beyond it would be summed into the totals and
+    // priced nowhere: counts of another build, or edited).
+    const sass::Function& code = *fa->function;
+    check_pcs_inside(fc0, [&](std::uint64_t pc) { return pc <= UINT64_MAX - code.start && code.at(code.start + pc) != nullptr; },
+                     code.length);
     out.counts.push_back(fc0);
     out.tables.push_back(branch_table(*fa, m->cubin.sm, m->cubin.source_files));
     out.costs.push_back(model::issue_costs(*fa->function, *constants));
