@@ -223,6 +223,21 @@ json price_waits(std::vector<model::IssueCost>& costs, const sass::Function& f, 
 
 }  // namespace
 
+void check_code_symbols(const std::string& cubin_path, const std::string& shown) {
+  const cubin::CubinFile f = cubin::CubinFile::load(cubin_path);
+  const auto& syms = f.symbols();
+  for (const auto& s : f.sections()) {
+    if (s.type == cubin::kShtNobits || s.name.rfind(".text.", 0) != 0 || s.name.size() <= 6) continue;
+    const std::string fn = s.name.substr(6);
+    const bool named = std::any_of(syms.begin(), syms.end(), [&](const cubin::Symbol& y) {
+      return y.type == 2 && y.shndx == s.index && y.value == 0 && y.name == fn;
+    });
+    if (!named)
+      throw UsageError(one_line(shown) + ": the symbol table cannot be read: code section " + one_line(s.name) +
+                       " has no function symbol " + one_line(fn) + " at its start (a damaged cubin; its kernel would be lost)");
+  }
+}
+
 std::regex kernel_regex(const std::string& r) {
   try {
     return std::regex(r);

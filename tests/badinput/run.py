@@ -149,6 +149,10 @@ def make_inputs(data: Path, craft_tool: str, cubin: str) -> None:
     shutil.copyfile(cubin, data / "in.cubin")
     raw = (data / "in.cubin").read_bytes()
     (data / "truncated.cubin").write_bytes(raw[:300])
+    flipped = bytearray(raw)  # one bit of the kernel's code-section name: its symbol no longer names the code
+    at = raw.find(b".text.flip_test\x00")
+    flipped[at + 7] ^= 0x01
+    (data / "symbol_flipped.cubin").write_bytes(bytes(flipped))
     (data / "empty.cubin").write_bytes(b"")
     (data / "text.txt").write_text("not a cubin, just text\n" * 8)
     (data / "huge_line.txt").write_text("/*0000*/ " + "A" * 200_000 + "\n")
