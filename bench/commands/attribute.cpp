@@ -68,6 +68,7 @@ int run_static(const AttributeOptions& o) {
   std::vector<attribute::FunctionBranches> tables;
   for (const auto& f : o.args)
     for (const auto& cubin : sass::load_cubins(f, nvdisasm, tmp, dopt)) {
+      attribute::check_code_symbols(cubin.path, cubin.path == f ? f : f + " (its cubin for sm_" + std::to_string(cubin.sm) + ")");
       const auto analysis = sass::analyze(cubin);
       for (const auto& fa : analysis.functions)
         if (attribute::kernel_matches(re, fa.function->name)) tables.push_back(attribute::branch_table(fa, cubin.sm, cubin.source_files));

@@ -377,11 +377,11 @@ def order_notes(gpus) -> list[str]:
 def table(args, root: Path) -> tuple[str, list]:
     """The rendered table and the prediction checks (predicted row, measured row, relative error)."""
     gpus = dr.load_gpus(args.inputs or [root / "results"])
-    disturbed = [v for v in quality.refuse_untrustworthy([r for g in gpus for r in g.results], args.allow_disturbed)
-                 if not v.trustworthy]
     runs = [(g, g.find("kway", args.body, args.map)) for g in gpus]
     check_configs([(g, r) for g, r in runs if r is not None], args.normalize_iters)
-    rows = [measured_row(g, r, args.normalize_iters) for g, r in runs]
+    rows = [measured_row(g, r, args.normalize_iters) for g, r in runs]  # a k-way result without its fit: bad input
+    disturbed = [v for v in quality.refuse_untrustworthy([r for g in gpus for r in g.results], args.allow_disturbed)
+                 if not v.trustworthy]
     others = paper_rows(dr.load_reference(args.reference)) if args.reference.lower() != "none" else []
     preds = predicted_rows(load_predictions(predicted_folders(args, root)), args.body, args.normalize_iters)
     check_prediction_configs([(g, r) for g, r in runs if r is not None], preds, args.normalize_iters)

@@ -162,6 +162,8 @@ def main(argv=None) -> int:
         else:
             ctx.reference = dr.load_reference(args.reference or args.results / "reference" / "paper-2607.23402.json")
         ctx.gpus = dr.load_gpus([args.results])
+        for r in (r for g in ctx.gpus for r in g.results if r.experiment == "kway" and not r.points):
+            series.kway_series(r)  # a k-way sweep without points is bad input (exit 2) before it is untrustworthy
         for v in quality.refuse_untrustworthy([r for g in ctx.gpus for r in g.results], args.allow_disturbed):
             if not v.trustworthy:
                 ctx.notes.append(("all", f"drawn with --allow-disturbed: {quality.describe(v)}"))

@@ -13,7 +13,14 @@ Per timed point (one with median_cycles), the reasons it is disturbed, each "cod
                in the criterion; with warp-per-SM samples, the SMs whose samples disagree with the rest
                are named
   shared_sm    a warp-per-SM launch whose warps shared an SM
-Per result: a k-way fit with c below fit.c_min, or R^2 below fit.r2_min of its body kind, is a reason.
+  ill_typed    a flag the verdict reads is there but not of its type (throttled: 1 or "true",
+               launches_with_shared_sm: 5.0, PIDs as strings): the point cannot be called quiet
+  no_spread    neither samples nor median/min/max cycles: its noise cannot be judged
+  unknown_class  a sampling mode the criterion has no level for (not a string, or a mode it does not know;
+               a known mode without a level for the body kind, such as grid/memory, is not judged on noise)
+Per result: no points at all (no_points); a k-way fit with c below fit.c_min, or R^2 below fit.r2_min of
+its body kind; a fit (or placement) without a finite c and r2, or a k-way result over two k or more without
+a fit (fit_missing).
 A result is trustworthy when no point is disturbed and no result-level reason holds.
 
   python3 -m divbench.quality RESULT.json...     prints the verdict of each; exit 0 all trustworthy,
@@ -21,6 +28,8 @@ A result is trustworthy when no point is disturbed and no result-level reason ho
 """
 from __future__ import annotations
 
+import json
+import math
 import statistics
 import sys
 from dataclasses import dataclass, field
@@ -79,6 +88,77 @@ def load_criterion(path: Path | str | None = None) -> Criterion:
 
 def body_kind(body: str, crit: Criterion) -> str:
     return "memory" if body in crit.memory_bodies else "compute"
+
+
+def sampling_modes(crit: Criterion) -> set:
+    """The sampling modes the criterion has a quiet level for (its classes before '/')."""
+    return {cls.split("/", 1)[0] for cls in crit.classes}
+
+
+def _short(v) -> str:
+    """A value as C++ shows it in a reason (JSON), cut to 40 characters."""
+    try:
+        s = json.dumps(v, ensure_ascii=False, separators=(",", ":"), allow_nan=True)
+    except (TypeError, ValueError):
+        s = repr(v)
+    return s if len(s) <= 40 else s[:37] + "..."
+
+
+def _is_count(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def ill_typed_reasons(point) -> list[str]:
+    """The flags the verdict reads, when they are there but not of their type: a verdict that skipped them
+    would call a point quiet that no one can tell is."""
+    if not isinstance(point, dict):
+        return [f"ill_typed: the point is {_short(point)}, not an object"]
+    out = []
+    t = point.get("throttled")
+    if t is not None and not isinstance(t, bool):
+        out.append(f"ill_typed: throttled is {_short(t)}, not true or false")
+    n = point.get("launches_with_shared_sm")
+    if n is not None and not _is_count(n):
+        out.append(f"ill_typed: launches_with_shared_sm is {_short(n)}, not a count")
+    cond = point.get("conditions")
+    if not isinstance(cond, dict) or cond.get("processes") is None:
+        return out
+    proc = cond["processes"]
+    if not isinstance(proc, dict):
+        return out + [f"ill_typed: conditions.processes is {_short(proc)}, not an object"]
+    for side in ("before", "after"):
+        if side not in proc:
+            continue
+        p, where = proc[side], f"conditions.processes.{side}"
+        if not isinstance(p, dict):
+            out.append(f"ill_typed: {where} is {_short(p)}, not an object")
+            continue
+        others = p.get("others")
+        if others is not None:
+            if not isinstance(others, list):
+                out.append(f"ill_typed: {where}.others is {_short(others)}, not a list of PIDs")
+            else:
+                bad = next((i for i, o in enumerate(others) if not _is_count(o)), None)
+                if bad is not None:
+                    out.append(f"ill_typed: {where}.others[{bad}] is {_short(others[bad])}, not a PID")
+        n = p.get("others_count")
+        if n is not None and not _is_count(n):
+            out.append(f"ill_typed: {where}.others_count is {_short(n)}, not a count")
+    return out
+
+
+def class_reason(point: dict, config: dict, crit: Criterion) -> str | None:
+    """unknown_class when the point's sampling mode is not a string or not one the criterion knows."""
+    own = point.get("sampling")
+    if own is not None and not isinstance(own, str):
+        return f"unknown_class: sampling is {_short(own)}, not a sampling mode"
+    mode = own if isinstance(own, str) else config.get("sampling")
+    mode = mode if isinstance(mode, str) else "warp-per-sm"
+    modes = sampling_modes(crit)
+    if mode not in modes:
+        return (f"unknown_class: sampling {_short(mode)} has no noise class in the criterion "
+                f"(known: {', '.join(sorted(modes))})")
+    return None
 
 
 def point_class(point: dict, config: dict, crit: Criterion) -> str:
@@ -143,14 +223,22 @@ def disagreeing_sms(point: dict, samples, allowed: float) -> list[int]:
 def judge_point(point: dict, config: dict, crit: Criterion, path: Path = Path("-"), where: str = "point",
                 factor: float | None = None) -> list[str]:
     """The reasons a timed point is disturbed ([] when it is not)."""
-    reasons = []
+    reasons = ill_typed_reasons(point)
+    if not isinstance(point, dict):
+        return reasons
     if point.get("throttled") is True:
         reasons.append("throttled: the SM clock moved or NVML named a throttling reason during the point")
     others = co_tenants(point)
     if others:
         reasons.append(f"co_tenant: {len(others)} other process(es) on the GPU ({', '.join(map(str, others))})")
     samples = dr.point_samples(point, path, where)
-    if samples or all(key in point for key in ("median_cycles", "min_cycles", "max_cycles")):
+    judged = bool(samples) or all(key in point for key in ("median_cycles", "min_cycles", "max_cycles"))
+    if not judged:
+        reasons.append("no_spread: neither samples nor median/min/max cycles: its noise cannot be judged")
+    why_class = class_reason(point, config if isinstance(config, dict) else {}, crit)
+    if why_class:
+        reasons.append(why_class)
+    if judged and not why_class:
         if not samples:
             for key in ("median_cycles", "min_cycles", "max_cycles"):
                 dr.number(point[key], f"{where}.{key}", path)
@@ -164,23 +252,49 @@ def judge_point(point: dict, config: dict, crit: Criterion, path: Path = Path("-
                 detail += f"; SMs {', '.join(map(str, sms[:8]))}{' ...' if len(sms) > 8 else ''} disagree with the rest"
             reasons.append(detail)
     shared = point.get("launches_with_shared_sm")
-    if isinstance(shared, int) and not isinstance(shared, bool) and shared > 0:
+    if _is_count(shared) and shared > 0:
         reasons.append(f"shared_sm: {shared} launch(es) whose warps shared an SM")
     return reasons
 
 
+def _finite(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
 def fit_reasons(result: dr.Result, crit: Criterion) -> list[str]:
-    fit = result.fit
-    if "c" not in fit or "r2" not in fit:
+    fit = result.data.get("fit")
+    if fit is None:
+        # A k-way sweep over two k or more is judged by its fit (a sweep of one k has none to make).
+        if result.data.get("experiment") == "kway":
+            ks = {p["k"] for p in result.points
+                  if isinstance(p, dict) and isinstance(p.get("k"), (int, float)) and not isinstance(p.get("k"), bool)}
+            if len(ks) >= 2:
+                return [f"fit_missing: a k-way result over {len(ks)} values of k without a fit: c and R^2 cannot be judged"]
         return []
-    kind = body_kind(result.config.get("body", dr.DEFAULT_BODY), crit)
+    if not isinstance(fit, dict):
+        return [f"fit_missing: fit is {_short(fit)}, not an object with c and r2"]
+    body = result.config.get("body", dr.DEFAULT_BODY)
+    kind = body_kind(body if isinstance(body, str) else dr.DEFAULT_BODY, crit)
     floor = crit.r2_min.get(kind)
     out = []
-    placements = [f for f in (fit.get("placements") or []) if isinstance(f, dict)]
-    fits = [("fit", fit)] + ([(f"fit.placements[{i}]", f) for i, f in enumerate(placements)] if len(placements) > 1 else [])
+    fits = [("fit", fit)]
+    placements = fit.get("placements")
+    if placements is not None:
+        if not isinstance(placements, list):
+            out.append(f"fit_missing: fit.placements is {_short(placements)}, not a list of fits")
+        elif len(placements) > 1:  # one placement: the fit itself
+            fits += [(f"fit.placements[{i}]", f) for i, f in enumerate(placements)]
     for where, f in fits:
-        c = dr.number(f.get("c"), f"{where}.c", result.path)
-        r2 = dr.number(f.get("r2"), f"{where}.r2", result.path)
+        whole = True
+        for key in ("c", "r2"):
+            v = f.get(key) if isinstance(f, dict) else None
+            if not _finite(v):
+                shown = _short(v) if isinstance(f, dict) and key in f else "missing"
+                out.append(f"fit_missing: {where}.{key} is {shown}, not a finite number: the fit cannot be judged")
+                whole = False
+        if not whole:
+            continue
+        c, r2 = float(f["c"]), float(f["r2"])
         if c < crit.c_min:
             out.append(f"fit_c: {where} c = {c:.6g} < {crit.c_min:g}: a negative fixed cost is not physical")
         if floor is not None and r2 < floor:
@@ -203,12 +317,15 @@ def judge(result: dr.Result, crit: Criterion | None = None) -> Verdict:
         if "median_cycles" in p:
             why = judge_point(p, result.config, crit, result.path, f"points[{i}]")
         else:  # a probe's point: conditions only
-            why = ([f"co_tenant: {len(co_tenants(p))} other process(es) on the GPU"] if co_tenants(p) else [])
+            why = ill_typed_reasons(p)
             if p.get("throttled") is True:
                 why.append("throttled: NVML named a throttling reason during the point")
+            why += [f"co_tenant: {len(co_tenants(p))} other process(es) on the GPU"] if co_tenants(p) else []
         if why:
             disturbed.append((i, dr.point_label(p, result.experiment) or f"point {i}", why))
     reasons = []
+    if not result.points:
+        reasons.append("no_points: the result has no points: nothing was measured to trust")
     if disturbed:
         codes = sorted({r.split(":", 1)[0] for _, _, why in disturbed for r in why})
         reasons.append(f"disturbed_points: {len(disturbed)} of {len(result.points)} point(s) ({', '.join(codes)})")

@@ -36,9 +36,11 @@ BranchCost cost_branch(const StaticBranch& b, const FunctionCounts& counts, cons
   r.divergent = at.divergent;
   r.uniform = at.uniform;
   if (r.executions == 0) return r;
-  if (!b.indirect && r.divergent + r.uniform > r.executions)
-    throw UsageError("counts: impossible counts at the two-way branch at pc " + std::to_string(b.pc) + " of " + counts.name +
-                     ": divergent + uniform targets exceed its executions");
+  // divergent + uniform <= executions, without the sum (it may pass 2^64-1 and wrap).
+  if (!b.indirect && (r.divergent > r.executions || r.uniform > r.executions - r.divergent))
+    throw UsageError(counts.origin + " impossible counts at the two-way branch at pc " + std::to_string(b.pc) + " of " +
+                     counts.name + ": divergent " + std::to_string(r.divergent) + " + uniform " + std::to_string(r.uniform) +
+                     " targets exceed its " + std::to_string(r.executions) + " executions");
   r.active_before = double(at.thread_inst) / double(at.inst);
   if (!b.indirect) r.paths_mean = 1.0 + double(r.divergent) / double(r.executions);
   // The ideal lanes: those at the branch, or for a loop branch those that entered the loop (the lanes at

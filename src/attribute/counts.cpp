@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
+#include <set>
 
 #include "divbench/core/errors.hpp"
 
@@ -10,12 +12,46 @@ namespace divbench::attribute {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+
+std::string shown(const json& v) {
+  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  return s.size() <= 40 ? s : s.substr(0, 37) + "...";
+}
+
+// A count as the library writes it: a JSON integer 0..max. A negative, fractional or too large number
+// (1e30 parses as a float) is refused, never wrapped or truncated.
+std::uint64_t count_of(const json& v, const std::string& where, const std::string& key, std::uint64_t max = kMax) {
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() <= max) return v.get<std::uint64_t>();
+  if (v.is_number_integer() && v.get<std::int64_t>() >= 0 && std::uint64_t(v.get<std::int64_t>()) <= max)
+    return std::uint64_t(v.get<std::int64_t>());
+  throw UsageError(where + ": (" + key + ") is " + shown(v) + ", not a count (an integer 0.." + std::to_string(max) + ")");
+}
+
+std::uint64_t add(std::uint64_t a, std::uint64_t b, const std::string& what) {
+  if (a > kMax - b) throw UsageError(what + ": the sum passes 2^64-1");
+  return a + b;
+}
+
+// x <= 32 * n, without computing 32 * n (it may not fit).
+bool within_warp(std::uint64_t x, std::uint64_t n) { return x / 32 < n || (x / 32 == n && x % 32 == 0); }
+
+std::string json_message(const json::exception& e) {
+  std::string m = e.what();
+  if (m.rfind("[json.exception.", 0) == 0 && m.find("] ") != std::string::npos) m = m.substr(m.find("] ") + 2);
+  return m;
+}
+
+}  // namespace
+
 PcCounts& PcCounts::operator+=(const PcCounts& o) {
-  inst += o.inst;
-  thread_inst += o.thread_inst;
-  pred_on += o.pred_on;
-  divergent += o.divergent;
-  uniform += o.uniform;
+  inst = add(inst, o.inst, "counts");
+  thread_inst = add(thread_inst, o.thread_inst, "counts");
+  pred_on = add(pred_on, o.pred_on, "counts");
+  divergent = add(divergent, o.divergent, "counts");
+  uniform = add(uniform, o.uniform, "counts");
   return *this;
 }
 
@@ -30,47 +66,116 @@ json to_json(const FunctionCounts& f) {
   return json{{"crc", f.crc}, {"name", f.name}, {"pcs", pcs}};
 }
 
-FunctionCounts function_counts_from_json(const json& j) {
+namespace {
+
+// Per pc: what one instruction's counts can be; and the function's totals fit in 64 bits (the join sums them).
+void check_function(const FunctionCounts& f, const std::string& where) {
+  std::uint64_t inst = 0, thread = 0, divergent = 0;
+  for (const auto& [pc, c] : f.pcs) {
+    const auto impossible = [&](const std::string& why) {
+      throw UsageError(where + " impossible counts at pc " + std::to_string(pc) + " of " + f.name + ": " + why);
+    };
+    if (!within_warp(c.thread_inst, c.inst))
+      impossible("thread_inst " + std::to_string(c.thread_inst) + " > 32 x inst " + std::to_string(c.inst));
+    if (c.inst > 0 && c.thread_inst == 0) impossible("executed " + std::to_string(c.inst) + " times by no thread");
+    if (c.pred_on > c.thread_inst)
+      impossible("thread_inst_pred_on " + std::to_string(c.pred_on) + " > thread_inst " + std::to_string(c.thread_inst));
+    // An indirect branch or call reaches several targets per execution, each counted divergent or
+    // uniform: only a two-way branch has divergent + uniform <= executions (the join checks that).
+    if (c.uniform > c.inst) impossible("uniform " + std::to_string(c.uniform) + " > inst " + std::to_string(c.inst));
+    if (!within_warp(c.divergent, c.inst))
+      impossible("divergent " + std::to_string(c.divergent) + " > 32 x inst " + std::to_string(c.inst));
+    inst = add(inst, c.inst, where + " inst of " + f.name);
+    thread = add(thread, c.thread_inst, where + " thread_inst of " + f.name);
+    divergent = add(divergent, c.divergent, where + " divergent of " + f.name);
+  }
+}
+
+}  // namespace
+
+FunctionCounts function_counts_from_json(const json& j, const std::string& file, const std::string& pointer) {
   FunctionCounts f;
+  f.origin = file + ": (" + pointer + ")";
+  const std::string& where = file;
+  const std::string where_entry = f.origin;
   try {
-    f.crc = j.at("crc").get<std::uint32_t>();
-    f.name = j.at("name").get<std::string>();
-    for (const auto& row : j.at("pcs")) {
-      if (!row.is_array() || row.size() != 6) throw UsageError("counts: a pcs row is not [pc, inst, thread_inst, pred_on, divergent, uniform]");
-      PcCounts c{row[1].get<std::uint64_t>(), row[2].get<std::uint64_t>(), row[3].get<std::uint64_t>(),
-                 row[4].get<std::uint64_t>(), row[5].get<std::uint64_t>()};
-      // An indirect branch or call reaches several targets per execution, each counted divergent or
-      // uniform: only a two-way branch has divergent + uniform <= executions (the join checks that).
-      if (c.thread_inst > 32 * c.inst || c.uniform > c.inst || c.divergent > 32 * c.inst)
-        throw UsageError("counts: impossible counts at pc " + std::to_string(row[0].get<std::uint64_t>()) + " of " + f.name);
-      f.pcs[row[0].get<std::uint64_t>()] += c;
+    if (!j.is_object()) throw UsageError(where_entry + " is " + shown(j) + ", not {\"crc\", \"name\", \"pcs\"}");
+    f.crc = static_cast<std::uint32_t>(count_of(j.at("crc"), where, pointer + "/crc", 0xffffffffu));
+    if (!j.at("name").is_string() || j["name"].get<std::string>().empty())
+      throw UsageError(where + ": (" + pointer + "/name) is " + shown(j["name"]) + ", not a function name");
+    f.name = j["name"].get<std::string>();
+    const json& pcs = j.at("pcs");
+    if (!pcs.is_array()) throw UsageError(where + ": (" + pointer + "/pcs) is " + shown(pcs) + ", not a list of rows");
+    for (std::size_t r = 0; r < pcs.size(); ++r) {
+      const json& row = pcs[r];
+      const std::string key = pointer + "/pcs/" + std::to_string(r);
+      if (!row.is_array() || row.size() != 6)
+        throw UsageError(where + ": (" + key + ") is " + shown(row) + ", not [pc, inst, thread_inst, pred_on, divergent, uniform]");
+      const std::uint64_t pc = count_of(row[0], where, key + "/0");
+      const PcCounts c{count_of(row[1], where, key + "/1"), count_of(row[2], where, key + "/2"),
+                       count_of(row[3], where, key + "/3"), count_of(row[4], where, key + "/4"),
+                       count_of(row[5], where, key + "/5")};
+      if (!f.pcs.emplace(pc, c).second)
+        throw UsageError(where + ": (" + key + ") a second row for pc " + std::to_string(pc) + " of " + f.name +
+                         ": one row per pc");
     }
   } catch (const json::exception& e) {
-    throw UsageError(std::string("counts: malformed function entry (") + e.what() + ")");
+    throw UsageError(where_entry + " malformed function entry (" + json_message(e) + ")");
   }
+  check_function(f, where_entry);
   return f;
+}
+
+void check_pcs_inside(const FunctionCounts& f, const std::function<bool(std::uint64_t)>& is_instruction,
+                      std::uint64_t code_bytes) {
+  for (const auto& [pc, c] : f.pcs)
+    if (!is_instruction(pc))
+      throw UsageError(f.origin + " pc " + std::to_string(pc) + " of " + f.name + " is not an instruction of its code (" +
+                       std::to_string(code_bytes) + " bytes): counts of another build?");
 }
 
 RunCounts read_counts(const std::string& path) {
   const json doc = read_json_file(path);
   RunCounts r;
   try {
-    if (doc.value("schema", "") != kCountsSchema) throw UsageError(path + ": not a " + std::string(kCountsSchema) + " document");
+    if (!doc.is_object() || doc.value("schema", "") != kCountsSchema)
+      throw UsageError(path + ": not a " + std::string(kCountsSchema) + " document");
     r.device = doc.value("device", json::object());
+    if (!r.device.is_object()) throw UsageError(path + ": (/device) is " + shown(r.device) + ", not an object");
     for (const auto& m : doc.at("metrics")) r.metrics.push_back(m.get<std::string>());
-    r.dropped_records = doc.value("dropped_records", std::uint64_t{0});
+    if (doc.contains("dropped_records")) r.dropped_records = count_of(doc["dropped_records"], path, "/dropped_records");
     const fs::path dir = fs::path(path).parent_path();
-    for (const auto& c : doc.at("cubins")) {
+    const json& cubins = doc.at("cubins");
+    if (!cubins.is_array()) throw UsageError(path + ": (/cubins) is " + shown(cubins) + ", not a list");
+    for (std::size_t i = 0; i < cubins.size(); ++i) {
+      const json& c = cubins[i];
+      const std::string key = "/cubins/" + std::to_string(i);
+      if (!c.is_object()) throw UsageError(path + ": (" + key + ") is " + shown(c) + ", not {\"crc\", \"file\"}");
       const auto file = c.at("file").get<std::string>();
       if (file.empty() || fs::path(file).is_absolute() || file.find("..") != std::string::npos)
-        throw UsageError(path + ": a cubin file name outside its folder: " + file);
-      r.cubins[c.at("crc").get<std::uint32_t>()] = (dir / file).string();
+        throw UsageError(path + ": (" + key + "/file) a cubin file name outside its folder: " + file);
+      const auto crc = static_cast<std::uint32_t>(count_of(c.at("crc"), path, key + "/crc", 0xffffffffu));
+      if (!r.cubins.emplace(crc, (dir / file).string()).second && r.cubins[crc] != (dir / file).string())
+        throw UsageError(path + ": (" + key + "/crc) a second file for the cubin of crc " + std::to_string(crc));
     }
-    for (const auto& f : doc.at("functions")) r.functions.push_back(function_counts_from_json(f));
-    if (doc.contains("launches"))
-      for (const auto& [name, n] : doc.at("launches").items()) r.launches[name] += n.get<std::uint64_t>();
+    const json& functions = doc.at("functions");
+    if (!functions.is_array()) throw UsageError(path + ": (/functions) is " + shown(functions) + ", not a list");
+    std::set<std::pair<std::uint32_t, std::string>> seen;
+    for (std::size_t i = 0; i < functions.size(); ++i) {
+      FunctionCounts f = function_counts_from_json(functions[i], path, "/functions/" + std::to_string(i));
+      if (!seen.emplace(f.crc, f.name).second)
+        throw UsageError(f.origin + " a second entry for " + f.name + " (crc " + std::to_string(f.crc) +
+                         "): one entry per function");
+      r.functions.push_back(std::move(f));
+    }
+    if (doc.contains("launches")) {
+      const json& launches = doc["launches"];
+      if (!launches.is_object()) throw UsageError(path + ": (/launches) is " + shown(launches) + ", not {function: n}");
+      for (const auto& [name, n] : launches.items())
+        r.launches[name] = add(r.launches[name], count_of(n, path, "/launches/" + name), path + ": (/launches/" + name + ")");
+    }
   } catch (const json::exception& e) {
-    throw UsageError(path + ": malformed counts (" + e.what() + ")");
+    throw UsageError(path + ": malformed counts (" + json_message(e) + ")");
   }
   r.processes = 1;
   return r;
@@ -82,8 +187,9 @@ void merge_counts(RunCounts& into, const RunCounts& more) {
     return;
   }
   into.processes += more.processes;
-  into.dropped_records += more.dropped_records;
-  for (const auto& [name, n] : more.launches) into.launches[name] += n;
+  into.dropped_records = add(into.dropped_records, more.dropped_records, "counts: dropped_records of the merged runs");
+  for (const auto& [name, n] : more.launches)
+    into.launches[name] = add(into.launches[name], n, "counts: launches of " + name + " in the merged runs");
   if (into.device.empty()) into.device = more.device;
   if (into.metrics.empty()) into.metrics = more.metrics;
   for (const auto& [crc, file] : more.cubins) into.cubins.emplace(crc, file);
@@ -94,7 +200,12 @@ void merge_counts(RunCounts& into, const RunCounts& more) {
       into.functions.push_back(f);
       continue;
     }
-    for (const auto& [pc, c] : f.pcs) it->pcs[pc] += c;
+    try {
+      for (const auto& [pc, c] : f.pcs) it->pcs[pc] += c;
+    } catch (const UsageError&) {
+      throw UsageError(f.origin + ": the counts of " + f.name + " summed with " + it->origin + " pass 2^64-1");
+    }
+    check_function(*it, f.origin + " summed with " + it->origin);
   }
 }
 

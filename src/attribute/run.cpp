@@ -271,6 +271,21 @@ json price_waits(std::vector<model::IssueCost>& costs, const sass::Function& f, 
 
 }  // namespace
 
+void check_code_symbols(const std::string& cubin_path, const std::string& shown) {
+  const cubin::CubinFile f = cubin::CubinFile::load(cubin_path);
+  const auto& syms = f.symbols();
+  for (const auto& s : f.sections()) {
+    if (s.type == cubin::kShtNobits || s.name.rfind(".text.", 0) != 0 || s.name.size() <= 6) continue;
+    const std::string fn = s.name.substr(6);
+    const bool named = std::any_of(syms.begin(), syms.end(), [&](const cubin::Symbol& y) {
+      return y.type == 2 && y.shndx == s.index && y.value == 0 && y.name == fn;
+    });
+    if (!named)
+      throw UsageError(one_line(shown) + ": the symbol table cannot be read: code section " + one_line(s.name) +
+                       " has no function symbol " + one_line(fn) + " at its start (a damaged cubin; its kernel would be lost)");
+  }
+}
+
 std::regex kernel_regex(const std::string& r) {
   try {
     return std::regex(r);
@@ -311,6 +326,10 @@ Outcome run(const Request& q) {
   std::string used, why;
   auto constants = model::load_constants(q.constants, used, why);
   if (!constants) throw UsageError("attribute: no loop-cost constants (" + why + "); give --constants FILE (divbench.loop_cost/1)");
+  // Without B every branch would be priced at 0 cycles: refused, as kernels predict predicts no loop without it.
+  if (!constants->taken_branch)
+    throw UsageError(used + ": (/taken_branch_cycles) is null: the taken-branch constant B is not fitted, so branches "
+                            "cannot be priced (kernels predict predicts nothing with it either); give fitted constants");
   const std::string nvdisasm = sass::find_nvdisasm(q.nvdisasm);
   std::string inject, pcsample_lib, cupti_dir;
   const bool all_kernels = q.cupti_version >= kAllKernelsVersion && !q.one_kernel_per_run;
@@ -518,7 +537,8 @@ Outcome run(const Request& q) {
     calibration = calibrate(tmp.path() + "/calibration");
     std::string cused, cwhy;
     const auto c = model::load_constants(calibration["constants"].get<std::string>(), cused, cwhy);
-    if (!c) throw UsageError("attribute: the calibration's constants cannot be read (" + cwhy + ")");
+    if (!c || !c->taken_branch)
+      throw UsageError("attribute: the calibration's constants cannot be read (" + (c ? std::string("B not fitted") : cwhy) + ")");
     constants = c;
     used = "calibration on this GPU (" + calibration.value("command", std::string()) + ")";
     if (!calibration.value("trustworthy", false))
@@ -580,6 +600,11 @@ Outcome run(const Request& q) {
       not_found.push_back(fc0.name);
       continue;
     }
+    // Every counted pc is an instruction of this code (a pc beyond it would be summed into the totals and
+    // priced nowhere: counts of another build, or edited).
+    const sass::Function& code = *fa->function;
+    check_pcs_inside(fc0, [&](std::uint64_t pc) { return pc <= UINT64_MAX - code.start && code.at(code.start + pc) != nullptr; },
+                     code.length);
     out.counts.push_back(fc0);
     out.tables.push_back(branch_table(*fa, m->cubin.sm, m->cubin.source_files));
     out.costs.push_back(model::issue_costs(*fa->function, *constants));

@@ -62,6 +62,12 @@ std::string string_or(const json& j, const char* key, const std::string& fallbac
 
 }  // namespace
 
+std::set<std::string> sampling_modes(const NoiseCriterion& c) {
+  std::set<std::string> modes;
+  for (const auto& [cls, level] : c.classes) modes.insert(cls.substr(0, cls.find('/')));
+  return modes;
+}
+
 std::string noise_class(const json& point, const json& config, const NoiseCriterion& c) {
   const std::string sampling = string_or(point, "sampling", string_or(config, "sampling", "warp-per-sm"));
   const std::string body = string_or(point, "body", string_or(config, "body", "fma_chain"));
@@ -100,8 +106,61 @@ std::string joined(const std::vector<std::string>& v) {
   return s;
 }
 
+std::string shown(const json& v) {
+  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  return s.size() <= 40 ? s : s.substr(0, 37) + "...";
+}
+
+// The flags the verdict reads, when they are there but not of their type: a verdict that skipped them
+// would call a point quiet that no one can tell is (throttled: 1, PIDs as strings, a count of 5.0).
+void add_ill_typed_reasons(const json& point, PointVerdict& v) {
+  if (!point.is_object()) {
+    v.reasons.push_back("ill_typed: the point is " + shown(point) + ", not an object");
+    return;
+  }
+  if (point.contains("throttled") && !point["throttled"].is_null() && !point["throttled"].is_boolean())
+    v.reasons.push_back("ill_typed: throttled is " + shown(point["throttled"]) + ", not true or false");
+  if (point.contains("launches_with_shared_sm") && !point["launches_with_shared_sm"].is_null() &&
+      !(is_count(point["launches_with_shared_sm"]) && point["launches_with_shared_sm"].get<long long>() >= 0))
+    v.reasons.push_back("ill_typed: launches_with_shared_sm is " + shown(point["launches_with_shared_sm"]) +
+                        ", not a count");
+  if (!point.contains("conditions") || !point["conditions"].is_object()) return;
+  const json& cond = point["conditions"];
+  if (!cond.contains("processes") || cond["processes"].is_null()) return;
+  if (!cond["processes"].is_object()) {
+    v.reasons.push_back("ill_typed: conditions.processes is " + shown(cond["processes"]) + ", not an object");
+    return;
+  }
+  for (const char* side : {"before", "after"}) {
+    if (!cond["processes"].contains(side)) continue;
+    const json& p = cond["processes"][side];
+    const std::string where = std::string("conditions.processes.") + side;
+    if (!p.is_object()) {
+      v.reasons.push_back("ill_typed: " + where + " is " + shown(p) + ", not an object");
+      continue;
+    }
+    if (p.contains("others") && !p["others"].is_null()) {
+      if (!p["others"].is_array()) {
+        v.reasons.push_back("ill_typed: " + where + ".others is " + shown(p["others"]) + ", not a list of PIDs");
+      } else {
+        for (std::size_t i = 0; i < p["others"].size(); ++i)
+          if (!is_count(p["others"][i]) || p["others"][i].get<long long>() < 0) {
+            v.reasons.push_back("ill_typed: " + where + ".others[" + std::to_string(i) + "] is " + shown(p["others"][i]) +
+                                ", not a PID");
+            break;
+          }
+      }
+    }
+    if (p.contains("others_count") && !p["others_count"].is_null() &&
+        !(is_count(p["others_count"]) && p["others_count"].get<long long>() >= 0))
+      v.reasons.push_back("ill_typed: " + where + ".others_count is " + shown(p["others_count"]) + ", not a count");
+  }
+}
+
 void add_condition_reasons(const json& point, PointVerdict& v) {
-  if (point.value("throttled", false))
+  add_ill_typed_reasons(point, v);
+  if (!point.is_object()) return;
+  if (point.contains("throttled") && point["throttled"].is_boolean() && point["throttled"].get<bool>())
     v.reasons.push_back("throttled: the SM clock moved or NVML named a throttling reason during the point");
   const auto others = co_tenants(point);
   if (!others.empty())
@@ -132,7 +191,25 @@ PointVerdict judge_timed_point(const json& point, const json& config, const Nois
     spread = number_at(point, "max_cycles", "point") - number_at(point, "min_cycles", "point");
     med = number_at(point, "median_cycles", "point");
   } else {
-    spread = -1;  // nothing to judge the noise by
+    spread = -1;  // nothing to judge the noise by: the point cannot be called quiet
+    v.reasons.push_back("no_spread: neither samples nor median/min/max cycles: its noise cannot be judged");
+  }
+  // The sampling mode must be one the criterion knows (a mode without a quiet level for this body kind,
+  // such as grid/memory, is not judged on noise; a mode it has never heard of is not a quiet point).
+  const json& own = point.contains("sampling") ? point["sampling"] : json();
+  if (!own.is_null() && !own.is_string()) {
+    v.reasons.push_back("unknown_class: sampling is " + shown(own) + ", not a sampling mode");
+    spread = -1;
+  } else {
+    const std::string mode = string_or(point, "sampling", string_or(config, "sampling", "warp-per-sm"));
+    const auto modes = sampling_modes(c);
+    if (!modes.count(mode)) {
+      std::string known;
+      for (const auto& m : modes) known += (known.empty() ? "" : ", ") + m;
+      v.reasons.push_back("unknown_class: sampling " + shown(json(mode)) + " has no noise class in the criterion (known: " +
+                          known + ")");
+      spread = -1;
+    }
   }
   const std::string cls = noise_class(point, config, c);
   const double allowed = allowed_spread(c, cls, med, factor);
@@ -166,6 +243,64 @@ PointVerdict judge_raw_point(const json& point) {
   return v;
 }
 
+std::vector<std::string> fit_reasons(const json& doc, const NoiseCriterion& c) {
+  std::vector<std::string> reasons;
+  const bool has_fit = doc.is_object() && doc.contains("fit") && !doc["fit"].is_null();
+  if (!has_fit) {
+    // A k-way sweep over two k or more is judged by its fit: one without a fit has not been judged (a
+    // sweep of one k has none to make).
+    if (doc.is_object() && doc.contains("experiment") && doc["experiment"] == "kway" && doc.contains("points") &&
+        doc["points"].is_array()) {
+      std::set<double> ks;
+      for (const auto& p : doc["points"])
+        if (p.is_object() && p.contains("k") && p["k"].is_number()) ks.insert(p["k"].get<double>());
+      if (ks.size() >= 2)
+        reasons.push_back("fit_missing: a k-way result over " + std::to_string(ks.size()) +
+                          " values of k without a fit: c and R^2 cannot be judged");
+    }
+    return reasons;
+  }
+  const json& fit = doc["fit"];
+  if (!fit.is_object()) {
+    reasons.push_back("fit_missing: fit is " + shown(fit) + ", not an object with c and r2");
+    return reasons;
+  }
+  const json& config = doc.contains("config") && doc["config"].is_object() ? doc["config"] : json::object();
+  const std::string kind = body_kind(string_or(config, "body", "fma_chain"), c);
+  const auto floor = c.r2_min.find(kind);
+  std::vector<std::pair<std::string, const json*>> fits{{"fit", &fit}};
+  if (fit.contains("placements") && !fit["placements"].is_null()) {
+    if (!fit["placements"].is_array())
+      reasons.push_back("fit_missing: fit.placements is " + shown(fit["placements"]) + ", not a list of fits");
+    else if (fit["placements"].size() > 1)  // one placement: the fit itself
+      for (std::size_t i = 0; i < fit["placements"].size(); ++i)
+        fits.emplace_back("fit.placements[" + std::to_string(i) + "]", &fit["placements"][i]);
+  }
+  const auto finite = [](const json& f, const char* key) {
+    return f.is_object() && f.contains(key) && f[key].is_number() && std::isfinite(f[key].get<double>());
+  };
+  for (const auto& [where, f] : fits) {
+    bool whole = true;
+    for (const char* key : {"c", "r2"})
+      if (!finite(*f, key)) {
+        const json v = f->is_object() && f->contains(key) ? (*f)[key] : json();
+        reasons.push_back("fit_missing: " + where + "." + key + " is " +
+                          (f->is_object() && f->contains(key) ? shown(v) : std::string("missing")) +
+                          ", not a finite number: the fit cannot be judged");
+        whole = false;
+      }
+    if (!whole) continue;
+    const double cc = (*f)["c"].get<double>(), r2 = (*f)["r2"].get<double>();
+    if (cc < c.c_min)
+      reasons.push_back("fit_c: " + where + " c = " + fmt("%.6g", cc) + " < " + fmt("%g", c.c_min) +
+                        ": a negative fixed cost is not physical");
+    if (floor != c.r2_min.end() && r2 < floor->second)
+      reasons.push_back("fit_r2: " + where + " R^2 = " + fmt("%.10g", r2) + " < " + fmt("%.10g", floor->second) +
+                        " (the quiet floor for a " + kind + " body)");
+  }
+  return reasons;
+}
+
 json judge_result(const json& doc, const NoiseCriterion& c) {
   json disturbed = json::array();
   std::set<std::string> codes;
@@ -178,30 +313,14 @@ json judge_result(const json& doc, const NoiseCriterion& c) {
     disturbed.push_back(json{{"index", i}, {"reasons", why}});
   }
   json reasons = json::array();
+  if (points.empty()) reasons.push_back("no_points: the result has no points: nothing was measured to trust");
   if (!disturbed.empty()) {
     std::string list;
     for (const auto& s : codes) list += (list.empty() ? "" : ", ") + s;
     reasons.push_back("disturbed_points: " + std::to_string(disturbed.size()) + " of " +
                       std::to_string(points.size()) + " point(s) (" + list + ")");
   }
-  if (doc.contains("fit") && doc["fit"].is_object() && doc["fit"].contains("c")) {
-    const json& config = doc.contains("config") ? doc["config"] : json::object();
-    const std::string kind = body_kind(string_or(config, "body", "fma_chain"), c);
-    const auto floor = c.r2_min.find(kind);
-    std::vector<std::pair<std::string, json>> fits{{"fit", doc["fit"]}};
-    if (doc["fit"].contains("placements") && doc["fit"]["placements"].size() > 1)  // one placement: the fit itself
-      for (std::size_t i = 0; i < doc["fit"]["placements"].size(); ++i)
-        fits.emplace_back("fit.placements[" + std::to_string(i) + "]", doc["fit"]["placements"][i]);
-    for (const auto& [where, f] : fits) {
-      const double cc = number_at(f, "c", where), r2 = number_at(f, "r2", where);
-      if (cc < c.c_min)
-        reasons.push_back("fit_c: " + where + " c = " + fmt("%.6g", cc) + " < " + fmt("%g", c.c_min) +
-                          ": a negative fixed cost is not physical");
-      if (floor != c.r2_min.end() && r2 < floor->second)
-        reasons.push_back("fit_r2: " + where + " R^2 = " + fmt("%.10g", r2) + " < " + fmt("%.10g", floor->second) +
-                          " (the quiet floor for a " + kind + " body)");
-    }
-  }
+  for (auto& r : fit_reasons(doc, c)) reasons.push_back(std::move(r));
   json q{{"trustworthy", reasons.empty()},
          {"reasons", reasons},
          {"disturbed_points", disturbed.size()},

@@ -362,31 +362,47 @@ CostConstants constants_from_json(const json& j, const std::string& what) {
   try {
     if (j.value("schema", "") != kLoopCostSchema) throw UsageError(what + ": not a " + kLoopCostSchema + " document");
     CostConstants c;
-    c.sm = j.at("sm").get<int>();
+    // An integer within range, never a wrapped or truncated one ("sm_-2147483648", a band of 1e308).
+    const auto whole = [&](const json& v, const char* key, long long lo, long long hi) {
+      if (!(v.is_number_integer() || v.is_number_unsigned()) ||
+          (v.is_number_unsigned() ? v.get<std::uint64_t>() > std::uint64_t(hi) : v.get<long long>() < lo || v.get<long long>() > hi))
+        throw UsageError(what + ": (" + key + ") is " + v.dump() + ", not an integer " + std::to_string(lo) + ".." +
+                         std::to_string(hi));
+      return static_cast<int>(v.get<long long>());
+    };
+    c.sm = whole(j.at("sm"), "/sm", 10, 999);  // sm_10 .. sm_999: an architecture number, as 90
     if (!j.at("taken_branch_cycles").is_null()) c.taken_branch = j.at("taken_branch_cycles").get<double>();
     if (!j.at("variable_latency_cycles").is_null()) c.variable_latency = j.at("variable_latency_cycles").get<double>();
     c.source = j.at("source");
     if (j.contains("divergent_path_cycles") && !j["divergent_path_cycles"].is_null())
       c.divergent_path = j["divergent_path_cycles"].get<double>();
     if (c.divergent_path && !(*c.divergent_path >= 0 && *c.divergent_path <= 1e6))
-      throw UsageError(what + ": divergent_path_cycles is " + std::to_string(*c.divergent_path) + ", outside 0..1e6 cycles");
+      throw UsageError(what + ": (/divergent_path_cycles) is " + std::to_string(*c.divergent_path) + ", outside 0..1e6 cycles");
     // Cycles per taken branch or per variable-latency wait: a small non-negative number (a cost model
     // with -1e300 would predict nonsense slopes without a word).
     for (const auto& [key, v] : {std::pair{"taken_branch_cycles", c.taken_branch}, {"variable_latency_cycles", c.variable_latency}})
-      if (v && !(*v >= 0 && *v <= 1e6)) throw UsageError(what + ": " + key + " is " + std::to_string(*v) + ", outside 0..1e6 cycles");
-    if (j.contains("placement_band_cycles")) {
-      c.band_below = j["placement_band_cycles"].at("below").get<double>();
-      c.band_above = j["placement_band_cycles"].at("above").get<double>();
-      if (j["placement_band_cycles"].contains("excess_from_offset")) {
-        c.excess_from_offset = j["placement_band_cycles"]["excess_from_offset"].get<int>();
-        if (*c.excess_from_offset < 0 || *c.excess_from_offset >= kFetchBlockBytes)
-          throw UsageError(what + ": placement_band_cycles.excess_from_offset is " +
-                           std::to_string(*c.excess_from_offset) + ", outside 0.." + std::to_string(kFetchBlockBytes - 1));
-      }
+      if (v && !(*v >= 0 && *v <= 1e6))
+        throw UsageError(what + ": (/" + key + ") is " + std::to_string(*v) + ", outside 0..1e6 cycles");
+    if (j.contains("placement_band_cycles") && !j["placement_band_cycles"].is_null()) {
+      const json& band = j["placement_band_cycles"];
+      if (!band.is_object())
+        throw UsageError(what + ": (/placement_band_cycles) is " + band.dump() + ", not {\"below\", \"above\"}");
+      c.band_below = band.at("below").get<double>();
+      c.band_above = band.at("above").get<double>();
+      // The band [a - below, a + above]: both sides a distance in cycles, so a_min <= a <= a_max.
+      for (const auto& [key, v] : {std::pair{"below", *c.band_below}, {"above", *c.band_above}})
+        if (!(v >= 0 && v <= 1e6))
+          throw UsageError(what + ": (/placement_band_cycles/" + key + ") is " + json(v).dump() +
+                           ", outside 0..1e6 cycles (the band must have a_min <= a_max)");
+      if (band.contains("excess_from_offset"))
+        c.excess_from_offset = whole(band["excess_from_offset"], "/placement_band_cycles/excess_from_offset", 0, kFetchBlockBytes - 1);
     }
     return c;
   } catch (const json::exception& e) {
-    throw UsageError(what + ": malformed " + kLoopCostSchema + " (" + e.what() + ")");
+    // "[json.exception.type_error.302] (/sm) type must be number, but is string": the key path kept.
+    std::string m = e.what();
+    if (m.rfind("[json.exception.", 0) == 0 && m.find("] ") != std::string::npos) m = m.substr(m.find("] ") + 2);
+    throw UsageError(what + ": malformed " + kLoopCostSchema + " (" + m + ")");
   }
 }
 

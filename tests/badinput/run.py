@@ -149,6 +149,10 @@ def make_inputs(data: Path, craft_tool: str, cubin: str) -> None:
     shutil.copyfile(cubin, data / "in.cubin")
     raw = (data / "in.cubin").read_bytes()
     (data / "truncated.cubin").write_bytes(raw[:300])
+    flipped = bytearray(raw)  # one bit of the kernel's code-section name: its symbol no longer names the code
+    at = raw.find(b".text.flip_test\x00")
+    flipped[at + 7] ^= 0x01
+    (data / "symbol_flipped.cubin").write_bytes(bytes(flipped))
     (data / "empty.cubin").write_bytes(b"")
     (data / "text.txt").write_text("not a cubin, just text\n" * 8)
     (data / "huge_line.txt").write_text("/*0000*/ " + "A" * 200_000 + "\n")
@@ -241,10 +245,70 @@ def make_inputs(data: Path, craft_tool: str, cubin: str) -> None:
             "ref_arch_word": {**ref, "gpus": {k: {**g, "arch": "nine"} for k, g in ref["gpus"].items()}}}
     for name, doc in refs.items():
         (data / f"{name}.json").write_text(doc if isinstance(doc, str) else json.dumps(doc), encoding="utf-8")
+    make_counts_inputs(data)
     static = data / "static_bad"
     static.mkdir()
     (static / "figure4.json").write_text("{\"schema\": \"wrong\"}\n")
     (static / "table2.json").write_text("[]\n")
+
+
+def make_counts_inputs(data: Path) -> None:
+    """Recorded counts (attribute --from-counts) and constants that are wrong as data: data/counts/<name>/ is
+    tests/data/attribute/lanes/k0 (one counts file and its cubin) with one edit; data/json/<name>.json are the
+    committed constants with one edit."""
+    lanes = ROOT / "tests" / "data" / "attribute" / "lanes" / "k0"
+    counts_name = next(p.name for p in lanes.glob("counts-*.json"))
+    base = json.loads((lanes / counts_name).read_text(encoding="utf-8"))
+    big = 2 ** 63
+
+    def row(d, pc):
+        return next(r for r in d["functions"][0]["pcs"] if r[0] == pc)
+
+    def set_row(pc, values):
+        return lambda d: row(d, pc).__setitem__(slice(1, 6), values)
+
+    edits = {
+        "count_negative": lambda d: d["functions"][0]["pcs"][0].__setitem__(1, -1),
+        "count_fraction": lambda d: d["functions"][0]["pcs"][0].__setitem__(2, 1.5),
+        "count_overflow": lambda d: d["functions"][0]["pcs"][0].__setitem__(1, 2 ** 64),
+        "crc_negative": lambda d: d["functions"][0].update(crc=-1),
+        "name_number": lambda d: d["functions"][0].update(name=7),
+        "launches_negative": lambda d: d["launches"].update({d["functions"][0]["name"]: -1}),
+        "dropped_negative": lambda d: d.update(dropped_records=-1),
+        "thread_over_warp": set_row(0, [528, 32 * 528 + 1, 0, 0, 0]),
+        "pred_on_over_thread": set_row(0, [528, 16896, 16897, 0, 0]),
+        "executed_no_thread": set_row(160, [528, 0, 0, 0, 0]),
+        "two_way_exceeds": set_row(160, [528, 16896, 8448, 528, 1]),
+        "two_way_wraps": set_row(160, [big, big, big, big, big]),  # divergent + uniform = 2^64 wraps to 0
+        "sum_overflows": lambda d: (set_row(0, [big, big, big, 0, 0])(d), set_row(16, [big, big, big, 0, 0])(d)),
+        "duplicate_function": lambda d: d["functions"].append(copy.deepcopy(d["functions"][0])),
+        "duplicate_pc": lambda d: d["functions"][0]["pcs"].append(list(d["functions"][0]["pcs"][0])),
+        "pc_outside": lambda d: d["functions"][0]["pcs"].append([1 << 20, 1, 32, 32, 0, 0]),
+        "pc_between": lambda d: d["functions"][0]["pcs"].append([8, 1, 32, 32, 0, 0]),
+    }
+    for name, edit in edits.items():
+        folder = data / "counts" / name
+        shutil.copytree(lanes, folder)
+        d = copy.deepcopy(base)
+        edit(d)
+        (folder / counts_name).write_text(json.dumps(d), encoding="utf-8")
+    consts = json.loads((ROOT / "results" / "h200" / "loop_cost.json").read_text(encoding="utf-8"))
+
+    def band(**kw):
+        return {**consts, "placement_band_cycles": {**consts["placement_band_cycles"], **kw}}
+
+    cdocs = {
+        "constants_sm_negative": {**consts, "sm": -2147483648},
+        "constants_sm_float": {**consts, "sm": 1e300},
+        "constants_band_inverted": band(below=-1e308),
+        "constants_band_huge": band(above=1e308),
+        "constants_offset_negative": band(excess_from_offset=-16),
+        "constants_offset_fraction": band(excess_from_offset=96.5),
+        "constants_taken_null": {**consts, "taken_branch_cycles": None},
+        "constants_divergent_path_negative": {**consts, "divergent_path_cycles": -17.0},
+    }
+    for name, doc in cdocs.items():
+        (data / "json" / f"{name}.json").write_text(json.dumps(doc), encoding="utf-8")
 
 
 HASH_LIMIT = 64 << 20  # a larger (sparse) input is compared by size and mtime, not read

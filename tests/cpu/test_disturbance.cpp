@@ -62,7 +62,8 @@ TEST(Disturbance, SharedPointCases) {
 TEST(Disturbance, SharedFitCases) {
   const json cases = read("tests/data/quality_cases.json");
   for (const auto& c : cases["fits"]) {
-    const json doc{{"config", c["config"]}, {"points", json::array()}, {"fit", c["fit"]}};
+    // One point (not disturbed): the case judges the fit, not an empty result.
+    const json doc{{"config", c["config"]}, {"points", json::array({json::object()})}, {"fit", c["fit"]}};
     const json q = judge_result(doc, noise_criterion());
     std::set<std::string> got;
     for (const auto& code : codes(q["reasons"])) got.insert(code);
@@ -71,6 +72,32 @@ TEST(Disturbance, SharedFitCases) {
     EXPECT_EQ(got, want) << c["name"];
     if (c.contains("expect_count")) EXPECT_EQ(q["reasons"].size(), c["expect_count"].get<std::size_t>()) << c["name"];
     EXPECT_EQ(q["trustworthy"].get<bool>(), want.empty()) << c["name"];
+  }
+}
+
+TEST(Disturbance, SharedResultCases) {
+  const json cases = read("tests/data/quality_cases.json");
+  ASSERT_GE(cases["results"].size(), 3u);
+  for (const auto& c : cases["results"]) {
+    const json q = judge_result(c["result"], noise_criterion());
+    EXPECT_EQ(codes(q["reasons"]), codes(c["expect"])) << c["name"];
+    EXPECT_EQ(q["trustworthy"].get<bool>(), c["expect"].empty()) << c["name"];
+  }
+}
+
+TEST(Disturbance, VerdictIsTotalOnHostileValues) {
+  // Whatever a point or a fit holds, the verdict is a verdict: no exception, and never quiet by omission.
+  const NoiseCriterion& c = noise_criterion();
+  for (const json& bad : {json(17), json("point"), json::array(), json(nullptr)}) {
+    const PointVerdict v = judge_timed_point(bad, json::object(), c, c.factor);
+    EXPECT_TRUE(v.disturbed()) << bad.dump();
+  }
+  json point{{"k", 1}, {"median_cycles", 1000}, {"min_cycles", 1000}, {"max_cycles", 1000}, {"sampling", "single"},
+             {"conditions", {{"processes", "none"}}}};
+  EXPECT_EQ(codes(judge_timed_point(point, json::object(), c, c.factor).reasons), std::vector<std::string>{"ill_typed"});
+  for (const json& fit : {json("fit"), json{{"c", 1}, {"r2", "x"}}, json{{"c", 1}, {"r2", 1}, {"placements", 3}}}) {
+    const json q = judge_result(json{{"points", json::array({json::object()})}, {"fit", fit}}, c);
+    EXPECT_FALSE(q["trustworthy"].get<bool>()) << fit.dump();
   }
 }
 

@@ -51,7 +51,9 @@ def make_results(root: Path, with_static=True, with_occupancy=True):
     write(root / "gpu_a", "kway.json", kway(a, 1000.0, 10.0))
     write(root / "gpu_b", "kway.json", kway(b, 800.0, 20.0, metrics=False))
     write(root / "gpu_a", "kway.gbench.json", {"context": {}, "benchmarks": []})  # not a divbench result: skipped
-    write(root / "gpu_a", "predication.json", record("predication", a, {"iters": 100}, [],
+    # One quiet point each: a result with no points has nothing to trust (quality.py: no_points).
+    quiet = [{"k": 1, "median_cycles": 1000.0, "min_cycles": 1000.0, "max_cycles": 1000.0}]
+    write(root / "gpu_a", "predication.json", record("predication", a, {"iters": 100}, quiet,
           {"ratio_branchy_over_single": 1.99, "ratio_predicated_over_single": 1.01}))
     if with_occupancy:
         # the shape experiments/occupancy/experiment.cpp writes: penalties per residency in summary.pairs
@@ -59,7 +61,7 @@ def make_results(root: Path, with_static=True, with_occupancy=True):
                   "kernel_penalty": 30.0 + i * 0.1} for i, w in enumerate((256, 512, 1024, 2048, 4096))]
         pairs += [{"series": "per_sm", "target": n, "total_warps": 4 * n, "k": 32, "region_penalty": 30.5,
                    "kernel_penalty": 29.0 + n} for n in (1, 2, 4)]
-        write(root / "gpu_a", "occupancy.json", record("occupancy", a, {"axis": "residency"}, [],
+        write(root / "gpu_a", "occupancy.json", record("occupancy", a, {"axis": "residency"}, quiet,
               {"penalty_min": 30.0, "penalty_max": 31.0, "kernel_penalty_min": 30.0, "kernel_penalty_max": 33.0,
                "pairs": pairs}))
     if with_static:

@@ -289,7 +289,8 @@ def test_a_run_of_the_current_harness_gates_against_a_result_from_before_it(fixt
     # differ only in n are two points, while their sample count "n" names nothing
     cost = ff["record"]("cost", ff["device"]("SYNTHETIC", "9.0"), {"axis": "k x n", "ns": [0, 100]},
                         [{"k": 2, "n": 201, "iters_per_path": n, "body": "fma_chain", "placement": 0,
-                          "median_cycles": 100.0 + n} for n in (0, 100)])
+                          "median_cycles": 100.0 + n, "min_cycles": 100.0 + n, "max_cycles": 100.0 + n}
+                         for n in (0, 100)])
     c = ff["write"](tmp_path, "c.json", cost)
     assert compare.main(["--gate", str(c), str(c)]) == 3   # no raw samples: insufficient
     assert "k=2 n=0" in capsys.readouterr().out

@@ -37,6 +37,19 @@ def test_shared_fit_cases(case, tmp_path):
         assert len(reasons) == case["expect_count"]
 
 
+@pytest.mark.parametrize("case", CASES["results"], ids=[c["name"] for c in CASES["results"]])
+def test_shared_result_cases(case, tmp_path):
+    v = quality.judge(dr.Result(tmp_path / "x.json", case["result"]), quality.load_criterion())
+    assert codes(v.reasons) == case["expect"]
+    assert v.trustworthy == (not case["expect"])
+
+
+@pytest.mark.parametrize("point", [17, "point", [], None, {"k": 1, "conditions": {"processes": "none"}}])
+def test_the_point_verdict_is_total(point):
+    """Whatever a point holds, the verdict is a verdict: no exception, and never quiet by omission."""
+    assert quality.judge_point(point, {}, quality.load_criterion())
+
+
 def test_committed_h200_results_are_trustworthy():
     """Every committed H200 result passes the criterion made from the quiet ones (so the committed
     figures and the comparison can be regenerated without --allow-disturbed)."""

@@ -137,6 +137,54 @@ TEST(AttributeCounts, RowsRoundTripAndImpossibleCountsRefused) {
   EXPECT_THROW(attribute::function_counts_from_json(bad), UsageError);
 }
 
+TEST(AttributeCounts, CountsAreUnsignedWithoutWrap) {
+  attribute::FunctionCounts f;
+  f.crc = 7;
+  f.name = "k";
+  f.pcs[0x10] = {3, 96, 90, 1, 2};
+  const auto refused = [](const json& j, const std::string& part) {
+    try {
+      attribute::function_counts_from_json(j, "c.json", "/functions/0");
+      ADD_FAILURE() << j.dump() << " accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    }
+  };
+  for (int col = 0; col < 6; ++col)
+    for (const json& v : {json(-1), json(1.5), json(1e30), json("3"), json(nullptr)}) {
+      json bad = attribute::to_json(f);
+      bad["pcs"][0][col] = v;
+      refused(bad, "c.json: (/functions/0/pcs/0/" + std::to_string(col) + ") is ");
+    }
+  json bad = attribute::to_json(f);
+  bad["crc"] = 4294967296ull;
+  refused(bad, "(/functions/0/crc) is 4294967296, not a count");
+  bad = attribute::to_json(f);
+  bad["pcs"][0] = json::array({0x10, 3, 0, 0, 0, 0});
+  refused(bad, "executed 3 times by no thread");
+  bad = attribute::to_json(f);
+  bad["pcs"].push_back(bad["pcs"][0]);
+  refused(bad, "a second row for pc 16");
+  const std::uint64_t half = std::uint64_t(1) << 63;
+  bad = attribute::to_json(f);
+  bad["pcs"] = json::array({json::array({0, half, half, 0, 0, 0}), json::array({16, half, half, 0, 0, 0})});
+  refused(bad, "the sum passes 2^64-1");
+}
+
+TEST(AttributeCounts, MergeRefusesASumThatWouldWrap) {
+  attribute::RunCounts a, b;
+  attribute::FunctionCounts f;
+  f.crc = 1;
+  f.name = "k";
+  f.pcs[0] = {std::uint64_t(1) << 63, std::uint64_t(1) << 63, 0, 0, 0};
+  a.functions = {f};
+  a.processes = 1;
+  b.functions = {f};
+  b.processes = 1;
+  EXPECT_THROW(attribute::merge_counts(a, b), UsageError);
+}
+
 TEST(AttributeCounts, MergeSumsSameFunctionOfTwoProcesses) {
   attribute::RunCounts a, b;
   attribute::FunctionCounts f;

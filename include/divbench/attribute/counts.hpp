@@ -8,6 +8,7 @@
 //                                           branch_divergent, branch_uniform], ...]}]}
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -31,6 +32,9 @@ struct FunctionCounts {
   std::uint32_t crc = 0;                  // CUPTI's cubin CRC
   std::string name;                       // mangled
   std::map<std::uint64_t, PcCounts> pcs;  // byte offset from the function's start
+  // Where the entry was read, for errors found later (a pc outside the code, an impossible branch):
+  // "FILE: (/functions/N)", or "counts" when it came from elsewhere.
+  std::string origin = "counts";
   const PcCounts* at(std::uint64_t pc) const;
 };
 
@@ -44,11 +48,24 @@ struct RunCounts {
   int processes = 0;                            // documents merged
 };
 
-// Reads one document (paths of cubins resolved against its folder); UsageError on a malformed one.
+// Reads one document (paths of cubins resolved against its folder); UsageError on a malformed one,
+// one line naming the file and the key path. Every count is an integer 0..2^64-1 (a -1, 1.5 or 1e30 is
+// refused, never wrapped); per pc thread_inst <= 32 x inst, pred_on <= thread_inst, an executed
+// instruction has a thread, uniform <= inst, divergent <= 32 x inst; one row per pc and one entry per
+// function (crc, name); a function's totals and the launches fit in 64 bits.
 RunCounts read_counts(const std::string& path);
-// Adds `more` into `into` (same crc+name summed; a second process of the same program).
+// Adds `more` into `into` (same crc+name summed; a second process of the same program). UsageError when
+// a sum would pass 2^64-1.
 void merge_counts(RunCounts& into, const RunCounts& more);
 json to_json(const FunctionCounts& f);
-FunctionCounts function_counts_from_json(const json& j);  // UsageError on a malformed entry
+// One "functions" entry, at key path `pointer` of `file` (errors: "FILE: (/functions/3/pcs/2/1) is -1,
+// not a count ..."). UsageError on a malformed or impossible entry.
+FunctionCounts function_counts_from_json(const json& j, const std::string& file = "counts",
+                                         const std::string& pointer = "");
+// The check that needs the function's code: every pc of `f` is the offset of one of its instructions
+// (`is_instruction`; the code is `code_bytes` long), as attribute's join assumes (a pc elsewhere would be
+// counted in the kernel's totals and priced nowhere). UsageError naming f.origin.
+void check_pcs_inside(const FunctionCounts& f, const std::function<bool(std::uint64_t)>& is_instruction,
+                      std::uint64_t code_bytes);
 
 }  // namespace divbench::attribute

@@ -68,6 +68,10 @@ Outcome run(const Request& request);
 
 // --kernel's expression (UsageError when it is not one), and whether a mangled name or its demangled
 // form matches it.
+// Every code section (.text.NAME) of the cubin at `cubin_path` starts with the function symbol NAME: a
+// symbol table that does not say so (one flipped bit in a name) is an error naming `shown`, not a kernel
+// silently lost. UsageError.
+void check_code_symbols(const std::string& cubin_path, const std::string& shown);
 std::regex kernel_regex(const std::string& r);
 bool kernel_matches(const std::regex& re, const std::string& mangled);
 

@@ -10,10 +10,16 @@
 //   noise      max - min of its samples > factor * max(abs_cycles, rel * median, floor_cycles) of its
 //              class (sampling mode x body kind); warp-per-SM samples name the SMs that disagree
 //   shared_sm  a warp-per-SM launch whose warps shared an SM
-// A result: every disturbed point, and a k-way fit with c < c_min or R^2 below the floor of its body kind.
+//   ill_typed  a flag the verdict reads is there but not of its type (throttled: 1, PIDs as strings,
+//              launches_with_shared_sm: 5.0): the point cannot be called quiet
+//   no_spread  neither samples nor median/min/max: its noise cannot be judged
+//   unknown_class  a sampling mode the criterion has no level for (not a string, or not a mode it knows)
+// A result: every disturbed point, no points at all (no_points), and a k-way fit with c < c_min or R^2
+// below the floor of its body kind, or without a finite c and r2 (fit_missing).
 // Host-only; works on the JSON form of points, which is what the Python side reads.
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,6 +46,8 @@ const NoiseCriterion& noise_criterion();
 // Parses a divbench.noise_criterion/1 document; std::runtime_error naming what is wrong.
 NoiseCriterion parse_noise_criterion(const json& doc);
 
+// The sampling modes the criterion has a quiet level for (the part of its classes before '/').
+std::set<std::string> sampling_modes(const NoiseCriterion& c);
 // "<sampling>/<compute|memory>" of a point (its own "sampling", else config's; its "body", else config's).
 std::string noise_class(const json& point, const json& config, const NoiseCriterion& c);
 // Largest quiet max - min for a region of `median` cycles; < 0 when the class has no quiet level.
@@ -60,6 +68,10 @@ PointVerdict judge_raw_point(const json& point);
 // Other processes seen on the GPU in a point's conditions ("?" for those whose PID could not be told
 // from divbench's own), before or after.
 std::vector<std::string> co_tenants(const json& point);
+
+// The reasons a result's fit is not trustworthy: c below c_min, R^2 below its floor, and a fit that
+// cannot be judged (fit_missing: a k-way result without one, a fit or placement without finite c/r2).
+std::vector<std::string> fit_reasons(const json& doc, const NoiseCriterion& c);
 
 // The result's verdict from its finished document (points already judged, fit present):
 // {"trustworthy", "reasons": [...], "disturbed_points": N, "disturbed": [{"index", "label", "reasons"}],
