@@ -383,9 +383,9 @@ def validate_file(cat: Catalog, path: Path, fmt: str | None = None) -> list[str]
 
 
 def committed_results(root: Path | None = None) -> list[Path]:
-    """Every JSON file under results/ (what CI validates)."""
+    """Every JSON file under results/ and data/ (what CI validates)."""
     root = root or repo_root()
-    return sorted(p for p in (root / "results").rglob("*.json") if p.is_file())
+    return sorted(p for folder in ("results", "data") for p in (root / folder).rglob("*.json") if p.is_file())
 
 
 @tool_main("schemas")

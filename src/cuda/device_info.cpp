@@ -35,7 +35,8 @@ int device_count_or_throw() {
     cudaGetLastError();  // clear the sticky-free error so later calls do not inherit it
     throw NoDeviceError(std::string("no CUDA GPU found (") +
                         (e == cudaSuccess ? std::string("0 devices") : std::string(cudaGetErrorString(e))) +
-                        "); dynamic experiments need one — the static commands (sass, flip) do not");
+                        "); dynamic experiments need one; the static commands do not: sass, kernels, flip patch and flip "
+                        "experiment --dry-run, attribute --static, attribute --from-counts, attribute diff");
   }
   return n;
 }
