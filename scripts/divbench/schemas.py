@@ -3,7 +3,7 @@ and experiments/<name>/schema.json, each experiment's own; docs/schemas.md descr
 format). Needs the `jsonschema` package (scripts/deps/pip.txt); with `jsonschema-rs` (pinned there too) a
 document it passes is valid at once, and only the others are judged, and their errors worded, by jsonschema.
 
-  PYTHONPATH=scripts python3 -m divbench.schemas [FILE ...]     (default: every results/**/*.json)
+  PYTHONPATH=scripts python3 -m divbench.schemas [FILE ...]     (default: every results/**/*.json and data/**/*.json)
   PYTHONPATH=scripts python3 -m divbench.schemas --reference    (jsonschema judges all; slow; reports any
                                                                  file jsonschema-rs judges otherwise)
 
@@ -391,7 +391,7 @@ def committed_results(root: Path | None = None) -> list[Path]:
 @tool_main("schemas")
 def main(argv=None) -> int:
     ap = ArgumentParser(prog="schemas", description=__doc__.splitlines()[0])
-    ap.add_argument("files", nargs="*", type=Path, help="JSON files (default: every results/**/*.json)")
+    ap.add_argument("files", nargs="*", type=Path, help="JSON files (default: every results/**/*.json and data/**/*.json)")
     ap.add_argument("--format", help="validate every file against this format (e.g. github-action-benchmark)")
     ap.add_argument("--schemas", type=Path, default=None,
                     help="schema folder (default: schemas/, with experiments/*/schema.json)")
