@@ -56,9 +56,12 @@ int main(int argc, char** argv) {
   // Google Benchmark's own flags go to the harness; everything else to CLI11.
   std::vector<std::string> gb_args{argv[0]};
   std::vector<std::string> cli_args;
+  // Only before a `--`: what follows it (attribute's PROGRAM ARGS) is passed on untouched.
+  bool after_dashes = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    (a.rfind("--benchmark_", 0) == 0 ? gb_args : cli_args).push_back(a);
+    if (a == "--") after_dashes = true;
+    (!after_dashes && a.rfind("--benchmark_", 0) == 0 ? gb_args : cli_args).push_back(a);
   }
 
   RunOptions opts;

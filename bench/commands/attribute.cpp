@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -25,6 +26,8 @@
 #include "divbench/core/files.hpp"
 #include "divbench/core/json_io.hpp"
 #include "divbench/cupti/metrics.hpp"
+#include "divbench/model/kernel_facts.hpp"
+#include "divbench/model/loop_cost.hpp"
 #include "divbench/sass/nvdisasm.hpp"
 
 namespace {
@@ -45,6 +48,21 @@ struct AttributeOptions {
 };
 
 void check_outputs(const AttributeOptions& o, const std::vector<std::string>& inputs) {
+  // --save-counts DIR is filled before --out and --report are written: neither may be DIR or inside it.
+  if (!o.save_counts.empty()) {
+    std::error_code ec;
+    const fs::path dir = fs::weakly_canonical(fs::absolute(o.save_counts), ec);
+    for (const auto& [opt, path] : {std::pair{"--out", o.out}, {"--report", o.report}}) {
+      if (path.empty() || ec) continue;
+      std::error_code pec;
+      const fs::path p = fs::weakly_canonical(fs::absolute(path), pec);
+      if (pec) continue;
+      const auto rel = p.lexically_relative(dir);
+      if (!rel.empty() && *rel.begin() != "..")
+        throw UsageError(std::string(opt) + " " + one_line(path) + " is inside the --save-counts folder " +
+                         one_line(o.save_counts) + ": give a file outside it");
+    }
+  }
   for (const auto& [opt, path] : {std::pair{"--out", o.out}, {"--report", o.report}}) {
     if (path.empty()) continue;
     check_output(opt, path, inputs);
@@ -55,11 +73,48 @@ void check_outputs(const AttributeOptions& o, const std::vector<std::string>& in
     throw UsageError("--out and --report name the same file: " + one_line(o.out));
 }
 
+// Every file `divbench attribute` (a run or --from-counts) reads, as far as it can be known before any
+// run: the program, the constants in use, nvdisasm, divbench itself, the injection and CUPTI libraries,
+// and every file of the --from-counts recording (its counts, cubins and PC samples). A tool that cannot
+// be found is left out here: the run refuses it with its own line.
+std::vector<std::string> run_inputs(const AttributeOptions& o, const attribute::Request& q) {
+  std::vector<std::string> inputs;
+  if (!q.argv.empty()) inputs.push_back(attribute::resolve_program(q.argv[0]));
+  inputs.push_back(o.constants.empty() ? model::default_constants_path(model::executable_dir()) : o.constants);
+  const auto found = [&](auto&& find) {
+    try {
+      inputs.push_back(find());
+    } catch (const UsageError&) {
+    }
+  };
+  found([&] { return sass::find_nvdisasm(o.nvdisasm); });
+  std::error_code ec;
+  if (const fs::path self = fs::read_symlink("/proc/self/exe", ec); !ec) inputs.push_back(self.string());
+  if (o.from_counts.empty()) {
+    found([] { return attribute::find_inject_library(); });
+    if (const char* e = std::getenv("DIVBENCH_PCSAMPLE_LIB"); e && *e) inputs.push_back(e);
+    inputs.push_back(model::executable_dir() + "/libdivbench_pcsample.so");
+    inputs.push_back(model::executable_dir() + "/lib/libdivbench_pcsample.so");
+    if (const char* e = std::getenv("DIVBENCH_CUPTI_LIB"); e && *e) inputs.push_back(e);
+  } else {
+    for (fs::recursive_directory_iterator it(o.from_counts, ec), end; !ec && it != end; it.increment(ec))
+      if (!it->is_directory(ec)) inputs.push_back(it->path().string());
+  }
+  return inputs;
+}
+
 int run_static(const AttributeOptions& o) {
   if (o.args.empty()) throw UsageError("attribute --static: give at least one program, object or cubin");
   if (!o.report.empty()) throw UsageError("attribute --static: --report belongs to a run (the static table has no counts)");
   const std::regex re = attribute::kernel_regex(o.kernel);
-  check_outputs(o, o.args);
+  std::vector<std::string> inputs = o.args;  // the files, nvdisasm and divbench itself
+  try {
+    inputs.push_back(sass::find_nvdisasm(o.nvdisasm));
+  } catch (const UsageError&) {
+  }
+  std::error_code ec;
+  if (const fs::path self = fs::read_symlink("/proc/self/exe", ec); !ec) inputs.push_back(self.string());
+  check_outputs(o, inputs);
   for (const auto& f : o.args) sass::inspect_file(f);
   const std::string nvdisasm = sass::find_nvdisasm(o.nvdisasm);
   TempDir tmp;
@@ -99,10 +154,7 @@ int run_program(const AttributeOptions& o) {
   // Progress only for a person watching (a terminal), so that a refusal is one line on stderr.
   q.progress = !o.quiet && ::isatty(2);
   attribute::check_request(q);
-  std::vector<std::string> inputs;
-  if (!q.argv.empty()) inputs.push_back(attribute::resolve_program(q.argv[0]));
-  if (!o.constants.empty()) inputs.push_back(o.constants);
-  check_outputs(o, inputs);
+  check_outputs(o, run_inputs(o, q));
   if (o.from_counts.empty()) {
     std::string why;
     std::tie(q.cupti_path, q.cupti_version) = cupti_for_programs(&why);

@@ -15,6 +15,7 @@
 #include "divbench/core/files.hpp"
 #include "divbench/core/json_io.hpp"
 #include "divbench/core/process.hpp"
+#include "divbench/sass/nvdisasm.hpp"
 
 namespace {
 
@@ -72,7 +73,23 @@ int run_diff(const DiffCommandOptions& o) {
   if (!std::isfinite(o.diff.max_efficiency_drop) || !std::isfinite(o.diff.max_cycles_lost_rise))
     throw UsageError("--max-efficiency-drop and --max-cycles-lost-rise must be finite numbers >= 0");
   const bool base_dir = check_input("BASE", o.base), new_dir = check_input("NEW", o.next);
-  const std::vector<std::string> inputs{o.base, o.next};
+  // The inputs: BASE, NEW, every file inside a BASE or NEW folder (its counts, cubins, PC samples),
+  // nvdisasm and divbench itself (it analyses the folders).
+  std::vector<std::string> inputs{o.base, o.next};
+  for (const auto& [dir, is_dir] : {std::pair{o.base, base_dir}, {o.next, new_dir}}) {
+    if (!is_dir) continue;
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      if (!it->is_directory(ec)) inputs.push_back(it->path().string());
+  }
+  if (base_dir || new_dir) {
+    try {
+      inputs.push_back(sass::find_nvdisasm(o.nvdisasm));
+    } catch (const UsageError&) {
+    }
+  }
+  std::error_code self_ec;
+  if (const fs::path self = fs::read_symlink("/proc/self/exe", self_ec); !self_ec) inputs.push_back(self.string());
   for (const auto& [opt, path] : {std::pair{"--json", o.json_out}, {"--markdown", o.markdown}}) {
     if (path.empty()) continue;
     check_output(opt, path, inputs);

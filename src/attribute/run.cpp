@@ -632,7 +632,9 @@ Outcome run(const Request& q) {
     out.runs = runs.size();
     if (!q.save_counts.empty()) {
       fs::create_directories(q.save_counts);
-      fs::copy(tmp.path(), q.save_counts, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+      // copy_symlinks: a symlink in the run's folder is kept as a link, never followed out of it.
+      fs::copy(tmp.path(), q.save_counts,
+               fs::copy_options::recursive | fs::copy_options::overwrite_existing | fs::copy_options::copy_symlinks);
     }
   }
   mark("sampling_run");

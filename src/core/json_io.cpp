@@ -91,10 +91,25 @@ bool path_is_writable(const std::string& path, std::string* why) {
   return true;
 }
 
+namespace {
+// The output rule for a symlink (files.hpp): an output that is a symlink to a regular file is written
+// through to that file (its resolved path), never replaced by a renamed file; anything else as it is
+// (check_output and path_is_writable refuse links to nothing or to a special file).
+std::string write_target(const std::string& path) {
+  struct stat lst {}, st {};
+  if (::lstat(path.c_str(), &lst) != 0 || !S_ISLNK(lst.st_mode)) return path;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return path;
+  std::error_code ec;
+  const fs::path resolved = fs::canonical(path, ec);
+  return ec ? path : resolved.string();
+}
+}  // namespace
+
 ReservedFile::ReservedFile(const std::string& path) : path_(path) {
+  const std::string target = write_target(path);  // a symlink to a regular file: that file, in its folder
   std::string why;
-  if (!path_is_writable(path, &why)) throw UsageError("cannot write " + path + ": " + why);
-  std::string tmpl = (fs::path(dir_of(path)) / ("." + fs::path(path).filename().string() + ".XXXXXX")).string();
+  if (!path_is_writable(target, &why)) throw UsageError("cannot write " + path + ": " + why);
+  std::string tmpl = (fs::path(dir_of(target)) / ("." + fs::path(target).filename().string() + ".XXXXXX")).string();
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
   fd_ = ::mkstemp(buf.data());
@@ -121,11 +136,15 @@ void ReservedFile::commit(const std::string& text) {
   const bool synced = detail::g_fsync(fd) == 0;
   const int err = errno;
   if (::close(fd) != 0 || !synced) throw std::runtime_error("flushing " + tmp + ": " + std::strerror(synced ? errno : err));
-  if (std::rename(tmp.c_str(), path_.c_str()) != 0)
-    throw std::runtime_error("renaming " + tmp + " to " + path_ + ": " + std::strerror(errno));
+  // The file the temporary replaces: path_, or the regular file it links to (the link is kept).
+  const std::string target = write_target(path_);
+  if (dir_of(target) != dir_of(tmp))
+    throw std::runtime_error("not writing " + path_ + ": the file it links to changed while divbench ran");
+  if (std::rename(tmp.c_str(), target.c_str()) != 0)
+    throw std::runtime_error("renaming " + tmp + " to " + target + ": " + std::strerror(errno));
   tmp_.clear();
   // The rename is durable only once the directory entry is: fsync the directory too.
-  sync_directory(dir_of(path_), path_);
+  sync_directory(dir_of(target), target);
 }
 
 void write_text_atomic(const std::string& path, const std::string& text) { ReservedFile(path).commit(text); }

@@ -51,6 +51,8 @@ std::vector<std::string> python_site_dirs() {
       while (std::getline(in, d))
         if (!d.empty()) dirs.push_back(d);
       if (!dirs.empty()) break;
+    } catch (const UsageError&) {
+      throw;  // the caller's setting (DIVBENCH_TOOL_TIMEOUT_S, TMPDIR) is wrong: said as such, not as "not found"
     } catch (const std::exception&) {
     }
   }
@@ -78,6 +80,7 @@ std::string locate_tool(const std::string& name, const std::string& explicit_pat
 }
 
 std::string find_nvdisasm(const std::string& explicit_path) {
+  tool_timeout_s();  // a bad DIVBENCH_TOOL_TIMEOUT_S is one line naming it, before any search or run
   if (!explicit_path.empty() && !is_executable_file(explicit_path))
     throw UsageError("--nvdisasm: '" + explicit_path + "' is not an executable file");
   auto p = locate_tool("nvdisasm", explicit_path);

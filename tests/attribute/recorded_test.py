@@ -2,10 +2,11 @@
 """The join and the estimate on counts recorded on the H200 (no GPU): `divbench attribute --from-counts`
 on tests/data/attribute/lanes (made by scripts/gpu/50-attribute.sh with --save-counts: the lane kernels
 of tests/attribute/targets.cu, their module as the program loaded it, and the host's expectations in
-expect.json). Checks the host-known counts per branch, the nesting rule of the kernel total, and that
-the result validates against its schema.
+expect.json). Checks the host-known counts per branch, the nesting rule of the kernel total, that the
+result validates against its schema, and that --out/--report symlinks are written through (kept as links).
 usage: recorded_test.py DIVBENCH SOURCE_DIR"""
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -43,6 +44,33 @@ def main() -> int:
         problems = schemas.validate_file(schemas.load_catalog(), out)
         if problems:
             failures.append(f"schema: {problems}")
+        # The output rule for symlinks (issue 37): --out and --report that are symlinks to regular files (in
+        # another folder) are written through; the links stay links.
+        (Path(tmp) / "targets").mkdir()
+        (Path(tmp) / "links").mkdir()
+        links = {}
+        for opt, name in (("--out", "a.json"), ("--report", "a.md")):
+            target = Path(tmp) / "targets" / name
+            target.write_text("old\n")
+            link = Path(tmp) / "links" / name
+            link.symlink_to(Path("..") / "targets" / name)
+            links[opt] = (link, target)
+        r = subprocess.run([divbench, "attribute", "--quiet", "--from-counts", str(data),
+                            "--out", str(links["--out"][0]), "--report", str(links["--report"][0])],
+                           capture_output=True, text=True, timeout=300)
+        if r.returncode != 0:
+            failures.append(f"--out/--report through symlinks: exit {r.returncode}: {r.stderr.strip()}")
+        for opt, (link, target) in links.items():
+            if not link.is_symlink() or os.readlink(link) != str(Path("..") / "targets" / target.name):
+                failures.append(f"{opt}: the symlink {link.name} was replaced")
+            if target.read_text() == "old\n":
+                failures.append(f"{opt}: the file the symlink points to was not written")
+        if links["--out"][1].exists() and json.loads(links["--out"][1].read_text())["kernels"] != doc["kernels"]:
+            failures.append("--out through a symlink: not the same kernels as the plain --out")
+        if sorted(p.name for p in (Path(tmp) / "links").iterdir()) != ["a.json", "a.md"]:
+            failures.append("a temporary file left beside the links")
+        if sorted(p.name for p in (Path(tmp) / "targets").iterdir()) != ["a.json", "a.md"]:
+            failures.append("a temporary file left beside the targets")
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0
