@@ -4,6 +4,9 @@
 #include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
@@ -125,10 +128,16 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  const pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("run_process: fork failed: " + std::string(std::strerror(errno)));
   if (pid == 0) {
     ::setpgid(0, 0);  // its own process group: a timeout or a signal kills it with everything it started
+#ifdef __linux__
+    // divbench killed, even by SIGKILL (no handler runs): the tool dies with it instead of running on.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);  // it died before the line above
+#endif
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGTERM, SIG_DFL);
     ::dup2(out_file.fd, 1);

@@ -3,8 +3,10 @@
 // failed run is never kept; a cut or foreign file is run again; a bad folder is one UsageError.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -157,4 +159,45 @@ TEST(ListingCache, BadFoldersAreOneUsageErrorAndNothingIsCreated) {
   const fs::path fresh = fs::path(t.dir.path()) / "listings";
   EXPECT_NO_THROW(check_listing_cache("--nvdisasm-cache", fresh.string()));
   EXPECT_FALSE(fs::exists(fresh)) << "made by the first listing stored, not by the check";
+}
+
+// A tool divbench runs (nvdisasm, cuobjdump) dies with divbench, even when divbench is killed by SIGKILL
+// and no handler runs: a stand-in tool that writes its pid and then sleeps, run by a child process that
+// is then killed; the tool must be gone (or a zombie) within a few seconds.
+namespace {
+bool process_gone(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return true;
+  const auto close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
+}
+}  // namespace
+
+TEST(ToolProcess, DiesWithDivbenchEvenOnSigkill) {
+  TempDir d;
+  const fs::path tool = fs::path(d.path()) / "slow-tool", pid_file = fs::path(d.path()) / "pid";
+  write(tool, "#!/bin/sh\necho $$ > '" + pid_file.string() + ".tmp'\nmv '" + pid_file.string() + ".tmp' '" +
+                  pid_file.string() + "'\nexec sleep 60\n");
+  ::chmod(tool.c_str(), 0755);
+  const pid_t caller = ::fork();
+  ASSERT_GE(caller, 0);
+  if (caller == 0) {
+    try {
+      run_process({tool.string()});
+    } catch (...) {
+    }
+    ::_exit(0);
+  }
+  for (int i = 0; i < 200 && !fs::exists(pid_file); ++i) ::usleep(50000);
+  ASSERT_TRUE(fs::exists(pid_file)) << "the stand-in tool did not start";
+  const pid_t tool_pid = static_cast<pid_t>(std::stol(slurp(pid_file)));
+  ASSERT_FALSE(process_gone(tool_pid));
+  ::kill(caller, SIGKILL);
+  int status = 0;
+  ::waitpid(caller, &status, 0);
+  bool gone = false;
+  for (int i = 0; i < 100 && !(gone = process_gone(tool_pid)); ++i) ::usleep(50000);
+  if (!gone) ::kill(tool_pid, SIGKILL);  // leave nothing behind
+  EXPECT_TRUE(gone) << "the tool (pid " << tool_pid << ") outlived the killed divbench";
 }
