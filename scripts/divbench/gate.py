@@ -127,14 +127,16 @@ def _short(v) -> str:
 def timed_points(r: dr.Result) -> dict[str, tuple[int, dict]]:
     """label -> (index, point) of the points that carry median_cycles; labels made unique in order."""
     out: dict[str, tuple[int, dict]] = {}
+    next_n: dict[str, int] = {}  # per repeated label, the next number to try (linear in the points)
     for i, p in enumerate(r.points):
         if "median_cycles" not in p:
             continue
         label = dr.point_label(p, r.experiment) or f"point {i}"
         if label in out:
-            n = 2
+            n = next_n.get(label, 2)
             while f"{label} #{n}" in out:
                 n += 1
+            next_n[label] = n + 1
             label = f"{label} #{n}"
         out[label] = (i, p)
     if not out:

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, device, kway, scaled, with_samples, write
+from conftest import ROOT, device, kway, scaled, with_samples, write  # noqa: F401
 from divbench import compare
 
 DEV = device("SYNTHETIC GPU A", "9.0")
@@ -399,3 +399,15 @@ def test_an_unphysical_fit_is_not_comparable(tmp_path, capsys):
     b["fit"]["c"] = -278489.0
     rc, _, err = gate(tmp_path, a, b, capsys=capsys, judged=True)
     assert rc == 3 and "fit_c" in err, err
+
+
+def test_many_points_of_one_label_are_linear(tmp_path, capsys):
+    """30,000 points with the same coordinates (labels made unique as "k=1 placement=0", then #2, #3, ...): the gate answers in
+    seconds (numbering each repeat from 2 again made it quadratic: 119 s for this input)."""
+    import time
+    a = kway(DEV, 280000.0, 700.0, iters=10000, metrics=False, ks=(1,))
+    a["points"] = a["points"] * 30000
+    t0 = time.monotonic()
+    rc, out, _ = gate(tmp_path, a, a, capsys=capsys)
+    assert rc == 3 and "k=1 placement=0 #30000 " in out
+    assert time.monotonic() - t0 < 20, f"the gate took {time.monotonic() - t0:.1f} s on 30,000 points"
