@@ -101,7 +101,11 @@ pid_t start_injected(const InjectedRun& run, const std::string& inject_lib, cons
 }
 
 volatile sig_atomic_t g_stop = 0;
-void note_stop(int sig) { g_stop = sig; }
+volatile sig_atomic_t g_stops = 0;  // signals received: a second one ends the programs at once (KILL)
+void note_stop(int sig) {
+  g_stop = sig;
+  if (g_stops < 2) g_stops = g_stops + 1;
+}
 
 }  // namespace
 
@@ -111,12 +115,15 @@ std::vector<ProgramRun> run_injected(const std::vector<InjectedRun>& runs, const
   std::vector<ProgramRun> out(runs.size());
   std::vector<std::chrono::steady_clock::time_point> t0(runs.size());
   std::map<pid_t, std::size_t> running;
-  // A signal is passed on to the programs, which end as they choose; divbench waits for them and
-  // then reports the signal (UsageError-free: the caller sees it in `stopped_by`).
+  // A signal is passed on to the programs' process groups, which end as they choose; divbench waits for
+  // them and then reports the signal (the caller gets Interrupted). A second signal KILLs the groups (a
+  // program that ignores TERM would otherwise keep divbench waiting until its time limit).
   struct sigaction stop {}, old_int {}, old_term {};
   stop.sa_handler = note_stop;
   ::sigemptyset(&stop.sa_mask);
   g_stop = 0;
+  g_stops = 0;
+  bool killed = false;
   ::sigaction(SIGINT, &stop, &old_int);
   ::sigaction(SIGTERM, &stop, &old_term);
   std::size_t next = 0;
@@ -136,6 +143,13 @@ std::vector<ProgramRun> run_injected(const std::vector<InjectedRun>& runs, const
       forwarded = true;
       next = runs.size();
     }
+    if (g_stops >= 2 && !killed) {
+      for (const auto& [pid, i] : running) {
+        ::kill(-pid, SIGKILL);
+        ::kill(pid, SIGKILL);
+      }
+      killed = true;
+    }
     if (running.empty()) break;
     // Each run's own children only (waitpid on their pids, not -1): other helpers of divbench, such as
     // nvdisasm analysing modules meanwhile, are not reaped here. A run past its time limit gets TERM,
@@ -152,6 +166,12 @@ std::vector<ProgramRun> run_injected(const std::vector<InjectedRun>& runs, const
         if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
         else if (WIFSIGNALED(status)) r.signal = WTERMSIG(status), r.exit_code = 128 + r.signal;
         r.ran = true;
+        // Processes of its group that outlive it (children it forked and left running): reported, and
+        // sent TERM (they carry the injection environment).
+        if (::kill(-pid, 0) == 0) {
+          r.left_processes = true;
+          ::kill(-pid, SIGTERM);
+        }
         it = running.erase(it);
         reaped = true;
         continue;
@@ -196,6 +216,9 @@ RunCounts collect_counts(const std::string& dir, const ProgramRun& run, const st
     if (first_error.find("INSUFFICIENT_PRIVILEGES") != std::string::npos || first_error.find("privilege") != std::string::npos)
       throw UsageError("attribute: no permission to profile this GPU (" + one_line(first_error) +
                        "); see NVIDIA's ERR_NVGPUCTRPERM note: run as root or set NVreg_RestrictProfilingToAdminUsers=0");
+    if (first_error.rfind("kernel failed: ", 0) == 0)
+      throw UsageError("attribute: a kernel of the program failed (" + one_line(first_error.substr(15)) +
+                       "), which leaves its counts unreadable; run the program alone (or under compute-sanitizer) to find the fault");
     throw UsageError("attribute: collection failed in the program: " + one_line(first_error));
   }
   if (files.empty()) {

@@ -18,6 +18,7 @@
 #include <regex>
 #include <set>
 
+#include "divbench/attribute/early_cubins.hpp"
 #include "divbench/attribute/pcsamples.hpp"
 #include "divbench/attribute/report.hpp"
 #include "divbench/core/errors.hpp"
@@ -352,7 +353,12 @@ Outcome run(const Request& q) {
   // Modules disassembled while the program ran (whole modules: nvdisasm costs about the same with -fun).
   constexpr std::size_t kEarlyModules = 64;
   constexpr std::uintmax_t kEarlyModuleBytes = 64u << 20;
-  std::map<std::uint32_t, std::future<sass::Cubin>> early;
+  // DIVBENCH_EARLY_FROM_EXECUTABLE=0: no disassembly of the executable's cubins before it loads them
+  // (the control of the overhead measurement, stage 50).
+  const char* early_env = std::getenv("DIVBENCH_EARLY_FROM_EXECUTABLE");
+  const bool kEarlyFromExecutable = !(early_env && std::string(early_env) == "0");
+  std::map<std::uint32_t, std::shared_future<sass::Cubin>> early;
+  std::map<std::uint32_t, std::string> from_executable;  // crc -> the executable's cubin it matched
   const auto t_start = std::chrono::steady_clock::now();
   json phases = json::object();  // seconds since the start at the end of each phase (where the time goes)
   const auto since_start = [t_start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count(); };
@@ -360,16 +366,30 @@ Outcome run(const Request& q) {
   // Per module disassembled: when nvdisasm started and ended (seconds since the start), early or not.
   std::mutex disassembly_mutex;
   json module_disassembly = json::object();
-  const auto disassemble_timed = [&](std::uint32_t crc, const std::string& path, const std::vector<SymbolGroup>& groups,
+  const auto disassemble_timed = [&](const std::string& key, const std::string& path, const std::vector<SymbolGroup>& groups,
                                      bool while_running) {
     const double t0 = since_start();
     sass::Cubin c = disassemble_functions(path, nvdisasm, groups);
     const double t1 = since_start();
     std::lock_guard<std::mutex> lock(disassembly_mutex);
-    module_disassembly[std::to_string(crc)] = {{"start_s", t0}, {"end_s", t1}, {"functions", groups.size()},
-                                               {"while_program_ran", while_running}};
+    module_disassembly[key] = {{"start_s", t0}, {"end_s", t1}, {"functions", groups.size()},
+                               {"while_program_ran", while_running}};
     return c;
   };
+  const auto module_disassembly_now = [&] {  // a copy: a cubin no module took may still be in nvdisasm
+    std::lock_guard<std::mutex> lock(disassembly_mutex);
+    return module_disassembly;
+  };
+  // The executable's own cubins of the GPU's architecture, disassembled from the start (every kernel
+  // with the subroutines of its section, as below): a module the program loads with the same bytes
+  // takes that disassembly instead of starting its own.
+  std::unique_ptr<EarlyCubins> exe_cubins;
+  if (q.from_counts.empty() && kEarlyFromExecutable)
+    exe_cubins = std::make_unique<EarlyCubins>(
+        argv[0], sass::find_cuobjdump(nvdisasm), tmp.path() + "/executable", kEarlyModuleBytes,
+        [&disassemble_timed](const std::string& label, const std::string& path) {
+          return disassemble_timed(label, path, function_symbols(path, kernel_names(path)), true);
+        });
   RunCounts counts;
   ProgramRun first;
   json runs = json::array();
@@ -430,11 +450,17 @@ Outcome run(const Request& q) {
             continue;
           }
           const std::string path = p.string();
+          if (exe_cubins)
+            if (auto f = exe_cubins->take(path)) {
+              early.emplace(crc, std::move(f->cubin));
+              from_executable[crc] = f->label;
+              continue;
+            }
           // Every kernel with the subroutines of its section, as the later path asks (a subroutine
           // then belongs to its kernel's code, not to a function of its own).
           early.emplace(crc, std::async(std::launch::async, [&disassemble_timed, crc, path] {
-                          return disassemble_timed(crc, path, function_symbols(path, kernel_names(path)), true);
-                        }));
+                          return disassemble_timed(std::to_string(crc), path, function_symbols(path, kernel_names(path)), true);
+                        }).share());
         }
         if (last) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -458,7 +484,12 @@ Outcome run(const Request& q) {
                                    " s and was ended (TERM, then KILL): no counts"};
     runs.push_back({{"target", all_kernels ? "(every kernel)" : "(discovery: the first kernel launched)"},
                     {"exit_code", first.exit_code},
-                    {"wall_s", first.wall_s}});
+                    {"wall_s", first.wall_s},
+                    {"left_processes", first.left_processes}});
+    if (first.left_processes)
+      std::cerr << "divbench attribute: WARNING " << one_line(argv[0])
+                << " left processes of its own running when it ended (children it forked): they were sent TERM; "
+                   "what they ran after the program ended is not counted\n";
     RunCounts found;
     try {
       found = collect_counts(disc_dir, first, "counts");
@@ -500,7 +531,8 @@ Outcome run(const Request& q) {
     for (std::size_t i = 0; i < more.size(); ++i) {
       const auto& r = results[i];
       const std::string what = i < n_kernel_runs ? more[i].target : i == repeat_index ? "(repeat)" : "(pc sampling)";
-      runs.push_back({{"target", what}, {"exit_code", r.exit_code}, {"wall_s", r.wall_s}, {"timed_out", r.timed_out}});
+      runs.push_back({{"target", what}, {"exit_code", r.exit_code}, {"wall_s", r.wall_s}, {"timed_out", r.timed_out},
+                      {"left_processes", r.left_processes}});
       if (r.timed_out) {
         std::cerr << "divbench attribute: WARNING the run for " << one_line(model::demangle(what).substr(0, 80))
                   << " ran past --timeout and was ended: its counts are missing\n";
@@ -557,7 +589,7 @@ Outcome run(const Request& q) {
   {
     struct Job {
       std::uint32_t crc;
-      std::future<sass::Cubin> cubin;
+      std::shared_future<sass::Cubin> cubin;
     };
     std::vector<Job> jobs;
     for (const auto& [crc, names] : wanted) {
@@ -573,16 +605,28 @@ Outcome run(const Request& q) {
       const std::string path = cit->second;
       // the wanted functions and their sections' subroutines, or all
       jobs.push_back({crc, std::async(std::launch::async, [&disassemble_timed, crc, path, names = names] {
-                        return disassemble_timed(crc, path, function_symbols(path, names), false);
-                      })});
+                        return disassemble_timed(std::to_string(crc), path, function_symbols(path, names), false);
+                      }).share()});
     }
     for (auto& j : jobs) {
       auto m = std::make_shared<Outcome::Module>();
       m->cubin = j.cubin.get();
+      if (const auto cit = counts.cubins.find(j.crc); cit != counts.cubins.end()) m->cubin.path = cit->second;
       out.modules[j.crc] = std::move(m);
     }
   }
   mark("disassembly");
+  // A module that took the executable's disassembly: its record under its crc, saying so.
+  {
+    std::lock_guard<std::mutex> lock(disassembly_mutex);
+    for (const auto& [crc, label] : from_executable)
+      if (module_disassembly.contains(label)) {
+        json r = module_disassembly[label];
+        r["from_executable"] = label.substr(label.find(':') + 1);
+        module_disassembly.erase(label);
+        module_disassembly[std::to_string(crc)] = r;
+      }
+  }
   std::vector<const sass::FunctionAnalysis*> analyses;
   std::vector<int> sms;
   for (const auto& fc0 : counts.functions) {
@@ -726,7 +770,8 @@ Outcome run(const Request& q) {
         {"kernels_ran", counts.functions.size()},
         {"pc_sampling", pcs_json},
         {"phases_s", phases},
-        {"module_disassembly", module_disassembly}}},
+        {"module_disassembly", module_disassembly_now()},
+        {"executable_cubins", exe_cubins ? exe_cubins->summary() : json(nullptr)}}},
       {"cost_model", cost_model},
       {"totals", {{"kernels", out.kernels.size()}, {"divergent_branches", divergent}, {"cycles_lost", total}}},
       {"kernels", jk}};

@@ -23,6 +23,9 @@ struct ProgramRun {
   double wall_s = 0;       // from fork to exit
   bool ran = false;
   bool timed_out = false;  // ended by the time limit (TERM, then KILL after kKillGraceS)
+  // Processes of its process group were still running when it ended (children it left behind):
+  // they were sent TERM.
+  bool left_processes = false;
 };
 
 // Seconds between the TERM a run past its time limit gets and the KILL that follows.
