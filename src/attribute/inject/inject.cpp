@@ -70,6 +70,8 @@ struct State {
   std::uint64_t dropped = 0;
   std::vector<std::string> errors;
   bool written = false;
+  pid_t owner = 0;  // the process that loaded the library: a child it forks inherits the state but never
+                    // collects or writes (CUDA is unusable after fork, and its counts file would be wrong)
 };
 
 State& state() {
@@ -206,9 +208,26 @@ bool collect_records(State& s, CUcontext ctx) {
   return true;
 }
 
+// A kernel that trapped or faulted leaves its context with a sticky error, after which CUPTI's reads
+// fail with CUPTI_ERROR_UNKNOWN: that error is the first line of errors-<pid>.txt, named for what it is.
+void note_kernel_failure(State& s, CUcontext ctx) {
+  if (cuCtxPushCurrent(ctx) != CUDA_SUCCESS) return;
+  const CUresult r = cuCtxSynchronize();
+  CUcontext popped = nullptr;
+  cuCtxPopCurrent(&popped);
+  if (r == CUDA_SUCCESS || r == CUDA_ERROR_DEINITIALIZED) return;
+  const char* name = nullptr;
+  const char* text = nullptr;
+  cuGetErrorName(r, &name);
+  cuGetErrorString(r, &text);
+  s.errors.insert(s.errors.begin(), std::string("kernel failed: ") + (name ? name : "CUresult " + std::to_string(r)) +
+                                        (text ? std::string(": ") + text : std::string()));
+}
+
 // Collects what is left for `ctx` and ends collection on it.
 bool flush_context(State& s, CUcontext ctx) {
   if (!s.enabled.count(ctx)) return true;
+  note_kernel_failure(s, ctx);
   const bool ok = collect_records(s, ctx);
   s.enabled.erase(ctx);
   if (!ok) return false;
@@ -277,6 +296,7 @@ void write_counts(State& s) {
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
+  if (::getpid() != s.owner) return;  // a forked child
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     // One collection range per launch: enabled as the launch enters (the context is current there;
     // enabling at context creation collects nothing) and, once the kernel has run, its records
@@ -308,6 +328,10 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
   debug("resource callback %u", static_cast<unsigned>(id));
   if (id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
     flush_context(s, rd->context);
+  } else if (id == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
+    // A module unloaded before the end (NVRTC's, cuModuleUnload): its functions' records now, while
+    // CUPTI still knows them; the range stays open for what runs later.
+    if (s.enabled.count(rd->context) && !collect_records(s, rd->context)) debug("flush at module unload failed");
   } else if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
     const auto* m = static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor);
     debug("module loaded: %zu bytes", m ? m->cubinSize : 0);
@@ -318,6 +342,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
 void at_exit() {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
+  if (::getpid() != s.owner) return;  // a forked child's exit
   debug("at exit: %zu live context(s)", s.enabled.size());
   std::vector<CUcontext> live;
   for (const auto& [ctx, dev] : s.enabled) live.push_back(ctx);
@@ -337,6 +362,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
     return 0;
   }
   s.dir = dir;
+  s.owner = ::getpid();
   ::mkdir((s.dir + "/cubins").c_str(), 0700);
   CUptiResult r = cuptiSubscribe(&s.subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_callback), nullptr);
   if (r != CUPTI_SUCCESS) {
@@ -346,7 +372,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
     return 0;
   }
   for (CUpti_CallbackId id : {CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
-                              CUPTI_CBID_RESOURCE_MODULE_LOADED})
+                              CUPTI_CBID_RESOURCE_MODULE_LOADED, CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING})
     if ((r = cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE, id)) != CUPTI_SUCCESS) note_error(s, "cuptiEnableCallback", r);
   // Every driver entry that launches a kernel (the runtime's launches go through these).
   for (CUpti_CallbackId id : {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,

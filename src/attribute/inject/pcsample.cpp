@@ -132,6 +132,7 @@ struct State {
   std::vector<std::pair<std::string, std::uint64_t>> errors;
   json device = json::object();
   bool written = false;
+  pid_t owner = 0;  // the process that loaded the library: a child it forks never samples or writes
 };
 
 State& state() {
@@ -468,6 +469,7 @@ bool is_launch(CUpti_CallbackId id) {
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
   State& s = state();
   std::lock_guard<std::recursive_mutex> lock(s.mu);
+  if (::getpid() != s.owner) return;  // a forked child
   if (s.written) return;
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     if (!is_launch(id)) return;
@@ -512,6 +514,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
 void at_exit() {
   State& s = state();
   std::lock_guard<std::recursive_mutex> lock(s.mu);
+  if (::getpid() != s.owner) return;  // a forked child's exit
   debug("at exit: %zu context(s)", s.contexts.size());
   for (auto& [ctx, c] : s.contexts) finish_context(s, *c, "exit");
   write_document(s);
@@ -531,6 +534,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
     return 0;
   }
   s.dir = dir;
+  s.owner = ::getpid();
   if (const char* p = std::getenv("DIVBENCH_PCSAMPLE_PERIOD"); p && *p) {
     char* end = nullptr;
     const unsigned long k = std::strtoul(p, &end, 10);
