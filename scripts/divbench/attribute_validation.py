@@ -252,6 +252,19 @@ def launch_mode_checks(folder: Path) -> list[dict]:
     return rows
 
 
+def hostile_checks(folder: Path) -> list[dict]:
+    """hostile.log (tests/attribute/hostile_test.sh): one row per check, {case, check, ok}; [] without the log."""
+    log = folder / "hostile.log"
+    if not log.is_file():
+        return []
+    rows = []
+    for line in read_text(log).splitlines():
+        m = re.fullmatch(r"(ok  |FAIL) (\w+): (.*)", line)
+        if m:
+            rows.append({"case": m.group(2), "check": m.group(3), "ok": m.group(1) == "ok  "})
+    return rows
+
+
 def timing(folder: Path) -> dict:
     ms = {}
     for line in read_text(folder / "timing.txt").splitlines():
@@ -284,6 +297,13 @@ def timing(folder: Path) -> dict:
         if key in ms:
             base = med if key.startswith("thrust") else (statistics.median(many) if many else None)
             out[key + "_overhead_ratio"] = ms[key] / base if base else None
+    # The control of the early disassembly: the same calls with DIVBENCH_EARLY_FROM_EXECUTABLE=0.
+    for key in ("thrust_late_disassembly", "many_late_disassembly"):
+        late = calls(key)
+        base = med if key.startswith("thrust") else (statistics.median(many) if many else None)
+        if late and base:
+            out[key + "_overhead_ratio"] = statistics.median(late) / base
+            out[key + "_calls_ms"] = late
     return out
 
 
@@ -395,6 +415,7 @@ def report(folder: Path) -> tuple[dict, bool]:
     shapes = shapes_checks(folder)
     modes = launch_mode_checks(folder)
     beside = sampling_beside_checks(folder)
+    hostile = hostile_checks(folder)
     thrust = load_json(folder / "thrust.json")
     errs = [abs(r["rel_err"]) for r in kway if r.get("rel_err") is not None]
     diffs = [max(r["ratio_rel_diff"], r["divergent_rel_diff"]) for r in ncu if r["in_ncu"]]
@@ -419,6 +440,10 @@ def report(folder: Path) -> tuple[dict, bool]:
                              if (folder / "shapes_random.json").is_file() else None),
         "ncu_kernels_missing": [r["kernel"] for r in ncu if not r["in_ncu"]],
         "goals": GOALS,
+        "hostile_checks": len(hostile),
+        "hostile_ok": bool(hostile) and all(r["ok"] for r in hostile),
+        "overhead_ratio_many_kernels_late_disassembly": tm.get("many_late_disassembly_overhead_ratio"),
+        "overhead_ratio_late_disassembly": tm.get("thrust_late_disassembly_overhead_ratio"),
     }
     compared = [r for r in ncu if r["in_ncu"]]
     summary["ncu_inst_identical"] = sum(1 for r in compared if r["inst_rel_diff"] == 0)
@@ -438,7 +463,8 @@ def report(folder: Path) -> tuple[dict, bool]:
                                                and tm["overhead_ratio_one_kernel"] <= GOALS["overhead_ratio"])
     doc = {"schema": SCHEMA, "summary": summary, "provenance": thrust.get("provenance", {}),
            "device": thrust.get("device", {}), "kway": kway, "lanes": lanes, "predication": pred, "ncu": ncu,
-           "timing": tm, "shapes": shapes, "launch_modes": modes, "sampling_beside": beside}
+           "timing": tm, "shapes": shapes, "launch_modes": modes, "sampling_beside": beside,
+           "hostile": hostile}
     for r in kway:
         print(f"kway n={r['n']} k={r['k']}: est {r['estimated_cycles_lost_per_warp']:.1f} cycles/warp, "
               f"measured {r['measured_t_k_minus_t_1']}, rel_err {r.get('rel_err')}, ok {r['ok']}")

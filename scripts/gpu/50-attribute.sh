@@ -25,7 +25,12 @@
 #   many_no_sampling.json, many_graph.json, many_threads.json  the same without PC sampling, launched as one CUDA
 #                             graph, and from four host threads (counts must agree kernel by kernel)
 #   thrust_repeat.json        attribute --repeat 2 on Thrust/CUB: the kernels whose counts differ between runs
+#   many_late_disassembly*, thrust_late_disassembly* (timing.txt only)  the control of the overhead: the
+#                             same calls with DIVBENCH_EARLY_FROM_EXECUTABLE=0 (no disassembly of the executable's
+#                             cubins before the program loads them), three each
 #   gpu_test.log              tests/attribute/gpu_test.sh (the ctest GPU test of attribute) on this GPU
+#   hostile.log, hostile/     tests/attribute/hostile_test.sh: programs that trap, hang, ignore TERM, fork, unload
+#                             an NVRTC module; each case's line, and the documents and stderr of each call
 #   validation.json           python3 -m divbench.attribute_validation over the folder
 STAGE=attribute
 # shellcheck source=scripts/gpu/lib.sh
@@ -50,6 +55,9 @@ timed() {  # timed NAME CMD... : wall milliseconds of CMD into timing.txt
 bash tests/attribute/gpu_test.sh "$DIVBENCH" "$T" scripts >"$A/gpu_test.log" 2>&1
 echo "rc=$?" >>"$A/gpu_test.log"
 note "attribute: gpu test $(tail -1 "$A/gpu_test.log") (expect rc=0)"
+bash tests/attribute/hostile_test.sh "$DIVBENCH" "$BIN/divbench_attribute_hostile" "$A/hostile" >"$A/hostile.log" 2>&1
+echo "rc=$?" >>"$A/hostile.log"
+note "attribute: hostile programs $(tail -2 "$A/hostile.log" | tr '\n' ' ')(expect 0 failure(s) rc=0)"
 
 # 1. divbench's own k-way kernel: measured T(k), then attributed, at two loop lengths.
 for n in 1000 10000; do
@@ -115,6 +123,15 @@ for i in 2 3; do
     >/dev/null
 done
 rm -f "$A/.again.json"
+# The control: the same calls without the executable's cubins disassembled from the start.
+for i in 1 2 3; do
+  sfx=$([ "$i" = 1 ] || echo "_$i")
+  step "attribute many late disassembly ($i)" timed "many_late_disassembly$sfx" env DIVBENCH_EARLY_FROM_EXECUTABLE=0 \
+    "$DIVBENCH" attribute --quiet --out "$A/.late.json" -- "$M" >/dev/null
+  step "attribute thrust late disassembly ($i)" timed "thrust_late_disassembly$sfx" env DIVBENCH_EARLY_FROM_EXECUTABLE=0 \
+    "$DIVBENCH" attribute --quiet --out "$A/.late.json" -- "$TH" >/dev/null
+done
+rm -f "$A/.late.json"
 step "attribute many no sampling" timed many_attribute_no_sampling "$DIVBENCH" attribute --quiet --no-pc-sampling \
   --out "$A/many_no_sampling.json" -- "$M" >/dev/null
 # The same kernels launched as one CUDA graph and from four host threads: one run must count them alike.

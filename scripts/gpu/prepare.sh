@@ -26,8 +26,9 @@ for f in libdivbench_inject.so libdivbench_pcsample.so divbench_attribute_target
          divbench_diff_base divbench_diff_new divbench_diff_moved; do
   cp "$build/$f" "$b/bin/" 2>/dev/null || echo "prepare: no $build/$f"
 done
-# The compaction ground truth of attribute's estimate (tests/attribute/shapes.cu).
-for f in divbench_attribute_shapes divbench_attribute_many; do
+# The compaction ground truth of attribute's estimate (tests/attribute/shapes.cu), the 128-kernel program and
+# the misbehaving programs (hostile.cu).
+for f in divbench_attribute_shapes divbench_attribute_many divbench_attribute_hostile; do
   cp "$build/$f" "$b/bin/" 2>/dev/null || echo "prepare: no $build/$f"
 done
 # Its SASS facts (divbench kernels facts, written by the build), read at run time next to the binary.
