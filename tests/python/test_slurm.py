@@ -1,12 +1,14 @@
 """scripts/slurm/: valid bash; submit.sh submits one job array per GPU type plus a dependent gather job
 (a fake sbatch records the calls); gather.sh fills results/<gpu>/ from the stage and draws the figures."""
+import importlib
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 
-from conftest import ROOT, device, kway, write
+from conftest import REFERENCE, ROOT, device, kway, write
 
 SLURM = ROOT / "scripts" / "slurm"
 SCRIPTS = ["divbench-array.sbatch", "submit.sh", "gather.sh"]
@@ -97,3 +99,124 @@ def test_gather_refuses_a_disturbed_gpu(tmp_path):
     p = subprocess.run(["bash", str(SLURM / "gather.sh"), str(stage)], capture_output=True, text=True, env=env)
     assert p.returncode == 0 and (results / "gpu_x" / "kway.json").exists(), p.stderr
     assert "--allow-disturbed" in (results / "figures" / "compare.md").read_text()
+
+
+# The gather never follows or writes outside the stage and DIVBENCH_RESULTS (issue 37): planted symlinks
+# at a temporary name or a destination, staged symlinks, and status files or logs that are FIFOs, devices
+# or too large. Every refusal is one line, exit 2, before anything is written; nothing may hang (timeout).
+def run_gather(stage, results, **env):
+    env = dict(os.environ, DIVBENCH_RESULTS=str(results), MPLBACKEND="Agg", **env)
+    return subprocess.run(["bash", str(SLURM / "gather.sh"), str(stage)], capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def one_error(p, *words):
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    assert p.returncode == 2 and len(lines) == 1 and lines[0].startswith("gather: error: "), p.stderr
+    assert all(w in lines[0] for w in words), p.stderr
+
+
+def gpu_stage(tmp_path, s=500.0):
+    stage, results = tmp_path / "stage", tmp_path / "results"
+    write(stage / "gpu_x", "kway.json", kway(device("SYNTHETIC GPU X", "8.0"), s, 5.0))
+    return stage, results
+
+
+@pytest.mark.parametrize("victim_exists", [True, False])
+def test_gather_never_follows_a_planted_temporary_file(tmp_path, victim_exists):
+    stage, results = gpu_stage(tmp_path)
+    write(results / "reference", "paper-2607.23402.json", json.loads(REFERENCE.read_text()))
+    write(results / "gpu_x", "kway.json", {"old": True})
+    victim = tmp_path / "outside" / "victim"
+    victim.parent.mkdir()
+    if victim_exists:
+        victim.write_text("not yours\n")
+    os.symlink(victim, results / "gpu_x" / ".kway.json.tmp")  # the temporary name an older gather used
+    p = run_gather(stage, results, FORCE="1")
+    assert p.returncode == 0, p.stderr
+    assert victim.read_text() == "not yours\n" if victim_exists else not os.path.lexists(victim)
+    dest = results / "gpu_x" / "kway.json"
+    assert not dest.is_symlink() and json.loads(dest.read_text())["experiment"] == "kway"
+    assert sorted(os.listdir(results / "gpu_x")) == [".kway.json.tmp", "kway.json"]  # no temporary file left
+
+
+@pytest.mark.parametrize("target_exists", [True, False])
+def test_gather_refuses_a_symlink_at_a_destination(tmp_path, target_exists):
+    stage, results = gpu_stage(tmp_path)
+    outside = tmp_path / "outside.json"
+    if target_exists:
+        outside.write_text("{}\n")
+    (results / "gpu_x").mkdir(parents=True)
+    os.symlink(outside, results / "gpu_x" / "kway.json")
+    p = run_gather(stage, results, FORCE="1")
+    one_error(p, str(results / "gpu_x" / "kway.json"), "a symlink in DIVBENCH_RESULTS")
+    assert (results / "gpu_x" / "kway.json").is_symlink()
+    assert outside.read_text() == "{}\n" if target_exists else not os.path.lexists(outside)
+    assert os.listdir(results / "gpu_x") == ["kway.json"]
+
+
+@pytest.mark.parametrize("link", ["gpu_y/kway.json", "gpu_y"])
+def test_gather_refuses_a_staged_symlink_before_writing(tmp_path, link):
+    """gpu_x (sorted first) is fine; gpu_y or its file is a symlink out of the stage: nothing is gathered."""
+    stage, results = gpu_stage(tmp_path)
+    secret = tmp_path / "outside" / "gpu_y"
+    write(secret, "kway.json", kway(device("SYNTHETIC GPU Y", "8.0"), 400.0, 5.0))
+    if link == "gpu_y":
+        os.symlink(secret, stage / "gpu_y")
+    else:
+        (stage / "gpu_y").mkdir()
+        os.symlink(secret / "kway.json", stage / "gpu_y" / "kway.json")
+    p = run_gather(stage, results)
+    one_error(p, str(stage / link), "a symlink in the stage")
+    assert not results.exists()
+
+
+def task_stage(tmp_path):
+    stage, results = gpu_stage(tmp_path)
+    (stage / "tasks.tsv").write_text("5\t1\tgpu\tgpu_x\n")
+    (stage / "status").mkdir()
+    (stage / "logs").mkdir()
+    return stage, results
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev_zero", "too_large", "symlink"])
+def test_gather_reads_only_a_small_regular_status_file(tmp_path, kind):
+    stage, results = task_stage(tmp_path)
+    status = stage / "status" / "5_1"
+    if kind == "fifo":
+        os.mkfifo(status)
+    elif kind == "dev_zero":
+        os.symlink("/dev/zero", status)
+    elif kind == "too_large":
+        status.write_text("rc=0 host=n1 start=1 end=2 " + "x" * (64 << 10) + "\n")
+    else:
+        (tmp_path / "elsewhere").write_text("rc=0 host=n1 start=1 end=2\n")
+        os.symlink(tmp_path / "elsewhere", status)
+    p = run_gather(stage, results)
+    one_error(p, str(status), {"fifo": "not a regular file", "dev_zero": "a symlink in the stage",
+                               "too_large": "more than the 65536 bytes", "symlink": "a symlink in the stage"}[kind])
+    assert not results.exists()
+
+
+def test_gather_does_not_wait_on_a_fifo_log(tmp_path):
+    stage, results = task_stage(tmp_path)
+    (stage / "status" / "5_1").write_text("rc=1 host=n1 start=1 end=2\n")
+    os.mkfifo(stage / "logs" / "divbench-gpu_x-5_1.out")
+    p = run_gather(stage, results)
+    assert p.returncode == 1, p.stderr
+    assert "FAILED exit 1 on n1 after 1 s: (log not read: " in p.stderr and "not a regular file" in p.stderr
+
+
+def test_gather_write_failure_keeps_the_old_file(tmp_path, monkeypatch):
+    """write_new: when the rename fails the temporary file is removed and the destination left as it was."""
+    sys.path.insert(0, str(SLURM))
+    gather = importlib.import_module("gather")
+    (tmp_path / "kway.json").write_text("old\n")
+
+    def fail(*a):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(gather.os, "replace", fail)
+    with pytest.raises(gather.GatherError, match="cannot write .*kway.json .No space left on device"):
+        gather.write_new(str(tmp_path), "kway.json", b"new\n")
+    assert os.listdir(tmp_path) == ["kway.json"] and (tmp_path / "kway.json").read_text() == "old\n"

@@ -206,3 +206,24 @@ def test_gather_refuses_a_partial_or_foreign_study(tmp_path):
     p = gather(stage, results)
     assert p.returncode == 1 and "sm_90: shard made from another corpus" in p.stderr
     assert not (results / "static").exists()
+
+
+def test_gather_refuses_symlinks_around_the_study(tmp_path):
+    """A shard that is a symlink out of the stage, or a symlink at a file RESULTS/static/ would get: one
+    line, exit 2, nothing written (issue 37)."""
+    stage, results = study_stage(tmp_path), tmp_path / "results"
+    shard = stage / "study" / "sm_90" / "sm_90.json"
+    outside = tmp_path / "outside.json"
+    shard.rename(outside)
+    shard.symlink_to(outside)
+    p = gather(stage, results)
+    assert p.returncode == 2 and f"gather: error: {shard}: a symlink in the stage" in p.stderr
+    assert not results.exists()
+
+    shard.unlink()
+    outside.rename(shard)
+    (results / "static").mkdir(parents=True)
+    (results / "static" / "table2.json").symlink_to(outside)
+    p = gather(stage, results, force=True)
+    assert p.returncode == 2 and "table2.json: a symlink in DIVBENCH_RESULTS" in p.stderr
+    assert os.listdir(results / "static") == ["table2.json"] and not outside.exists()
