@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Launcher of divbench.compare (scripts/divbench/compare.py; --gate: scripts/divbench/gate.py).
+"""Launcher of divbench.compare (scripts/divbench/compare.py; gate / --gate: scripts/divbench/gate.py).
 Python puts this file's folder, scripts/, first on the module path, which is where the package is."""
 import sys
 

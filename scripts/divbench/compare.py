@@ -1,7 +1,8 @@
 """Compare divbench results across GPUs, beside the paper's numbers.
 
   python3 scripts/compare.py [RESULTS ...] [--baseline GPU] [--markdown | --csv] [--out FILE]
-  python3 scripts/compare.py --gate A.json B.json [...]     (the statistical gate: divbench/gate.py)
+  python3 scripts/compare.py gate A.json B.json [...]       (the statistical gate: divbench/gate.py;
+  python3 scripts/compare.py --gate A.json B.json [...]      the same, the older spelling; gate --help)
 
 RESULTS are results/<gpu>/ folders, a results/ folder holding them, or result files (default: results/).
 One row per GPU: name, compute capability, the k-way fit T(k) = s*k + c (s with its spread over code
@@ -309,9 +310,17 @@ def parser(root: Path) -> ArgumentParser:
                     help="exit 1 when a prediction is off a measured s of its architecture by more than F (0.1 = 10%%)")
     ap.add_argument("--allow-disturbed", action="store_true",
                     help="use results that divbench.quality judges disturbed (else exit 3 naming the file)")
-    ap.add_argument("--gate", nargs=2, metavar=("A", "B"),
-                    help="statistical gate of result B against result A (docs/compare.md; --gate --help)")
+    ap.add_argument("--gate", nargs=argparse.REMAINDER,
+                    help="statistical gate of result B against result A, the same as `compare gate A B ...`: "
+                         "every argument after --gate is the gate's, none may come before it "
+                         "(docs/compare.md; --gate --help)")
     return ap
+
+
+def gate_command(argv: list[str]) -> int:
+    """`compare gate ARGS` and `compare --gate ARGS`: divbench.gate.main(ARGS)."""
+    from divbench import gate  # numpy and scipy are needed only there
+    return gate.main(argv)
 
 
 def predicted_folders(args, root: Path) -> list[Path]:
@@ -437,11 +446,19 @@ def input_files(args) -> list:
 @tool_main("compare")
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
-    if "--gate" in argv:
-        from divbench import gate  # numpy is needed only there
-        return gate.main([a for a in argv if a != "--gate"])
+    if argv[:1] == ["gate"]:  # the subcommand is the first word (a results folder named gate: ./gate)
+        return gate_command(argv[1:])
     root = repo_root()
-    args = parser(root).parse_args(argv)
+    ap = parser(root)
+    args = ap.parse_args(argv)
+    if args.gate is not None:  # the older spelling, --gate A B ...: argparse hands it every word after it
+        defaults = vars(ap.parse_args([]))
+        before = [" ".join(map(str, v)) if k == "inputs" else "--" + k.replace("_", "-")
+                  for k, v in vars(args).items() if k != "gate" and v != defaults[k]]
+        if before:
+            ap.error(f"--gate takes every argument after it and none before it (here: {', '.join(before)}): "
+                     "compare --gate A.json B.json [options], or compare gate A.json B.json [options]")
+        return gate_command(args.gate)
     try:
         if args.max_prediction_error is not None and not args.max_prediction_error >= 0:
             raise CompareError(f"--max-prediction-error {args.max_prediction_error:g}: expected a fraction >= 0")

@@ -272,6 +272,33 @@ def test_usage_error_is_one_line():
     assert p.stderr.startswith("compare --gate: error: ")
 
 
+def test_the_subcommand_and_the_older_option_are_one_gate(tmp_path, capsys):
+    """`compare gate A B ...` and `compare --gate A B ...` hand the gate the same arguments (argparse: --gate
+    takes every word after it); `--gate --help` and `gate --help` are the gate's help."""
+    a = with_samples(base())
+    fa, fb = write(tmp_path, "a.json", a), write(tmp_path, "b.json", scaled(a, 1.05))
+    outs = []
+    for route in (["gate"], ["--gate"]):
+        assert compare.main([*route, fa, fb, "--threshold", "0.02", "--allow-disturbed"]) == 1
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] and "threshold 2.00% from --threshold" in outs[0]
+    for route in (["gate"], ["--gate"]):
+        with pytest.raises(SystemExit) as e:
+            compare.main([*route, "--help"])
+        assert e.value.code == 0 and "--benchmark-json" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args", [["--allow-disturbed", "--gate", "A.json", "B.json"],
+                                  ["A.json", "--gate", "B.json"], ["--gate", "A.json", "--", "B.json"]])
+def test_a_table_argument_beside_gate_is_refused(capsys, args):
+    """Every argument of the older spelling comes after --gate; one before it is refused (exit 2, one line),
+    never reordered into the gate's A and B."""
+    with pytest.raises(SystemExit) as e:
+        compare.main(args)
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1 and "--gate takes every argument after it" in err, err
+
+
 def test_a_run_of_the_current_harness_gates_against_a_result_from_before_it(fixture_factory, tmp_path, capsys):
     """The current harness records each point's sample count as "n"; results from before it (the committed
     results/h200) have none. "n" names a point only where the experiment sweeps it (cost: config.ns), so
