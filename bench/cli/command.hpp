@@ -1,6 +1,7 @@
-// Subcommands of the divbench executable (sass, flip).
+// Subcommands of the divbench executable (sass, kernels, flip, attribute, and attribute's own `diff`).
 //
-// A command lives in bench/commands/<name>.cpp and registers itself with one line:
+// A command lives in bench/commands/<name>.cpp (a command's own subcommand: <parent>_<name>.cpp) and
+// registers itself with one line:
 //   DIVBENCH_REGISTER_COMMAND(sass_command);
 // where sass_command() returns a Command. Every file in bench/commands/ is compiled into the
 // executable (CMake globs the folder), so adding a command touches no other file.

@@ -20,8 +20,8 @@ One of each concept (docs/schemas.md names the formats):
   cli         argument parsing and the error convention: `PROG: error: ...`, one line, exit 2
   pathargs    path arguments checked before any work: an existing folder, an executable, a creatable folder
   paths       the repository root
-The tools: compare (cross-GPU table), gate + gate_report + stats (compare --gate, numpy), figures +
-figure_kway + figure_occupancy + figure_placement + table2 with figure_draw + figure_inputs + series
+The tools: compare (cross-GPU table), gate + gate_report + stats (compare gate / --gate, numpy, scipy),
+figures + figure_kway + figure_occupancy + figure_placement + table2 with figure_draw + figure_inputs + series
 (matplotlib), study/ (the static study; study/shards: its Slurm array tasks), merge_kway_metrics (CUPTI vs
 ncu), metrics_cost (what counters cost), convert_axes (point.axes for older results), stage_summary (the GPU
 stages' summary lines).

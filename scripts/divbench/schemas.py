@@ -46,7 +46,7 @@ def schema_dir() -> Path:
 
 
 def experiments_dir() -> Path:
-    """The experiment folders (experiments/<name>/, docs/dynamic.md "How an experiment is added")."""
+    """The experiment folders (experiments/<name>/, docs/dynamic.md "Adding an experiment")."""
     return repo_root() / "experiments"
 
 
