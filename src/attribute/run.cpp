@@ -357,8 +357,6 @@ Outcome run(const Request& q) {
   // (the control of the overhead measurement, stage 50).
   const char* early_env = std::getenv("DIVBENCH_EARLY_FROM_EXECUTABLE");
   const bool kEarlyFromExecutable = !(early_env && std::string(early_env) == "0");
-  std::map<std::uint32_t, std::shared_future<sass::Cubin>> early;
-  std::map<std::uint32_t, std::string> from_executable;  // crc -> the executable's cubin it matched
   const auto t_start = std::chrono::steady_clock::now();
   json phases = json::object();  // seconds since the start at the end of each phase (where the time goes)
   const auto since_start = [t_start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count(); };
@@ -380,6 +378,11 @@ Outcome run(const Request& q) {
     std::lock_guard<std::mutex> lock(disassembly_mutex);
     return module_disassembly;
   };
+  // Declared after what their tasks use (disassemble_timed and its mutex and records): a task still
+  // running when run() leaves (an error thrown, a module no kernel of which is wanted) is waited for by
+  // the future's destructor, which must come first.
+  std::map<std::uint32_t, std::shared_future<sass::Cubin>> early;
+  std::map<std::uint32_t, std::string> from_executable;  // crc -> the executable's cubin it matched
   // The executable's own cubins of the GPU's architecture, disassembled from the start (every kernel
   // with the subroutines of its section, as below): a module the program loads with the same bytes
   // takes that disassembly instead of starting its own.
@@ -394,6 +397,7 @@ Outcome run(const Request& q) {
   ProgramRun first;
   json runs = json::array();
   json nondeterministic = json::object();
+  json uncounted = json::array();  // kernels launched that have no counts after every run
   PcSamples pcs;
   bool have_pcs = false;
   std::string collection_method;
@@ -556,6 +560,17 @@ Outcome run(const Request& q) {
       keep_only(c, [&](const std::string& n) { return n == more[i].target; });
       merge_counts(counts, c);
     }
+    // A kernel launched that still has no counts was missed by CUPTI (measured: a kernel of a module the
+    // program compiled with NVRTC and loaded itself); say so, or its branches are silently absent.
+    std::set<std::string> counted;
+    for (const auto& f : counts.functions) counted.insert(f.name);
+    for (const auto& t : targets)
+      if (!counted.count(t)) uncounted.push_back(t);
+    if (!uncounted.empty())
+      std::cerr << "divbench attribute: WARNING " << uncounted.size()
+                << " kernel(s) were launched but CUPTI recorded no counts for them (first: "
+                << one_line(model::demangle(uncounted[0].get<std::string>()).substr(0, 80))
+                << "): they are missing from the report (collection.launched_without_counts)\n";
     collection_method = all_kernels ? "one run, every kernel instrumented" : "one run per kernel";
     mark("other_runs");
   }
@@ -768,6 +783,7 @@ Outcome run(const Request& q) {
         {"dropped_records", counts.dropped_records},
         {"processes", counts.processes},
         {"kernels_ran", counts.functions.size()},
+        {"launched_without_counts", uncounted},
         {"pc_sampling", pcs_json},
         {"phases_s", phases},
         {"module_disassembly", module_disassembly_now()},

@@ -4,7 +4,10 @@
 //   hang         a kernel spins up to 30 s of clock64 (bounded: prints "cap reached" and exits 5)
 //   ignore_term  ignores SIGTERM, then sleeps up to 30 s (bounded) and exits 0
 //   fork         forks a child that sleeps 20 s (bounded) and exits; the parent exits 0 at once
-//   nvrtc        compiles a kernel with NVRTC, runs it from its own module, unloads the module, exits 0
+//   nvrtc        compiles a kernel with NVRTC, runs it from its own module (cuModuleLoadData), unloads
+//                the module, exits 0
+//   nvrtc_library  the same through cuLibraryLoadData / cuLibraryGetKernel
+//   nvrtc_first  the same as nvrtc, before the checked kernel (no collection range open yet)
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <nvrtc.h>
@@ -93,7 +96,7 @@ extern "C" __global__ void hostile_nvrtc(unsigned* out) {
 }
 )";
 
-int run_nvrtc() {
+int run_nvrtc(bool library) {
   int dev = 0, major = 0, minor = 0;
   DIVBENCH_CUDA_CHECK(cudaGetDevice(&dev));
   DIVBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
@@ -116,15 +119,24 @@ int run_nvrtc() {
   NVRTC_CHECK(nvrtcGetCUBIN(prog, cubin.data()));
   NVRTC_CHECK(nvrtcDestroyProgram(&prog));
   divbench::DeviceBuffer<unsigned> out(kThreads * kBlocks);  // the runtime's primary context is current
-  CUmodule mod;
+  CUmodule mod = nullptr;
+  CUlibrary lib = nullptr;
   CUfunction fn;
-  CU_CHECK(cuModuleLoadData(&mod, cubin.data()));
-  CU_CHECK(cuModuleGetFunction(&fn, mod, "hostile_nvrtc"));
+  if (library) {
+    CUkernel k;
+    CU_CHECK(cuLibraryLoadData(&lib, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+    CU_CHECK(cuLibraryGetKernel(&k, lib, "hostile_nvrtc"));
+    fn = reinterpret_cast<CUfunction>(k);  // a CUkernel launches as a CUfunction in the current context
+  } else {
+    CU_CHECK(cuModuleLoadData(&mod, cubin.data()));
+    CU_CHECK(cuModuleGetFunction(&fn, mod, "hostile_nvrtc"));
+  }
   unsigned* p = out.get();
   void* args[] = {&p};
   CU_CHECK(cuLaunchKernel(fn, kBlocks, 1, 1, kThreads, 1, 1, 0, nullptr, args, nullptr));
   CU_CHECK(cuCtxSynchronize());
-  CU_CHECK(cuModuleUnload(mod));
+  if (library) CU_CHECK(cuLibraryUnload(lib));
+  else CU_CHECK(cuModuleUnload(mod));
   std::vector<unsigned> h(kThreads * kBlocks);
   DIVBENCH_CUDA_CHECK(cudaMemcpy(h.data(), out.get(), h.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
   for (int t = 0; t < kThreads * kBlocks; ++t) {
@@ -142,11 +154,16 @@ int run_nvrtc() {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
-  if (mode != "trap" && mode != "hang" && mode != "ignore_term" && mode != "fork" && mode != "nvrtc") {
-    std::fprintf(stderr, "usage: divbench_attribute_hostile trap|hang|ignore_term|fork|nvrtc\n");
+  if (mode != "trap" && mode != "hang" && mode != "ignore_term" && mode != "fork" && mode != "nvrtc" &&
+      mode != "nvrtc_library" && mode != "nvrtc_first") {
+    std::fprintf(stderr, "usage: divbench_attribute_hostile trap|hang|ignore_term|fork|nvrtc|nvrtc_library|nvrtc_first\n");
     return 2;
   }
   if (mode == "ignore_term") ::signal(SIGTERM, SIG_IGN);
+  if (mode == "nvrtc_first") {
+    DIVBENCH_CUDA_CHECK(cudaFree(nullptr));  // the runtime's primary context, current for the driver calls
+    if (const int rc = run_nvrtc(false)) return rc;
+  }
   if (const int rc = run_checked()) return rc;
   if (mode == "trap") {
     divbench::DeviceBuffer<unsigned> out(kThreads * kBlocks);
@@ -177,5 +194,6 @@ int main(int argc, char** argv) {
     }
     return pid > 0 ? 0 : 1;
   }
-  return run_nvrtc();
+  if (mode == "nvrtc_first") return 0;
+  return run_nvrtc(mode == "nvrtc_library");
 }
