@@ -340,6 +340,43 @@ DIST = f"{H200}/disturbed/summary.json"
 MC = f"{H200}/metrics_cost.json"
 
 
+
+def shape_kernel(order: str, tag: str) -> dict:
+    """The shapes program's kernel `tag` (IfThen, ForTrips, ...) in attribute's document of one order, with
+    `launches` added (its launches in that run: the docs quote per launch)."""
+    doc = load(f"{H200}/attribute/shapes_{order}.json")
+    hits = [k for k in doc["kernels"] if re.search(rf"shape_kernelINS_\d+{tag}E", k["name"])]
+    if len(hits) != 1:
+        raise KeyError(f"shapes_{order}.json: {len(hits)} kernels {tag}")
+    return dict(hits[0], launches=int(doc.get("launches", {}).get(hits[0]["name"], 1)) or 1)
+
+
+def shape_branch(order: str, tag: str, pc: int) -> dict:
+    hits = [b for b in shape_kernel(order, tag)["branches"] if b["pc"] == pc]
+    if len(hits) != 1:
+        raise KeyError(f"shapes_{order}.json {tag}: {len(hits)} branches at pc {pc:#x}")
+    return hits[0]
+
+
+def SK(order: str, tag: str, what: str, compute: Callable[[dict], float]) -> Value:
+    """A number of one shape kernel of results/h200/attribute/shapes_<order>.json."""
+    return F(f"{H200}/attribute/shapes_{order}.json", f"{tag}: {what}", lambda: compute(shape_kernel(order, tag)))
+
+
+def sampled_over_model(order: str, tag: str) -> float:
+    t = shape_kernel(order, tag)["time_sampling"]
+    return t["model_cycles_per_sample"] / t["warp_cycles_per_sample"]
+
+
+def sampled_warp_cycles_per_launch(order: str, tag: str) -> float:
+    k = shape_kernel(order, tag)
+    t = k["time_sampling"]
+    return t["samples"] * t["period_cycles"] * t["resident_warps_per_sm"] / k["launches"]
+
+
+ARITHMETIC_SHAPES = ("IfThen", "IfElse", "Switch8", "ForTrips", "WhileCompound", "LoopBreak", "NestedOuter",
+                     "RegionInLoop", "ShuffleReduce")  # not the pointer chase, the atomics, the calls
+
 def _cost(body: str, key: str, scale: float = 1.0) -> Value:
     return J(COST, f"summary.bodies[body={body}].{key}", scale)
 
@@ -531,6 +568,33 @@ CHECKS: list[Check] = [
     Check("docs/dynamic.md", "(the overhead, {}–{} µs, is in both",
           [J(OCC, "summary.launch_overhead_ms_min", 1000), J(OCC, "summary.launch_overhead_ms_max", 1000)]),
     Check(R, "(the metrics stage re-run at {c},", [commit7(MC)]),
+    Check("docs/attribute.md", "Of the estimate ({} M warp-cycles, all at the outermost divergent branch, pc 0x1d0), "
+                               "{} M is D_path per extra path (`path_overhead_cycles`) and {} M the instructions; the "
+                               "truth, {} M, lies",
+          [SK("random", "ForTrips", "cycles_lost per launch, M", lambda k: k["cycles_lost"] / k["launches"] / 1e6),
+           F(f"{H200}/attribute/shapes_random.json", "ForTrips pc 0x1d0 path_overhead_cycles per launch, M",
+             lambda: shape_branch("random", "ForTrips", 0x1d0)["path_overhead_cycles"] / shape_kernel("random", "ForTrips")["launches"] / 1e6),
+           F(f"{H200}/attribute/shapes_random.json", "ForTrips pc 0x1d0 (cycles_lost - path_overhead_cycles) per launch, M",
+             lambda: (lambda b, n: (b["cycles_lost"] - b["path_overhead_cycles"]) / n / 1e6)(
+                 shape_branch("random", "ForTrips", 0x1d0), shape_kernel("random", "ForTrips")["launches"])),
+           J(f"{H200}/attribute/validation.json", "shapes[shape=for_trips].truth_cycles", 1e-6)]),
+    Check("docs/attribute.md", "samples × period × warps = {} M warp-cycles against {} M measured in the random order, "
+                               "{} M against {} M sorted",
+          [F(f"{H200}/attribute/shapes_random.json", "PointerChase samples x period x warps per launch, M",
+             lambda: sampled_warp_cycles_per_launch("random", "PointerChase") / 1e6),
+           J(f"{H200}/attribute/validation.json", "shapes[shape=pointer_chase].warp_cycles_random", 1e-6),
+           F(f"{H200}/attribute/shapes_sorted.json", "PointerChase samples x period x warps per launch, M",
+             lambda: sampled_warp_cycles_per_launch("sorted", "PointerChase") / 1e6),
+           J(f"{H200}/attribute/validation.json", "shapes[shape=pointer_chase].warp_cycles_sorted", 1e-6)]),
+    Check("docs/attribute.md", "/ warp_cycles_per_sample = {} random, {} sorted, against {}–{} for the arithmetic shapes)",
+          [F(f"{H200}/attribute/shapes_random.json", "IndirectCall model/sampled cycles per sample",
+             lambda: sampled_over_model("random", "IndirectCall")),
+           F(f"{H200}/attribute/shapes_sorted.json", "IndirectCall model/sampled cycles per sample",
+             lambda: sampled_over_model("sorted", "IndirectCall")),
+           F(f"{H200}/attribute/shapes_*.json", "min over the arithmetic shapes, both orders",
+             lambda: min(sampled_over_model(o, t) for o in ("random", "sorted") for t in ARITHMETIC_SHAPES)),
+           F(f"{H200}/attribute/shapes_*.json", "max over the arithmetic shapes, both orders",
+             lambda: max(sampled_over_model(o, t) for o in ("random", "sorted") for t in ARITHMETIC_SHAPES))]),
 ]
 
 
