@@ -295,7 +295,7 @@ def make_counts_inputs(data: Path) -> None:
     # A whole recording with its PC samples (the output rule: nothing in it may be an output), and a
     # symlink to its counts file.
     shutil.copytree(ROOT / "tests" / "data" / "attribute" / "shapes" / "random", data / "counts" / "recording")
-    os.symlink("recording/k0/counts-1595.json", data / "counts" / "recording_counts_link.json")
+    os.symlink("recording/k0/counts-2466.json", data / "counts" / "recording_counts_link.json")
     consts = json.loads((ROOT / "results" / "h200" / "loop_cost.json").read_text(encoding="utf-8"))
 
     def band(**kw):
