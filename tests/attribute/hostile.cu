@@ -8,6 +8,7 @@
 //                the module, exits 0
 //   nvrtc_library  the same through cuLibraryLoadData / cuLibraryGetKernel
 //   nvrtc_first  the same as nvrtc, before the checked kernel (no collection range open yet)
+//   nvrtc_keep   the same as nvrtc, the module left loaded until the program exits
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <nvrtc.h>
@@ -96,7 +97,7 @@ extern "C" __global__ void hostile_nvrtc(unsigned* out) {
 }
 )";
 
-int run_nvrtc(bool library) {
+int run_nvrtc(bool library, bool unload) {
   int dev = 0, major = 0, minor = 0;
   DIVBENCH_CUDA_CHECK(cudaGetDevice(&dev));
   DIVBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
@@ -135,8 +136,10 @@ int run_nvrtc(bool library) {
   void* args[] = {&p};
   CU_CHECK(cuLaunchKernel(fn, kBlocks, 1, 1, kThreads, 1, 1, 0, nullptr, args, nullptr));
   CU_CHECK(cuCtxSynchronize());
-  if (library) CU_CHECK(cuLibraryUnload(lib));
-  else CU_CHECK(cuModuleUnload(mod));
+  if (unload) {
+    if (library) CU_CHECK(cuLibraryUnload(lib));
+    else CU_CHECK(cuModuleUnload(mod));
+  }
   std::vector<unsigned> h(kThreads * kBlocks);
   DIVBENCH_CUDA_CHECK(cudaMemcpy(h.data(), out.get(), h.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
   for (int t = 0; t < kThreads * kBlocks; ++t) {
@@ -155,14 +158,14 @@ int run_nvrtc(bool library) {
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode != "trap" && mode != "hang" && mode != "ignore_term" && mode != "fork" && mode != "nvrtc" &&
-      mode != "nvrtc_library" && mode != "nvrtc_first") {
-    std::fprintf(stderr, "usage: divbench_attribute_hostile trap|hang|ignore_term|fork|nvrtc|nvrtc_library|nvrtc_first\n");
+      mode != "nvrtc_library" && mode != "nvrtc_first" && mode != "nvrtc_keep") {
+    std::fprintf(stderr, "usage: divbench_attribute_hostile trap|hang|ignore_term|fork|nvrtc|nvrtc_library|nvrtc_first|nvrtc_keep\n");
     return 2;
   }
   if (mode == "ignore_term") ::signal(SIGTERM, SIG_IGN);
   if (mode == "nvrtc_first") {
     DIVBENCH_CUDA_CHECK(cudaFree(nullptr));  // the runtime's primary context, current for the driver calls
-    if (const int rc = run_nvrtc(false)) return rc;
+    if (const int rc = run_nvrtc(false, true)) return rc;
   }
   if (const int rc = run_checked()) return rc;
   if (mode == "trap") {
@@ -195,5 +198,5 @@ int main(int argc, char** argv) {
     return pid > 0 ? 0 : 1;
   }
   if (mode == "nvrtc_first") return 0;
-  return run_nvrtc(mode == "nvrtc_library");
+  return run_nvrtc(mode == "nvrtc_library", mode != "nvrtc_keep");
 }

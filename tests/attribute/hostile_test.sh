@@ -6,7 +6,7 @@
 #   ignore_term  --timeout 3: exit 124 within 30 s (TERM ignored, KILL after the grace period)
 #   two TERMs    divbench sent TERM twice while the program ignores TERM: exit 143 within 10 s
 #   fork         exit 0 within 15 s (not the child's 20 s), the warning about the child, the kernel counted
-#   nvrtc, nvrtc_library, nvrtc_first  exit 0, the checked kernel counted, the NVRTC kernel counted or else
+#   nvrtc, nvrtc_library, nvrtc_first, nvrtc_keep  exit 0, the checked kernel counted, the NVRTC kernel counted or else
 #                named (warning, collection.launched_without_counts): never silently missing
 #   usage: hostile_test.sh DIVBENCH HOSTILE [OUT_DIR]   (OUT_DIR: keep the logs and documents there)
 set -uo pipefail
@@ -67,7 +67,7 @@ check fork "the child was ended" "$(left fork)"
 # The NVRTC kernel is counted, or else named as launched without counts (warning and JSON key): never
 # silently missing. Measured on the H200 (CUPTI 13.0 and 13.4): CUPTI patches no kernel of a module the
 # program compiled with NVRTC and loaded itself, whichever way it is loaded and whenever the range opens.
-for m in nvrtc nvrtc_library nvrtc_first; do
+for m in nvrtc nvrtc_library nvrtc_first nvrtc_keep; do
   run $m -- "$hostile" $m
   check $m "exit 0" "$([ $rc = 0 ] && echo 0 || echo 1)"
   check $m "the checked kernel counted" "$(python3 -c "import json,sys; d=json.load(open('$d/$m.json')); sys.exit(0 if any('hostile_divergent' in k['name'] and k['inst_executed'] > 0 for k in d['kernels']) else 1)"; echo $?)"
