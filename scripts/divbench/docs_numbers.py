@@ -377,9 +377,16 @@ def sampled_warp_cycles_per_launch(order: str, tag: str) -> float:
 ARITHMETIC_SHAPES = ("IfThen", "IfElse", "Switch8", "ForTrips", "WhileCompound", "LoopBreak", "NestedOuter",
                      "RegionInLoop", "ShuffleReduce")  # not the pointer chase, the atomics, the calls
 
+
+def log_lines(rel: str, pattern: str) -> int:
+    """How many lines of the text file `rel` match the regular expression `pattern`."""
+    return sum(1 for line in load(rel).splitlines() if re.search(pattern, line))
+
 def _cost(body: str, key: str, scale: float = 1.0) -> Value:
     return J(COST, f"summary.bodies[body={body}].{key}", scale)
 
+
+NVRTC_PROBE = f"{H200}/probes/nvrtc-unload"
 
 CHECKS: list[Check] = [
     # --- README: the headline table ---------------------------------------------------------------------
@@ -595,6 +602,18 @@ CHECKS: list[Check] = [
              lambda: min(sampled_over_model(o, t) for o in ("random", "sorted") for t in ARITHMETIC_SHAPES)),
            F(f"{H200}/attribute/shapes_*.json", "max over the arithmetic shapes, both orders",
              lambda: max(sampled_over_model(o, t) for o in ("random", "sorted") for t in ARITHMETIC_SHAPES))]),
+    Check(NVRTC_PROBE + "/README.md", "| keep.json, keep.log | nvrtc_keep (module left loaded) | | {} | counted |",
+          [F(NVRTC_PROBE + "/keep.log", "lines 'inject: record ... hostile_nvrtc'",
+             lambda: log_lines(NVRTC_PROBE + "/keep.log", r"inject: record .*hostile_nvrtc"))]),
+    Check(NVRTC_PROBE + "/README.md", "| keep1.json, keep1.log | nvrtc_keep | `--one-kernel-per-run` | {} | counted |",
+          [F(NVRTC_PROBE + "/keep1.log", "lines 'inject: record ... hostile_nvrtc'",
+             lambda: log_lines(NVRTC_PROBE + "/keep1.log", r"inject: record .*hostile_nvrtc"))]),
+    Check(NVRTC_PROBE + "/README.md", "before exit) | `--one-kernel-per-run` | {} | `collection.launched_without_counts` |",
+          [F(NVRTC_PROBE + "/unl1.log", "lines 'inject: record ... hostile_nvrtc'",
+             lambda: log_lines(NVRTC_PROBE + "/unl1.log", r"inject: record .*hostile_nvrtc"))]),
+    Check(NVRTC_PROBE + "/README.md", '(unl1.log: "flush ... {} records")',
+          [F(NVRTC_PROBE + "/unl1.log", "records of the first flush (at the unload)",
+             lambda: int(re.search(r"flush context \S+: (\d+) records", load(NVRTC_PROBE + "/unl1.log")).group(1)))]),
 ]
 
 

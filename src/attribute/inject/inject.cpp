@@ -329,8 +329,10 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
   if (id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
     flush_context(s, rd->context);
   } else if (id == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
-    // A module unloaded before the end (NVRTC's, cuModuleUnload): its functions' records now, while
-    // CUPTI still knows them; the range stays open for what runs later.
+    // A module unloaded before the end (NVRTC's, cuModuleUnload): what has been recorded so far, while
+    // CUPTI still knows the functions; the range stays open for what runs later. Measured on the H200
+    // (CUPTI 13.4, results/h200/probes/nvrtc-unload): the unloaded module's own kernels have no records
+    // here or later; run.cpp names them (collection.launched_without_counts).
     if (s.enabled.count(rd->context) && !collect_records(s, rd->context)) debug("flush at module unload failed");
   } else if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
     const auto* m = static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor);
