@@ -13,9 +13,9 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 cmake --build "$build" --target divbench_fuzzers divbench_fuzz_seeds_made -j "${JOBS:-2}" >/dev/null
 fz="$build/tests/fuzz"
-declare -A kind=([fuzz_elf]=elf [fuzz_inspect]=inspect [fuzz_nvdisasm_json]=json [fuzz_nvdisasm_text]=text [fuzz_merge]=merge [fuzz_kernels_json]=kernels)
+declare -A kind=([fuzz_elf]=elf [fuzz_inspect]=inspect [fuzz_nvdisasm_json]=json [fuzz_nvdisasm_text]=text [fuzz_merge]=merge [fuzz_kernels_json]=kernels [fuzz_counts]=counts)
 failed=0
-for h in fuzz_elf fuzz_inspect fuzz_nvdisasm_json fuzz_nvdisasm_text fuzz_merge fuzz_kernels_json; do
+for h in fuzz_elf fuzz_inspect fuzz_nvdisasm_json fuzz_nvdisasm_text fuzz_merge fuzz_kernels_json fuzz_counts; do
   echo "[fuzz] $h for $secs s" >&2
   bash tests/fuzz/run_fuzzer.sh "$fz/project/$h" "$fz/seeds/${kind[$h]}" "$fz/runs/$h" "$secs" || failed=1
 done

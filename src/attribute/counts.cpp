@@ -71,7 +71,9 @@ namespace {
 // Per pc: what one instruction's counts can be; and the function's totals fit in 64 bits (the join sums them).
 void check_function(const FunctionCounts& f, const std::string& where) {
   std::uint64_t inst = 0, thread = 0, divergent = 0;
-  for (const auto& [pc, c] : f.pcs) {
+  for (const auto& row : f.pcs) {
+    const std::uint64_t pc = row.first;  // not a structured binding: clang before 16 (the fuzz build) cannot
+    const PcCounts& c = row.second;      // capture one in the lambda
     const auto impossible = [&](const std::string& why) {
       throw UsageError(where + " impossible counts at pc " + std::to_string(pc) + " of " + f.name + ": " + why);
     };
@@ -134,8 +136,9 @@ void check_pcs_inside(const FunctionCounts& f, const std::function<bool(std::uin
                        std::to_string(code_bytes) + " bytes): counts of another build?");
 }
 
-RunCounts read_counts(const std::string& path) {
-  const json doc = read_json_file(path);
+RunCounts read_counts(const std::string& path) { return counts_from_json(read_json_file(path), path); }
+
+RunCounts counts_from_json(const json& doc, const std::string& path) {
   RunCounts r;
   try {
     if (!doc.is_object() || doc.value("schema", "") != kCountsSchema)

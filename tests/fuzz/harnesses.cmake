@@ -41,7 +41,7 @@ set(fuzz_args -DCMAKE_CXX_COMPILER=${DIVBENCH_FUZZ_CXX} -DCMAKE_BUILD_TYPE=Relea
 if(CMAKE_CXX_COMPILER_LAUNCHER)
   list(APPEND fuzz_args -DCMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER})
 endif()
-set(harnesses fuzz_elf fuzz_inspect fuzz_nvdisasm_json fuzz_nvdisasm_text fuzz_merge fuzz_kernels_json)
+set(harnesses fuzz_elf fuzz_inspect fuzz_nvdisasm_json fuzz_nvdisasm_text fuzz_merge fuzz_kernels_json fuzz_counts)
 set(harness_files)
 foreach(h IN LISTS harnesses)
   list(APPEND harness_files ${fuzz_bin}/${h})

@@ -64,6 +64,23 @@ void kernels_seeds(const fs::path& root, const fs::path& out) {
   put(out / "kernels" / "h200_cost.bin", facts.dump() + nul + cost.dump() + nul + constants);
   put(out / "kernels" / "h200_kway.bin", facts.dump() + nul + kway.dump() + nul + constants);
 }
+// attribute's recorded counts (tests/data/attribute): each document alone, and two processes of the
+// lane kernels (k0 NUL k1) for merge_counts.
+void counts_seeds(const fs::path& root, const fs::path& out) {
+  const fs::path data = root / "tests" / "data" / "attribute";
+  int n = 0;
+  for (const auto& e : fs::recursive_directory_iterator(data)) {
+    const std::string name = e.path().filename().string();
+    if (!e.is_regular_file() || name.rfind("counts-", 0) != 0 || e.path().extension() != ".json") continue;
+    if (fs::file_size(e.path()) > 200000) continue;  // under libFuzzer's -max_len (run_fuzzer.sh)
+    put(out / "counts" / ("seed" + std::to_string(++n) + ".json"), read_regular_file(e.path().string()));
+  }
+  std::string lanes[2];
+  for (int k = 0; k < 2; ++k)
+    for (const auto& e : fs::directory_iterator(data / "lanes" / ("k" + std::to_string(k))))
+      if (e.path().filename().string().rfind("counts-", 0) == 0) lanes[k] = read_regular_file(e.path().string());
+  put(out / "counts" / "lanes_k0_k1.bin", lanes[0] + std::string(1, '\0') + lanes[1]);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -73,7 +90,7 @@ int main(int argc, char** argv) {
   }
   try {
     const fs::path out = argv[1];
-    for (const char* d : {"elf", "inspect", "json", "text", "merge", "kernels"}) {
+    for (const char* d : {"elf", "inspect", "json", "text", "merge", "kernels", "counts"}) {
       fs::remove_all(out / d);
       fs::create_directories(out / d);
     }
@@ -89,6 +106,7 @@ int main(int argc, char** argv) {
         put(out / "text" / e.path().filename(), sm_byte(e.path().stem() == "pascal" ? 61 : 90) + text);
     }
     kernels_seeds(fs::path(argv[2]).parent_path().parent_path().parent_path(), out);
+    counts_seeds(fs::path(argv[2]).parent_path().parent_path().parent_path(), out);
     std::string nvdisasm;
     try {
       nvdisasm = sass::find_nvdisasm();

@@ -54,6 +54,8 @@ struct RunCounts {
 // instruction has a thread, uniform <= inst, divergent <= 32 x inst; one row per pc and one entry per
 // function (crc, name); a function's totals and the launches fit in 64 bits.
 RunCounts read_counts(const std::string& path);
+// The same on a parsed document; `path` names it in errors and is where cubin files are resolved.
+RunCounts counts_from_json(const json& doc, const std::string& path);
 // Adds `more` into `into` (same crc+name summed; a second process of the same program). UsageError when
 // a sum would pass 2^64-1.
 void merge_counts(RunCounts& into, const RunCounts& more);
