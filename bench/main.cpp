@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "divbench/build_info.hpp"
 #include "divbench/core/errors.hpp"
 #include "divbench/core/files.hpp"
 #include "harness/options.hpp"
@@ -67,7 +68,7 @@ int main(int argc, char** argv) {
   RunOptions opts;
   opts.command_line = join_args(argc, argv);
   CLI::App app{"divbench: the cost of warp divergence on this GPU, and what the compiler emits for it", "divbench"};
-  app.set_version_flag("--version", std::string("divbench ") + "0.1.0");
+  app.set_version_flag("--version", std::string("divbench ") + build::version);
   app.footer(
       "Google Benchmark flags (--benchmark_filter=REGEX, --benchmark_list_tests, --benchmark_out=FILE, ...)\n"
       "are passed to the harness. Exit codes: 0 ok, 1 run failed, 2 bad input, 3 no CUDA GPU, 4 measured but not\n"

@@ -18,7 +18,9 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/nvdisasm_option.hpp"
 #include "divbench/attribute/attribution.hpp"
+#include "divbench/core/process.hpp"
 #include "divbench/attribute/launch.hpp"
 #include "divbench/attribute/report.hpp"
 #include "divbench/attribute/run.hpp"
@@ -80,7 +82,7 @@ void check_outputs(const AttributeOptions& o, const std::vector<std::string>& in
 std::vector<std::string> run_inputs(const AttributeOptions& o, const attribute::Request& q) {
   std::vector<std::string> inputs;
   if (!q.argv.empty()) inputs.push_back(attribute::resolve_program(q.argv[0]));
-  inputs.push_back(o.constants.empty() ? model::default_constants_path(model::executable_dir()) : o.constants);
+  inputs.push_back(o.constants.empty() ? model::default_constants_path(own_executable_dir()) : o.constants);
   const auto found = [&](auto&& find) {
     try {
       inputs.push_back(find());
@@ -88,13 +90,13 @@ std::vector<std::string> run_inputs(const AttributeOptions& o, const attribute::
     }
   };
   found([&] { return sass::find_nvdisasm(o.nvdisasm); });
+  if (const std::string self = own_executable(); !self.empty()) inputs.push_back(self);
   std::error_code ec;
-  if (const fs::path self = fs::read_symlink("/proc/self/exe", ec); !ec) inputs.push_back(self.string());
   if (o.from_counts.empty()) {
     found([] { return attribute::find_inject_library(); });
     if (const char* e = std::getenv("DIVBENCH_PCSAMPLE_LIB"); e && *e) inputs.push_back(e);
-    inputs.push_back(model::executable_dir() + "/libdivbench_pcsample.so");
-    inputs.push_back(model::executable_dir() + "/lib/libdivbench_pcsample.so");
+    inputs.push_back(own_executable_dir() + "/libdivbench_pcsample.so");
+    inputs.push_back(own_executable_dir() + "/lib/libdivbench_pcsample.so");
     if (const char* e = std::getenv("DIVBENCH_CUPTI_LIB"); e && *e) inputs.push_back(e);
   } else {
     for (fs::recursive_directory_iterator it(o.from_counts, ec), end; !ec && it != end; it.increment(ec))
@@ -112,8 +114,7 @@ int run_static(const AttributeOptions& o) {
     inputs.push_back(sass::find_nvdisasm(o.nvdisasm));
   } catch (const UsageError&) {
   }
-  std::error_code ec;
-  if (const fs::path self = fs::read_symlink("/proc/self/exe", ec); !ec) inputs.push_back(self.string());
+  if (const std::string self = own_executable(); !self.empty()) inputs.push_back(self);
   check_outputs(o, inputs);
   for (const auto& f : o.args) sass::inspect_file(f);
   const std::string nvdisasm = sass::find_nvdisasm(o.nvdisasm);
@@ -198,7 +199,7 @@ divbench::cli::Command attribute_command() {
                  "Fit the cost model's constants on this GPU first (a short cost sweep; automatic when the "
                  "constants come from another architecture)");
     sub.add_option("--constants", o->constants, "Loop-cost constants (divbench.loop_cost/1; default: the committed H200 fit)");
-    sub.add_option("--nvdisasm", o->nvdisasm, "Path of nvdisasm");
+    cli::add_nvdisasm_option(sub, o->nvdisasm);
     sub.add_option("--save-counts", o->save_counts, "Keep the raw counts and the program's modules in DIR (new or empty)");
     sub.add_option("--from-counts", o->from_counts, "Analyse the counts a run kept with --save-counts (no program, no GPU)");
     sub.add_option("--jobs", o->jobs, "Runs of the program at once (default 4): the PC-sampling run beside the counting run, and with a CUPTI "

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/nvdisasm_option.hpp"
 #include "divbench/attribute/diff.hpp"
 #include "divbench/core/errors.hpp"
 #include "divbench/core/files.hpp"
@@ -55,7 +56,8 @@ bool check_input(const std::string& role, const std::string& path) {
 
 // The document of a saved-count folder: `divbench attribute --from-counts DIR --out F` (this executable).
 json analyse_counts(const std::string& role, const std::string& dir, const std::string& nvdisasm, const std::string& out) {
-  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  const std::string self = own_executable();
+  if (self.empty()) throw UsageError("attribute diff: analysing " + role + " runs divbench itself, and /proc/self/exe cannot be read");
   std::vector<std::string> argv{self, "attribute", "--quiet", "--from-counts", dir, "--out", out};
   if (!nvdisasm.empty()) argv.insert(argv.end(), {"--nvdisasm", nvdisasm});
   const ProcessResult r = run_process(argv);
@@ -88,8 +90,7 @@ int run_diff(const DiffCommandOptions& o) {
     } catch (const UsageError&) {
     }
   }
-  std::error_code self_ec;
-  if (const fs::path self = fs::read_symlink("/proc/self/exe", self_ec); !self_ec) inputs.push_back(self.string());
+  if (const std::string self = own_executable(); !self.empty()) inputs.push_back(self);
   for (const auto& [opt, path] : {std::pair{"--json", o.json_out}, {"--markdown", o.markdown}}) {
     if (path.empty()) continue;
     check_output(opt, path, inputs);
@@ -146,7 +147,7 @@ divbench::cli::Command attribute_diff_command() {
         ->check(CLI::Range(0.0, 1e9));
     sub.add_flag("--allow-new-divergent-branches", o->diff.allow_new_divergent_branches,
                  "A branch that diverges in NEW and not in BASE (added, or now divergent) is not a regression");
-    sub.add_option("--nvdisasm", o->nvdisasm, "Path of nvdisasm (to analyse saved-count folders)");
+    cli::add_nvdisasm_option(sub, o->nvdisasm, "to analyse saved-count folders");
     sub.add_flag("--quiet", o->quiet, "No console summary");
     return [o] { return run_diff(*o); };
   };

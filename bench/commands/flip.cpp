@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "cli/command.hpp"
+#include "cli/nvdisasm_option.hpp"
 #include "divbench/core/errors.hpp"
 #include "divbench/core/files.hpp"
 #include "divbench/core/json_io.hpp"
@@ -209,7 +210,7 @@ cli::Command flip_command() {
       s->add_option("--function", o->function, "Kernel whose .text.<function> section is patched (experiment: flip-test signature)");
     }
     for (auto* s : {patch, discover, experiment})
-      s->add_option("--nvdisasm", o->nvdisasm, "Path of nvdisasm (default: search, see divbench sass --help)");
+      cli::add_nvdisasm_option(*s, o->nvdisasm);
     return [o, patch, discover]() {
       if (patch->parsed()) return run_patch(*o);
       if (discover->parsed()) return run_discover(*o);

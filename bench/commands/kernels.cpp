@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/nvdisasm_option.hpp"
 #include "divbench/core/errors.hpp"
 #include "divbench/core/files.hpp"
 #include "divbench/core/json_io.hpp"
@@ -274,7 +275,7 @@ divbench::cli::Command kernels_command() {
     auto* facts = sub.add_subcommand("facts", "Write divbench.kernels/1 for cubins, objects or executables");
     facts->add_option("files", fo->files, "Cubins, objects or executables with embedded cubins")->required();
     facts->add_option("--out", fo->out, "The divbench.kernels/1 JSON file (written atomically)")->required();
-    facts->add_option("--nvdisasm", fo->nvdisasm, "Path of nvdisasm (default: the search of docs/sass.md)");
+    cli::add_nvdisasm_option(*facts, fo->nvdisasm);
     facts->add_flag("--if-tools", fo->if_tools,
                     "Without nvdisasm/cuobjdump: remove --out, print a note and exit 0 (the build's step)");
     facts->add_flag("--quiet", fo->quiet, "No progress lines");
@@ -295,7 +296,7 @@ divbench::cli::Command kernels_command() {
     predict->add_option("--cubin", po->cubin, "Any cubin, object or executable: predict the loops of --function");
     predict->add_option("--function", po->function, "With --cubin: regular expression on the function names");
     predict->add_flag("--json", po->json_out, "With --cubin: print {\"loops\": [...]} on stdout");
-    predict->add_option("--nvdisasm", po->nvdisasm, "With --cubin: path of nvdisasm (default: the search of docs/sass.md)");
+    cli::add_nvdisasm_option(*predict, po->nvdisasm, "with --cubin");
     predict->add_option("--n", po->n, "Iterations per path for s = a*n + b (default 10000)");
     predict->add_option("--compare", po->compare, "Compare with the committed sm_XX.json in DIR (exit 1 on a difference)");
     predict->add_option("--expect", po->expect, "With --compare: architectures that must be regenerated (sm_XX ...)");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/nvdisasm_option.hpp"
 #include "divbench/core/errors.hpp"
 #include "divbench/core/files.hpp"
 #include "divbench/core/json_io.hpp"
@@ -66,7 +67,7 @@ divbench::cli::Command sass_command() {
   c.setup = [](CLI::App& sub) -> std::function<int()> {
     auto o = std::make_shared<SassOptions>();
     sub.add_option("files", o->files, "Cubins, objects or executables with embedded cubins")->required();
-    sub.add_option("--nvdisasm", o->nvdisasm, "Path of nvdisasm (default: PATH, $CUDA_HOME/bin, pip's nvidia/cu13/bin)");
+    divbench::cli::add_nvdisasm_option(sub, o->nvdisasm);
     sub.add_option("--nvdisasm-cache", o->listing_cache,
                    "Keep nvdisasm's listings in DIR, keyed by nvdisasm, options and cubin bytes, and reuse them")
         ->type_name("DIR");

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "divbench/core/errors.hpp"
+#include "divbench/core/process.hpp"
 #include "divbench/core/files.hpp"
 #include "divbench/core/run_conditions.hpp"
 #include "divbench/core/samples.hpp"
@@ -114,7 +115,7 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
   // result file of --out DIR/) nor Google Benchmark's --benchmark_out may land on them, and
   // --benchmark_out is none of the result files of `plan`.
   const std::string constants_input =
-      opts.loop_cost.empty() ? model::default_constants_path(model::executable_dir()) : opts.loop_cost;
+      opts.loop_cost.empty() ? model::default_constants_path(own_executable_dir()) : opts.loop_cost;
   auto check_outputs = [&](const OutputPlan& plan, const std::vector<std::string>& stems) {
     std::vector<std::string> results;
     for (const auto& s : stems)

@@ -35,17 +35,7 @@ std::string resolve_program(const std::string& name) {
     if (::access(name.c_str(), X_OK) != 0) throw UsageError(one_line(name) + ": not executable");
     return name;
   }
-  const char* path = std::getenv("PATH");
-  std::string p = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  std::size_t a = 0;
-  while (a <= p.size()) {
-    const std::size_t b = p.find(':', a);
-    const std::string d = p.substr(a, b == std::string::npos ? std::string::npos : b - a);
-    const std::string c = (d.empty() ? "." : d) + "/" + name;
-    if (is_executable_file(c)) return c;
-    if (b == std::string::npos) break;
-    a = b + 1;
-  }
+  if (const std::string c = find_on_path(name, EmptyPathEntry::current_folder); !c.empty()) return c;
   throw UsageError(one_line(name) + ": no such program on PATH");
 }
 
@@ -54,7 +44,7 @@ std::string find_inject_library() {
     if (!fs::is_regular_file(e)) throw UsageError(std::string("DIVBENCH_INJECT_LIB: no such file: ") + one_line(e));
     return e;
   }
-  const std::string dir = model::executable_dir();
+  const std::string dir = own_executable_dir();
   for (const std::string& c : {dir + "/libdivbench_inject.so", dir + "/lib/libdivbench_inject.so"})
     if (fs::is_regular_file(c)) return c;
   throw UsageError("attribute: libdivbench_inject.so not found next to divbench (a build without CUPTI headers?); set DIVBENCH_INJECT_LIB");

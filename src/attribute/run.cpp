@@ -66,25 +66,15 @@ RunCounts read_recorded(const std::string& dir) {
   return all;
 }
 
-// "9.0" -> 90; 0 when unknown.
-int sm_of_cc(const std::string& cc) {
-  const auto dot = cc.find('.');
-  if (dot == std::string::npos || dot == 0) return 0;
-  try {
-    return std::stoi(cc.substr(0, dot)) * 10 + std::stoi(cc.substr(dot + 1));
-  } catch (const std::exception&) {
-    return 0;
-  }
-}
-
 // The calibration: `divbench --sweep cost` on a small grid (k 1,2; n 0,1000; one placement; every
 // body) and `divbench kernels fit` on it with this binary's kernel facts, in `dir`. Returns
 // {"command", "cost_exit_code", "trustworthy", "wall_s", "constants" (the file)}; UsageError when a
 // step fails.
 json calibrate(const std::string& dir) {
   fs::create_directories(dir);
-  const std::string self = fs::read_symlink("/proc/self/exe").string();
-  const std::string facts = model::executable_dir() + "/kernel_facts.json";
+  const std::string self = own_executable();
+  if (self.empty()) throw UsageError("attribute: the calibration runs divbench itself, and /proc/self/exe cannot be read");
+  const std::string facts = own_executable_dir() + "/kernel_facts.json";
   if (!fs::is_regular_file(facts))
     throw UsageError("attribute: calibration needs " + facts + " (the build writes it; nvdisasm was missing?)");
   const auto t0 = std::chrono::steady_clock::now();
@@ -578,7 +568,7 @@ Outcome run(const Request& q) {
   // This GPU's constants: a one-second calibration when asked or when the constants were fitted on
   // another architecture.
   json calibration = nullptr;
-  const int device_sm = sm_of_cc(counts.device.value("cc", ""));
+  const int device_sm = model::sm_of_cc(counts.device.value("cc", ""));
   if (q.from_counts.empty() && (q.calibrate || (device_sm && device_sm != constants->sm))) {
     if (sampling_run.valid()) sampling_run.wait();  // the timing sweep alone on the GPU
     calibration = calibrate(tmp.path() + "/calibration");

@@ -199,4 +199,30 @@ TempDir::~TempDir() {
   delete static_cast<Interruptible*>(guard_);  // last: a signal noted meanwhile is raised after the removal
 }
 
+std::string find_on_path(const std::string& name, EmptyPathEntry empty) {
+  const char* path = std::getenv("PATH");
+  const std::string p = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  for (std::size_t a = 0; a <= p.size();) {
+    const std::size_t b = std::min(p.find(':', a), p.size());
+    const std::string d = p.substr(a, b - a);
+    if (!d.empty() || empty == EmptyPathEntry::current_folder) {
+      const std::string c = (d.empty() ? "." : d) + "/" + name;
+      if (is_executable_file(c)) return c;
+    }
+    a = b + 1;
+  }
+  return "";
+}
+
+std::string own_executable() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : exe.string();
+}
+
+std::string own_executable_dir() {
+  const std::string exe = own_executable();
+  return exe.empty() ? std::string() : std::filesystem::path(exe).parent_path().string();
+}
+
 }  // namespace divbench

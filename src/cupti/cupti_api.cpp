@@ -1,5 +1,6 @@
 #include "cupti_api.hpp"
 #include "divbench/cupti/metrics.hpp"
+#include "divbench/core/process.hpp"
 
 #include <dlfcn.h>
 
@@ -10,12 +11,6 @@ namespace divbench::cupti {
 namespace {
 
 constexpr const char* kSoname = "libcupti.so.13";
-
-std::string executable_dir() {
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : exe.parent_path().string();
-}
 
 // CUPTI opens libnvperf_host.so by its bare name. Loading the copy that sits beside the libcupti we
 // loaded first (best effort) makes that resolve to it even when its folder is not on the search path.
@@ -32,7 +27,7 @@ void preload_nvperf_beside(void* cupti_symbol) {
 std::vector<std::string> library_candidates() {
   if (const char* env = std::getenv("DIVBENCH_CUPTI_LIB"); env && *env) return {env};
   std::vector<std::string> c{kSoname};
-  if (const std::string d = executable_dir(); !d.empty()) {
+  if (const std::string d = own_executable_dir(); !d.empty()) {
     c.push_back(d + "/lib/" + kSoname);     // build tree with a lib/ beside the binary
     c.push_back(d + "/../lib/" + kSoname);  // bin/ + lib/ bundle (scripts/gpu/prepare.sh)
   }
@@ -103,11 +98,9 @@ std::pair<std::string, std::uint32_t> cupti_for_programs(std::string* why) {
   // version (cuptiGetVersion needs no GPU), then closed: the program loads it, not divbench.
   std::vector<std::string> newer;
   if (const char* env = std::getenv("DIVBENCH_CUPTI_LIB"); !(env && *env)) {
-    std::error_code ec;
-    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (!ec) {
-      newer.push_back((exe.parent_path() / "lib" / "libcupti.so.13").string());
-      newer.push_back((exe.parent_path() / ".." / "lib" / "libcupti.so.13").string());
+    if (const std::filesystem::path dir = own_executable_dir(); !dir.empty()) {
+      newer.push_back((dir / "lib" / "libcupti.so.13").string());
+      newer.push_back((dir / ".." / "lib" / "libcupti.so.13").string());
     }
 #ifdef DIVBENCH_CUPTI_WHEEL_LIB
     newer.push_back(DIVBENCH_CUPTI_WHEEL_LIB);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cctype>
 #include <filesystem>
 #include <memory>
 #include <set>
@@ -310,10 +311,12 @@ json kernel_facts_document(const std::vector<CubinAnalysis>& cubins, const std::
   return doc;
 }
 
-std::string executable_dir() {
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : exe.parent_path().string();
+int sm_of_cc(const std::string& cc) {
+  const auto dot = cc.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == cc.size() || cc.size() > 9) return 0;
+  for (std::size_t i = 0; i < cc.size(); ++i)
+    if (i != dot && !std::isdigit(static_cast<unsigned char>(cc[i]))) return 0;
+  return std::stoi(cc.substr(0, dot)) * 10 + std::stoi(cc.substr(dot + 1));
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // The loop-cost model: an in-order issue schedule from control words with two constants (B, W),
 // its fit to measured a values, and its use on a cost result (loop_cost.hpp).
 #include "divbench/model/loop_cost.hpp"
+#include "divbench/core/process.hpp"
 
 #include <algorithm>
 #include <array>
@@ -424,7 +425,7 @@ std::string default_constants_path(const std::string& exe_dir) {
 }
 
 std::optional<CostConstants> load_constants(const std::string& path, std::string& used, std::string& why) {
-  used = path.empty() ? default_constants_path(executable_dir()) : path;
+  used = path.empty() ? default_constants_path(own_executable_dir()) : path;
   if (used.empty()) {
     why = std::string("no loop-cost constants: no loop_cost.json next to the executable and no ") +
           kCommittedConstantsFile + " above it (give the file)";
@@ -481,14 +482,11 @@ int device_sm(const json& result, const std::string& what) {
   try {
     const auto& d = result.at("device");
     if (d.contains("cc_major")) return d.at("cc_major").get<int>() * 10 + d.at("cc_minor").get<int>();
-    const std::string cc = d.at("cc").get<std::string>();
-    const auto dot = cc.find('.');
-    return std::stoi(cc.substr(0, dot)) * 10 + std::stoi(cc.substr(dot + 1));
+    if (const int sm = sm_of_cc(d.at("cc").get<std::string>())) return sm;
   } catch (const json::exception& e) {  // e.what(): the path of the key that is missing or wrong
     throw UsageError(what + ": no device compute capability (device.cc): " + e.what());
-  } catch (const std::exception&) {  // std::stoi: a cc that is not MAJOR.MINOR
-    throw UsageError(what + ": device.cc is not MAJOR.MINOR");
   }
+  throw UsageError(what + ": device.cc is not MAJOR.MINOR");
 }
 
 // A difference of cycles per iteration to the whole cycle when it lies within 0.01 of one: a loop's

@@ -66,9 +66,7 @@ std::string locate_tool(const std::string& name, const std::string& explicit_pat
   std::string up = name;
   std::transform(up.begin(), up.end(), up.begin(), ::toupper);
   if (auto e = env(("DIVBENCH_" + up).c_str()); is_executable_file(e)) return e;
-  std::stringstream path(env("PATH"));
-  for (std::string d; std::getline(path, d, ':');)
-    if (!d.empty() && is_executable_file(d + "/" + name)) return d + "/" + name;
+  if (const std::string c = find_on_path(name, EmptyPathEntry::skipped); !c.empty()) return c;
   for (const char* v : {"CUDA_HOME", "CUDA_PATH"})
     if (auto d = env(v); !d.empty() && is_executable_file(d + "/bin/" + name)) return d + "/bin/" + name;
   if (is_executable_file("/usr/local/cuda/bin/" + name)) return "/usr/local/cuda/bin/" + name;
@@ -85,10 +83,8 @@ std::string find_nvdisasm(const std::string& explicit_path) {
     throw UsageError("--nvdisasm: '" + explicit_path + "' is not an executable file");
   auto p = locate_tool("nvdisasm", explicit_path);
   if (p.empty())
-    throw UsageError(
-        "nvdisasm not found (looked in $DIVBENCH_NVDISASM, PATH, $CUDA_HOME/bin, $CUDA_PATH/bin, "
-        "/usr/local/cuda/bin and pip's nvidia/cu13/bin); install it (pip install nvidia-cuda-nvdisasm) "
-        "or pass --nvdisasm PATH");
+    throw UsageError(std::string("nvdisasm not found (looked in ") + kNvdisasmSearch +
+                     "); install it (pip install nvidia-cuda-nvdisasm) or pass --nvdisasm PATH");
   return p;
 }
 

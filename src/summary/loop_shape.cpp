@@ -1,4 +1,5 @@
 #include "divbench/summary/loop_shape.hpp"
+#include "divbench/core/process.hpp"
 
 #include <stdexcept>
 
@@ -160,7 +161,7 @@ std::vector<std::string> predication_shape_problems(const LoopShape& single, con
 const std::optional<json>& running_kernel_facts(std::string& why) {
   // Read once per process: experiments, predictions and probe layouts all ask for it (a few MB of JSON).
   static std::string why_none;
-  static const std::optional<json> facts = model::load_kernel_facts(model::executable_dir(), why_none);
+  static const std::optional<json> facts = model::load_kernel_facts(own_executable_dir(), why_none);
   if (!facts) why = why_none;
   return facts;
 }

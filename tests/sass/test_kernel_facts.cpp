@@ -305,3 +305,12 @@ TEST(KernelFacts, ClockReadForms) {
   EXPECT_EQ(clock_kind(ins("CS2R", {"R2", "SR_GLOBALTIMERLO"})), "globaltimer");
   EXPECT_EQ(clock_kind(ins("S2R", {"R0", "SR_TID.X"})), "");
 }
+
+TEST(KernelFacts, ComputeCapabilityAsArchitectureNumber) {
+  EXPECT_EQ(sm_of_cc("9.0"), 90);
+  EXPECT_EQ(sm_of_cc("12.1"), 121);
+  EXPECT_EQ(sm_of_cc("10.3"), 103);
+  EXPECT_EQ(sm_of_cc("6.1"), 61);
+  for (const char* bad : {"", "9", "9.", ".0", "9.0.1", "x.0", "9.x", "-9.0", "9.-1", " 9.0", "99999999.0"})
+    EXPECT_EQ(sm_of_cc(bad), 0) << bad;
+}

@@ -26,6 +26,19 @@ double tool_timeout_s();
 // True when `path` is a regular file this process may execute (what execv would run).
 bool is_executable_file(const std::string& path);
 
+// The first executable file `name` in the folders of $PATH (unset: /usr/local/bin:/usr/bin:/bin, as
+// execvp); "" when there is none. An empty entry ("a::b", a leading or trailing ':') is the current
+// folder for a program the user names (as the shell and execvp take it: attribute's program) and is
+// skipped for the tools divbench runs on its own (nvdisasm, cuobjdump: never one from the current folder).
+enum class EmptyPathEntry { current_folder, skipped };
+std::string find_on_path(const std::string& name, EmptyPathEntry empty);
+
+// This executable (/proc/self/exe) and its folder; "" when it cannot be read. Where divbench finds what
+// it ships beside itself (kernel facts, constants, the injection libraries, a bundled CUPTI) and how it
+// runs itself (attribute's calibration, `attribute diff`).
+std::string own_executable();
+std::string own_executable_dir();
+
 // A file name as a helper's argument: "./-name" for a name that starts with '-' (never an option).
 std::string file_arg(const std::string& path);
 

@@ -75,8 +75,9 @@ json kernel_facts_document(const std::vector<CubinAnalysis>& cubins, const std::
 std::optional<json> load_kernel_facts(const std::string& dir, const std::string& file = kKernelFactsFile);
 // The same for kernel_facts.json in `dir`, saying why in `why` when there is none.
 std::optional<json> load_kernel_facts(const std::string& dir, std::string& why);
-// Directory of the running executable (/proc/self/exe), "" when unknown.
-std::string executable_dir();
+// A compute capability "MAJOR.MINOR" as the architecture number ("9.0" -> 90, "12.1" -> 121); 0 when it is
+// not two non-negative integers around one dot.
+int sm_of_cc(const std::string& cc);
 // The C++ name of a mangled symbol; the symbol itself when it does not demangle.
 std::string demangle(const std::string& name);
 // The functions of the cubin for `sm` whose mangled name contains every needle.

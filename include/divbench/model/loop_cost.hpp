@@ -104,7 +104,7 @@ inline constexpr const char* kCommittedConstantsFile = "results/h200/loop_cost.j
 // one (a build directory in the source tree), found the way the kernel facts are, from the binary.
 // "" when there is neither.
 std::string default_constants_path(const std::string& exe_dir);
-// The constants in `path` ("" = default_constants_path(executable_dir())), and in `used` the file
+// The constants in `path` ("" = default_constants_path(own_executable_dir())), and in `used` the file
 // read. nullopt with `why` set when there is no such file or it is not a loop-cost document.
 std::optional<CostConstants> load_constants(const std::string& path, std::string& used, std::string& why);
 

@@ -21,6 +21,9 @@
 
 namespace divbench::sass {
 
+// Where find_nvdisasm looks, in order, when no path is given (its error and every --nvdisasm help say it).
+inline constexpr const char* kNvdisasmSearch =
+    "$DIVBENCH_NVDISASM, PATH, $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin and pip's nvidia/cu13/bin";
 // Throws UsageError("nvdisasm not found ...; install ... or pass --nvdisasm PATH") when absent.
 std::string find_nvdisasm(const std::string& explicit_path = "");
 // Throws UsageError when absent.
