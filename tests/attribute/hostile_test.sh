@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `divbench attribute` supervising programs that misbehave (tests/attribute/hostile.cu; label gpu, exit 77
 # without a GPU): each case's exit code, its one line, and a time bound; no process of the program left.
-#   trap         the program's exit code (3) and "a kernel of the program failed (CUDA_ERROR_...)"
+#   trap         the program's exit code (3) and "a kernel of the program failed (CUDA_ERROR_...)", no CUPTI error code
 #   hang         --timeout 5: exit 124 "ran past --timeout" within 30 s (TERM ends it)
 #   ignore_term  --timeout 3: exit 124 within 30 s (TERM ignored, KILL after the grace period)
 #   two TERMs    divbench sent TERM twice while the program ignores TERM: exit 143 within 10 s
@@ -31,6 +31,7 @@ within() { awk -v a="$1" -v b="$2" 'BEGIN { print (a < b) ? 0 : 1 }'; }
 run trap -- "$hostile" trap
 check trap "exit code 3 (the program's)" "$([ $rc = 3 ] && echo 0 || echo 1)"
 check trap "says a kernel failed" "$(grep -q 'a kernel of the program failed (CUDA_ERROR_' "$d/trap.err"; echo $?)"
+check trap "no CUPTI error code besides it" "$(grep -q 'CUPTI_ERROR' "$d/trap.err" && echo 1 || echo 0)"
 
 run hang --timeout 5 -- "$hostile" hang
 check hang "exit 124" "$([ $rc = 124 ] && echo 0 || echo 1)"

@@ -111,8 +111,11 @@ void debug(const char* fmt, ...) {
 void note_error(State& s, const std::string& what, CUptiResult r) {
   const char* text = nullptr;
   cuptiGetResultString(r, &text);
+  // After a kernel failed (note_kernel_failure put it first), CUPTI's reads fail as a consequence:
+  // divbench says the failure in one line, so this one is kept in the errors file but not printed.
+  const bool explained = !s.errors.empty() && s.errors.front().rfind("kernel failed: ", 0) == 0;
   s.errors.push_back(what + ": " + (text ? text : "CUPTI error " + std::to_string(static_cast<int>(r))));
-  std::fprintf(stderr, "divbench attribute: %s\n", s.errors.back().c_str());
+  if (!explained) std::fprintf(stderr, "divbench attribute: %s\n", s.errors.back().c_str());
 }
 
 #define INJECT_TRY(s, call)                 \
