@@ -161,4 +161,63 @@ struct IntMulHi {
   static constexpr double tolerance = 0.0;
 };
 
+// Issue-port mixes added after the H200 run of 16108d7 (their predictions were recorded in docs/sass.md
+// before any of them ran). Two independent FFMA chains, each step paired with two dependent integer ops
+// (IMAD, LOP3/SHF): the paired FP32 FMA interleaved with integer ALU work that an earlier test found
+// predicted short.
+struct FmaPairInt {
+  __host__ __device__ __forceinline__ static float run(float x, std::uint32_t iters, std::uint32_t) {
+    float a = x, b = x + 0.25f;
+    std::uint32_t h = float_bits(x);
+#pragma unroll 1
+    for (std::uint32_t i = 0; i < iters; ++i) {
+      a = fmaf(a, 0.999f, 0.001f);
+      b = fmaf(b, 0.998f, 0.002f);
+      h = h * 0x2545F491u + i;
+      h ^= h >> 13;
+      a = fmaf(a, 0.999f, 0.001f);
+      b = fmaf(b, 0.998f, 0.002f);
+      h = h * 0x01000193u + 0x9E37u;
+      h ^= h << 5;
+    }
+    return a + b + static_cast<float>(h >> 20);
+  }
+  static constexpr double tolerance = 0.0;
+};
+
+// One dependent FFMA chain and one dependent integer chain alternating one to one, four of each.
+struct FmaIntAlternating {
+  __host__ __device__ __forceinline__ static float run(float x, std::uint32_t iters, std::uint32_t) {
+    std::uint32_t h = float_bits(x);
+#pragma unroll 1
+    for (std::uint32_t i = 0; i < iters; ++i) {
+      x = fmaf(x, 0.999f, 0.001f);
+      h = h * 3u + i;
+      x = fmaf(x, 0.998f, 0.002f);
+      h ^= h >> 7;
+      x = fmaf(x, 0.999f, 0.001f);
+      h = h * 5u + 1u;
+      x = fmaf(x, 0.998f, 0.002f);
+      h ^= h << 3;
+    }
+    return x + static_cast<float>(h >> 20);
+  }
+  static constexpr double tolerance = 0.0;
+};
+
+// Integer and float through the conversion unit: I2F of the low bits, an FFMA, F2I back into the
+// integer chain (exact on the host: values below 2^16, conversion toward zero).
+struct ConvertChain {
+  __host__ __device__ __forceinline__ static float run(float x, std::uint32_t iters, std::uint32_t) {
+    std::uint32_t h = float_bits(x);
+#pragma unroll 1
+    for (std::uint32_t i = 0; i < iters; ++i) {
+      const float f = fmaf(static_cast<float>(h & 0xffffu), 0.5f, 3.0f);
+      h = (h >> 1) + static_cast<std::uint32_t>(f) + i;
+    }
+    return static_cast<float>(h >> 8);
+  }
+  static constexpr double tolerance = 0.0;
+};
+
 }  // namespace divbench::validation

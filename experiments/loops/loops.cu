@@ -52,6 +52,9 @@ decltype(auto) with_validation_body(const std::string& name, F&& f) {
   if (name == "predicated_off") return f(PredicatedOff{}, "PredicatedOff");
   if (name == "fma_chain8") return f(FmaChain8{}, "FmaChain8");
   if (name == "int_mulhi") return f(IntMulHi{}, "IntMulHi");
+  if (name == "fma_pair_int") return f(FmaPairInt{}, "FmaPairInt");
+  if (name == "fma_int_alternating") return f(FmaIntAlternating{}, "FmaIntAlternating");
+  if (name == "convert_chain") return f(ConvertChain{}, "ConvertChain");
   throw std::invalid_argument("unknown validation body '" + name + "'");
 }
 
@@ -69,8 +72,10 @@ auto loop_kernel_at(int placement) -> decltype(&loop_kernel<B, 0>) {
 }  // namespace
 
 const std::vector<std::string>& validation_body_names() {
-  static const std::vector<std::string> names{"int_chain",   "mixed_pipes",    "mufu_ex2",   "mufu_rcp", "mufu_sincos",
-                                              "unrolled3",   "predicated_off", "fma_chain8", "int_mulhi"};
+  static const std::vector<std::string> names{"int_chain",    "mixed_pipes",    "mufu_ex2",   "mufu_rcp",
+                                              "mufu_sincos",  "unrolled3",      "predicated_off",
+                                              "fma_chain8",   "int_mulhi",      "fma_pair_int",
+                                              "fma_int_alternating", "convert_chain"};
   return names;
 }
 
