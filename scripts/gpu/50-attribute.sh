@@ -25,6 +25,8 @@
 #   many_no_sampling.json, many_graph.json, many_threads.json  the same without PC sampling, launched as one CUDA
 #                             graph, and from four host threads (counts must agree kernel by kernel)
 #   thrust_repeat.json        attribute --repeat 2 on Thrust/CUB: the kernels whose counts differ between runs
+#   many_parts_* (timing.txt only)  the overhead by part: each of attribute's program runs alone (sampling at
+#                             two periods, counting every kernel or none), the two together, the plain program
 #   many_late_disassembly*, thrust_late_disassembly* (timing.txt only)  the control of the overhead: the
 #                             same calls with DIVBENCH_EARLY_FROM_EXECUTABLE=0 (no disassembly of the executable's
 #                             cubins before the program loads them), three each
@@ -134,6 +136,47 @@ done
 rm -f "$A/.late.json"
 step "attribute many no sampling" timed many_attribute_no_sampling "$DIVBENCH" attribute --quiet --no-pc-sampling \
   --out "$A/many_no_sampling.json" -- "$M" >/dev/null
+# Where the overhead goes, run by run (timing.txt, `many_parts_*`): each of attribute's two program runs
+# alone, with the same injection environment attribute gives it (CUPTI 13.4 from the bundle), three
+# times each: the PC-sampling library at attribute's period (2^12 cycles) and at 2^20 (few samples:
+# what sampling costs beyond loading CUPTI and enabling it), the counting library on every kernel, the
+# counting library with a target no kernel has (CUPTI loaded, nothing instrumented), and the two
+# started together as attribute starts them (the wall of the pair).
+P="$BIN/libdivbench_pcsample.so"
+I="$BIN/libdivbench_inject.so"
+part_dir="$A/.parts"
+part() {  # part NAME INJECT-LIB [VAR=VALUE...]: one injected run of the program, timed
+  local name=$1 lib=$2
+  shift 2
+  rm -rf "$part_dir" && mkdir -p "$part_dir"
+  timed "$name" env CUDA_INJECTION64_PATH="$lib" DIVBENCH_ATTRIBUTE_DIR="$part_dir" "$@" "$M" >/dev/null 2>&1
+}
+pair() {  # pair NAME: the counting and the sampling run started together; the wall until both ended
+  local t0 t1 rc=0
+  rm -rf "$part_dir" && mkdir -p "$part_dir/c" "$part_dir/s"
+  t0=$(date +%s%N)
+  env CUDA_INJECTION64_PATH="$I" DIVBENCH_ATTRIBUTE_DIR="$part_dir/c" DIVBENCH_ATTRIBUTE_TARGET='*all*' "$M" >/dev/null 2>&1 &
+  local c=$!
+  env CUDA_INJECTION64_PATH="$P" DIVBENCH_ATTRIBUTE_DIR="$part_dir/s" DIVBENCH_PCSAMPLE_PERIOD=12 "$M" >/dev/null 2>&1 &
+  local s=$!
+  wait "$c" || rc=$?
+  wait "$s" || rc=$?
+  t1=$(date +%s%N)
+  echo "$1 $(( (t1 - t0) / 1000000 )) ms rc=$rc" >>"$A/timing.txt"
+}
+if [ -f "$P" ] && [ -f "$I" ]; then
+  for i in 1 2 3; do
+    part "many_parts_sampling_p12_$i" "$P" DIVBENCH_PCSAMPLE_PERIOD=12
+    part "many_parts_sampling_p20_$i" "$P" DIVBENCH_PCSAMPLE_PERIOD=20
+    part "many_parts_counting_all_$i" "$I" DIVBENCH_ATTRIBUTE_TARGET='*all*'
+    part "many_parts_counting_none_$i" "$I" DIVBENCH_ATTRIBUTE_TARGET='no_such_kernel'
+    pair "many_parts_pair_$i"
+    timed "many_parts_plain_$i" "$M" >/dev/null
+  done
+else
+  note "attribute: many_parts_* not timed (no $P or $I)"
+fi
+rm -rf "$part_dir"
 # The same kernels launched as one CUDA graph and from four host threads: one run must count them alike.
 for mode in graph threads; do
   step "attribute many $mode" "$DIVBENCH" attribute --quiet --no-pc-sampling --out "$A/many_$mode.json" -- "$M" 128 "$mode" \
