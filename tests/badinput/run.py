@@ -295,7 +295,13 @@ def make_counts_inputs(data: Path) -> None:
     # A whole recording with its PC samples (the output rule: nothing in it may be an output), and a
     # symlink to its counts file.
     shutil.copytree(ROOT / "tests" / "data" / "attribute" / "shapes" / "random", data / "counts" / "recording")
-    os.symlink("recording/k0/counts-2466.json", data / "counts" / "recording_counts_link.json")
+    # The recording's files under fixed names (the recorded ones carry the pid of the run that made them).
+    rec = data / "counts" / "recording"
+    for folder, stem in ((rec / "k0", "counts"), (rec / "pcsamples", "pcsamples")):
+        found = sorted(folder.glob(stem + "-*.json"))
+        assert len(found) == 1, f"{folder}: expected one {stem}-*.json, found {len(found)}"
+        found[0].rename(folder / (stem + "-1.json"))
+    os.symlink("recording/k0/counts-1.json", data / "counts" / "recording_counts_link.json")
     consts = json.loads((ROOT / "results" / "h200" / "loop_cost.json").read_text(encoding="utf-8"))
 
     def band(**kw):
