@@ -5,9 +5,10 @@
 // and on its taken side; which arm is the fall-through, which side lies at the lower address, and
 // whether the branch is BSSY-guarded, is read from this binary's SASS (probe_layout.hpp), never
 // assumed: a point whose SASS disagrees with the intended layout or form is labelled by the SASS and
-// listed as a mismatch. Three kernels (experiments/order/order.cu, order_backward.cu): bssy and
-// warpsync (the fall-through side at the lower address) and bssy_backward (the taken side at the lower
-// address). finalize() fits the candidate order rules to the points (experiments/order/summary.hpp), says
+// listed as a mismatch. Five kernels (experiments/order/order.cu, order_backward.cu, order_loop.cu): bssy
+// and warpsync (the fall-through side at the lower address), bssy_backward (the taken side at the lower
+// address, ptxas -O0) and bssy_loop, warpsync_loop (the taken side at the lower address at ptxas's
+// default level: the branch is a loop's latch; launcher.hpp). finalize() fits the candidate order rules to the points (experiments/order/summary.hpp), says
 // whether ties go to the fall-through side or to the lower address (undecided unless a layout with
 // the taken side below was measured), and reports whether `first` held across the repeated launches.
 #include <optional>
@@ -58,7 +59,8 @@ json to_json(const OrderConfig& c) {
                          std::to_string(kScatterStride) + " i) mod 32, i = 0, 1, ...";
   j["arms"] =
       "then = order_arm<0>, else = order_arm<1> (distinct __noinline__ functions); the group takes the then arm "
-      "(intended fall-through in bssy and warpsync, intended taken and at the lower address in bssy_backward) or "
+      "(intended fall-through in bssy and warpsync, intended taken and at the lower address in bssy_backward, "
+      "bssy_loop and warpsync_loop, where every lane first runs the then arm once with the whole warp) or "
       "the else arm";
   j.update(probe_config_json(c));
   return j;
@@ -97,7 +99,7 @@ json check_run(const OrderRun& run, std::uint32_t group, bool group_in_then) {
 // A point's fields from its checked launches: the order fields, what the kernel intends (side, form,
 // which side lies lower) and whether the SASS agrees.
 json point_fields(OrderForm form, int g, std::uint32_t group, bool in_then, const ProbeLayout& layout, const json& runs) {
-  // bssy_backward puts the then arm on the taken side (above the branch).
+  // bssy_backward and the loop kernels put the then arm on the taken side (above the branch).
   const bool then_taken = order_form_taken_below(form);
   const std::string intended_side = in_then != then_taken ? "fallthrough" : "taken";
   const std::string intended_form = order_form_reconvergence(form);
@@ -188,7 +190,7 @@ std::vector<OrderObservation> observations(const json& pts, const std::string& f
     if (p["first"].is_null() || (!form.empty() && p["form"] != form)) continue;
     if (below && taken_below(p) != *below) continue;
     obs.push_back({lanes_mask(p["group_lanes"]), 0xffffffffu, p["group_side"].get<std::string>(), p["first"].get<std::string>(), point_label(p),
-                   taken_below(p)});
+                   taken_below(p), p.value("order_form", p["form"].get<std::string>())});
   }
   return obs;
 }
@@ -204,7 +206,8 @@ void finalize(const OrderConfig&, ResultRecord& r) {
   json by_form = json::object();  // by the SASS's reconvergence form
   for (const char* f : {"bssy", "warpsync"}) by_form[f] = fit_points(pts, f)["rule"];
   r.summary["rule_by_form"] = by_form;
-  // By layout: the fall-through side at the lower address (bssy, warpsync) or the taken side (bssy_backward).
+  // By layout: the fall-through side at the lower address (bssy, warpsync) or the taken side (bssy_backward,
+  // bssy_loop, warpsync_loop).
   r.summary["rule_by_layout"] = json{{"fallthrough_below", fit_points(pts, "", false)["rule"]},
                                      {"taken_below", fit_points(pts, "", true)["rule"]}};
   // Ties: the fall-through side or the lower address? Undecided until a backward layout is measured.

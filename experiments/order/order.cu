@@ -38,6 +38,8 @@ constexpr OrderFormFacts kOrderForms[] = {
     {OrderForm::bssy, "bssy", "bssy", false, "order_kernelILb0E"},
     {OrderForm::warpsync, "warpsync", "warpsync", false, "order_kernelILb1E"},
     {OrderForm::bssy_backward, "bssy_backward", "bssy", true, "order_backward_kernel"},
+    {OrderForm::bssy_loop, "bssy_loop", "bssy", true, "order_loop_kernelILb0E"},
+    {OrderForm::warpsync_loop, "warpsync_loop", "warpsync", true, "order_loop_kernelILb1E"},
 };
 
 const OrderFormFacts& facts_of(OrderForm f) {
@@ -69,7 +71,9 @@ const char* order_kernel_symbol(OrderForm f) { return facts_of(f).symbol; }
 OrderRun run_order_probe(OrderForm form, std::uint32_t then_mask, const ProbeCaps& caps) {
   progress::ProbeBuffers<OrderLane> mem(1);
   mem.words.upload({1u});  // the flag, set before the launch: no arm waits
-  if (form == OrderForm::bssy_backward)
+  if (form == OrderForm::bssy_loop || form == OrderForm::warpsync_loop)
+    launch_order_loop(form == OrderForm::warpsync_loop, mem.words.get(), then_mask, caps, mem.lanes.get(), mem.sample.get());
+  else if (form == OrderForm::bssy_backward)
     launch_order_backward(mem.words.get(), then_mask, caps, mem.lanes.get(), mem.sample.get());
   else if (form == OrderForm::bssy)
     progress::order_kernel<false><<<1, kWarpLanes>>>(mem.words.get(), then_mask, caps.max_spins, caps.max_ns,

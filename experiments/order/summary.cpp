@@ -1,6 +1,8 @@
 // The path-scheduling-order rule fitted to points (summary.hpp).
 #include "experiments/order/summary.hpp"
 
+#include <map>
+
 #include <stdexcept>
 
 #include "divbench/core/lane_group.hpp"
@@ -127,17 +129,37 @@ json rule_summary(const RuleFit& fit, const std::vector<OrderObservation>& obs) 
 }
 
 json tie_verdict(const std::vector<OrderObservation>& obs) {
-  int ties = 0, separating = 0, ft_first = 0, lower_first = 0;
+  struct Counts {
+    int ties = 0, separating = 0, ft_first = 0, lower_first = 0;
+    void add(const OrderObservation& o) {
+      ++ties;
+      separating += o.taken_below ? 1 : 0;
+      ft_first += o.first == fallthrough_side(o) ? 1 : 0;
+      lower_first += o.first == lower_side(o) ? 1 : 0;
+    }
+    json to_json() const {
+      return json{{"tie_points", ties}, {"tie_points_taken_below", separating}, {"fallthrough_first", ft_first},
+                  {"lower_first", lower_first}};
+    }
+  };
+  Counts all;
+  std::map<std::string, Counts> sites;
   for (const auto& o : obs) {
     if (!is_tie(o)) continue;
-    ++ties;
-    separating += o.taken_below ? 1 : 0;
-    ft_first += o.first == fallthrough_side(o) ? 1 : 0;
-    lower_first += o.first == lower_side(o) ? 1 : 0;
+    all.add(o);
+    sites[o.site].add(o);
   }
+  int sites_below = 0;
+  json by_site = json::object();
+  for (const auto& [site, c] : sites) {
+    by_site[site.empty() ? "(unnamed)" : site] = c.to_json();
+    sites_below += c.separating > 0 ? 1 : 0;
+  }
+  const int ties = all.ties, separating = all.separating, ft_first = all.ft_first, lower_first = all.lower_first;
   const std::string counts = "the fall-through side first at " + std::to_string(ft_first) + " of " +
                              std::to_string(ties) + " ties, the lower-address side at " + std::to_string(lower_first) +
-                             " (" + std::to_string(separating) + " of the ties with the taken side below)";
+                             " (" + std::to_string(separating) + " of the ties with the taken side below, at " +
+                             std::to_string(sites_below) + (sites_below == 1 ? " branch site)" : " branch sites)");
   std::string verdict = "undecided", sentence;
   if (ties == 0) {
     sentence = "no tie points (as many active lanes on each side): ties not measured";
@@ -153,8 +175,12 @@ json tie_verdict(const std::vector<OrderObservation>& obs) {
   } else {
     sentence = "undecided: neither the fall-through side nor the lower address ran first at every tie; " + counts;
   }
-  return json{{"verdict", verdict},          {"sentence", sentence},       {"tie_points", ties},
-              {"tie_points_taken_below", separating}, {"fallthrough_first", ft_first}, {"lower_first", lower_first}};
+  json j = all.to_json();
+  j["verdict"] = verdict;
+  j["sentence"] = sentence;
+  j["by_site"] = by_site;
+  j["sites_taken_below"] = sites_below;
+  return j;
 }
 
 }  // namespace divbench

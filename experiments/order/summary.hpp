@@ -25,6 +25,7 @@ struct OrderObservation {
   // The branch's taken side lies at a LOWER address than its fall-through side (a backward branch,
   // the order probe's bssy_backward kernel); false: the fall-through side is the lower one.
   bool taken_below = false;
+  std::string site;  // the branch site (the kernel: order_form), for the ties per site
 };
 
 struct OrderRule {
@@ -67,7 +68,10 @@ json rule_summary(const RuleFit& fit, const std::vector<OrderObservation>& obs);
 // (taken_below), so without one the answer is "undecided". {verdict: "fallthrough" |
 // "lower_address" | "undecided", sentence, tie_points, tie_points_taken_below, fallthrough_first,
 // lower_first} (counts over the tie points: how many ran the fall-through side first, how many the
-// lower-address side). "undecided" also when neither holds at every tie.
+// lower-address side). "undecided" also when neither holds at every tie. by_site: the same counts per
+// branch site (OrderObservation::site) {tie_points, tie_points_taken_below, fallthrough_first,
+// lower_first}; sites_taken_below: how many sites have a tie point with the taken side below (the
+// independent sites the verdict rests on).
 json tie_verdict(const std::vector<OrderObservation>& obs);
 
 }  // namespace divbench

@@ -217,7 +217,8 @@ json conclusion(const json& points) {
     by_variant_producer[variant] += pf;
     if (side.is_null()) continue;
     obs.push_back({lanes_mask(p.at("group_lanes")), 0xffffffffu, side.get<std::string>(), first.get<std::string>(),
-                   variant + " " + side.get<std::string>() + " W=" + p.value("work", json(nullptr)).dump()});
+                   variant + " " + side.get<std::string>() + " W=" + p.value("work", json(nullptr)).dump(), false,
+                   "producer_consumer " + variant});
   }
   std::string s = "the producer side entered first in " + std::to_string(producer_first) + " of " + std::to_string(n) +
                   " orders";

@@ -60,7 +60,7 @@ LEGACY_AXES = {
     "loops": (("body", "body"), ("placement", lambda p: p.get("placement", 0)), ("n", "iters_per_path")),
     "lock": (("form", "form"),),
     "peer_wait": (("rounds", "rounds"),),
-    # order_form names the kernel (bssy, warpsync, bssy_backward); older files have only intended_form,
+    # order_form names the kernel (bssy, warpsync, bssy_backward, bssy_loop, warpsync_loop); older files have only intended_form,
     # the guard kind, which equalled the kernel while there were two
     "order": (("form", lambda p: p.get("order_form", p.get("intended_form"))), ("group_size", "group_size"), ("group_position", "group_position"),
               ("group_arm", "group_arm")),

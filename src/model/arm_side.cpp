@@ -23,6 +23,27 @@ bool guarded(const json& branch) {
 
 bool is_address(const json& v) { return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0); }
 
+// A branch the facts leave unguarded (kernel_facts gives each BSSY to the first divergent branch its
+// region reaches) may still reconverge at a BSYNC: that of an earlier BSSY whose branch reconverges
+// "at" the same immediate post-dominator, the BSSY above this branch and that point below it. The
+// loop kernels' latch is such a branch: the BSSY before the loop guards the loop's exit test, and the
+// latch's two sides meet at the same BSYNC.
+bool shares_bsync(const json& fn, const json& b) {
+  if (!b.contains("offset") || !is_address(b["offset"]) || !b.contains("ipdom") || !is_address(b["ipdom"])) return false;
+  const std::uint64_t at = b["offset"].get<std::uint64_t>(), ipdom = b["ipdom"].get<std::uint64_t>();
+  if (ipdom <= at) return false;
+  for (const auto& o : fn["divergent_branches"]) {
+    if (!o.contains("ipdom") || o["ipdom"] != b["ipdom"] || !o.contains("bssy") || !o.contains("placement")) continue;
+    const json& guards = o["bssy"];
+    const json& places = o["placement"];
+    for (std::size_t i = 0; i < guards.size() && i < places.size(); ++i)
+      if (is_address(guards[i]) && guards[i].get<std::uint64_t>() < at && places[i].is_string() &&
+          places[i].get<std::string>() == "at")
+        return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 ArmSideResult arm_side(const json& facts, int sm, const ArmBranch& q) {
@@ -62,7 +83,7 @@ ArmSideResult arm_side(const json& facts, int sm, const ArmBranch& q) {
       arm = "else";
     else
       continue;
-    ArmSide side{fn->value("name", ""), b.value("offset", std::uint64_t{0}), arm, guarded(b), {}, {}};
+    ArmSide side{fn->value("name", ""), b.value("offset", std::uint64_t{0}), arm, guarded(b) || shares_bsync(*fn, b), {}, {}};
     if (b.contains("fallthrough") && is_address(b["fallthrough"]))
       side.fallthrough_at = b["fallthrough"].get<std::uint64_t>();
     // A two-way branch has one target; with several (BRX) "the taken side's address" is not one place.

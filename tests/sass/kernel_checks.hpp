@@ -51,7 +51,7 @@ inline const std::vector<KernelRule>& timed_kernel_rules() {
 }
 
 // The probes' two-arm branches (each arm a distinct __noinline__ function, one call site): the order
-// probe's three kernels, producer/consumer and peer-wait. Their layout is what the probes read at run
+// probe's five kernels, producer/consumer and peer-wait. Their layout is what the probes read at run
 // time through model::arm_side (bench/experiments/probe_layout.hpp).
 struct ProbeBranch {
   const char* name;
@@ -62,6 +62,8 @@ inline const std::vector<ProbeBranch>& probe_branches() {
       {"order (bssy)", {{"order_kernelILb0E"}, "order_armILi0E", "order_armILi1E"}},
       {"order (warpsync)", {{"order_kernelILb1E"}, "order_armILi0E", "order_armILi1E"}},
       {"order (bssy_backward)", {{"order_backward_kernel"}, "order_armILi0E", "order_armILi1E"}},
+      {"order (bssy_loop)", {{"order_loop_kernelILb0E"}, "order_armILi0E", "order_armILi1E"}},
+      {"order (warpsync_loop)", {{"order_loop_kernelILb1E"}, "order_armILi0E", "order_armILi1E"}},
       {"producer_consumer", {{"producer_consumer_kernel"}, "pc_armILi0E", "pc_armILi1E"}},
       {"peer_wait", {{"peer_wait_kernel"}, "take_turnsILi0E", "take_turnsILi1E"}},
   };

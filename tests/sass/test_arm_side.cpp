@@ -95,3 +95,33 @@ TEST(ArmSide, ErrorsInsteadOfGuesses) {
   EXPECT_NE(arm_side(two, 90, kQuery).error.find("2 functions match"), std::string::npos);
   EXPECT_FALSE(arm_side(json::object(), 90, kQuery).side);
 }
+
+TEST(ArmSide, ALatchInsideAnEarlierBssyRegionIsGuarded) {
+  // The loop kernels' shape: the BSSY at 0xd0 guards the loop's exit test (0x130, its BSYNC "at" its
+  // ipdom 0x180); the latch (0x150, backward to the then arm) has no BSSY of its own but reconverges at
+  // the same BSYNC: the BSSY form.
+  json exit_test = branch(0x130, json::array({kElse}), json::array(), json::array({0xd0}));
+  exit_test["placement"] = json::array({"at"});
+  exit_test["ipdom"] = 0x180;
+  json latch = branch(0x150, json::array({kElse}), json::array({kThen}), json::array({nullptr}));
+  latch["placement"] = json::array({"unguarded"});
+  latch["ipdom"] = 0x180;
+  latch["fallthrough"] = 0x160;
+  latch["taken"] = json::array({0xf0});
+  ArmSideResult r = arm_side(facts(90, json::array({exit_test, latch})), 90, kQuery);
+  ASSERT_TRUE(r.side) << r.error;
+  EXPECT_EQ(r.side->branch, 0x150u);
+  EXPECT_TRUE(r.side->bssy_guarded);
+  EXPECT_EQ(r.side->taken_below_fallthrough(), std::optional<bool>(true));
+  // The same BSYNC placed "after" (not at) the post-dominator, another post-dominator, or the BSSY
+  // below the branch: not the BSSY form.
+  for (int variant = 0; variant < 3; ++variant) {
+    json e = exit_test, l = latch;
+    if (variant == 0) e["placement"] = json::array({"after"});
+    if (variant == 1) e["ipdom"] = 0x1a0;
+    if (variant == 2) e["bssy"] = json::array({0x170});
+    r = arm_side(facts(90, json::array({e, l})), 90, kQuery);
+    ASSERT_TRUE(r.side) << r.error;
+    EXPECT_FALSE(r.side->bssy_guarded) << "variant " << variant;
+  }
+}

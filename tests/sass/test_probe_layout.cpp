@@ -7,7 +7,8 @@
 // is a call after the BSYNC), which the order results then report as a form mismatch. In bssy and
 // warpsync the taken side lies after the fall-through side; in bssy_backward (ptxas -O0, inline-PTX
 // labels) the `then` arm is the TAKEN side and lies BELOW the fall-through side (a backward branch),
-// BSSY-guarded. That layout is checked on every architecture the build carries, the legacy build's
+// BSSY-guarded; in bssy_loop and warpsync_loop (ptxas's default level: the branch is a loop's latch)
+// likewise, with the BSSY form as in bssy and warpsync. That layout is checked on every architecture the build carries, the legacy build's
 // sm_61/sm_70 included (ctest preset legacy-ci), and a failure names the architecture and both
 // addresses: there the run could not tell "ties go to the fall-through side" from "ties go to the
 // lower address", and its points say so (taken_below_mismatches).
@@ -83,14 +84,27 @@ TEST(ProbeLayout, ArmsAreSeparableAndFormsAsIntended) {
       if (name == "order (warpsync)") {
         EXPECT_EQ(r.side->bssy_guarded, sm < 90);
       }
-      if (name == "order (bssy)" || name == "order (warpsync)")
+      if (name == "order (bssy)" || name == "order (warpsync)") {
         EXPECT_FALSE(*below) << "sm_" << sm << ": " << name << " has its taken side below the fall-through side";
+      }
       if (name == "order (bssy_backward)") {
         EXPECT_TRUE(*below) << "sm_" << sm << ": the bssy_backward layout cannot be had here: taken side at "
                             << hex(r.side->taken_at.value_or(0)) << ", fall-through at "
                             << hex(r.side->fallthrough_at.value_or(0)) << " (branch " << hex(r.side->branch) << ")";
         EXPECT_EQ(r.side->fallthrough_arm, "else") << "sm_" << sm;
         EXPECT_TRUE(r.side->bssy_guarded) << "sm_" << sm;
+      }
+      // The loop kernels (ptxas's default level): the latch is the branch, its taken side the loop's
+      // body (the then arm) above it; bssy_loop BSSY-guarded everywhere, warpsync_loop as warpsync.
+      if (name == "order (bssy_loop)" || name == "order (warpsync_loop)") {
+        EXPECT_TRUE(*below) << "sm_" << sm << ": " << name << " has its taken side at " << hex(r.side->taken_at.value_or(0))
+                            << ", not below the fall-through side at " << hex(r.side->fallthrough_at.value_or(0));
+        EXPECT_EQ(r.side->fallthrough_arm, "else") << "sm_" << sm;
+        if (name == "order (bssy_loop)") {
+          EXPECT_TRUE(r.side->bssy_guarded) << "sm_" << sm;
+        } else {
+          EXPECT_EQ(r.side->bssy_guarded, sm < 90) << "sm_" << sm;
+        }
       }
     }
 }

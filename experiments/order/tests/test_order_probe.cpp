@@ -58,7 +58,7 @@ TEST(OrderProbe, DefaultsAndOptions) {
   const json c = order(RunOptions{}).config;
   EXPECT_EQ(c["group_sizes"], json({1, 2, 4, 8, 15, 16, 17, 24, 28, 31}));
   EXPECT_EQ(c["positions"], json({"low", "high", "scattered"}));
-  EXPECT_EQ(c["forms"], json({"bssy", "warpsync", "bssy_backward"}));
+  EXPECT_EQ(c["forms"], json({"bssy", "warpsync", "bssy_backward", "bssy_loop", "warpsync_loop"}));
   EXPECT_EQ(c["launches"], 9);  // --reps 201 (the default) capped
   EXPECT_EQ(c["launches_cap"], 9);
   EXPECT_FALSE(order(RunOptions{}).notes.empty());
@@ -148,6 +148,28 @@ TEST(OrderProbe, FinalizeSaysWhereTiesGo) {
   }
   s = finalize(order(RunOptions{}), ft);
   EXPECT_EQ(s["ties"]["verdict"], "fallthrough");
+  // The ties per branch site: one site with the taken side below so far.
+  EXPECT_EQ(s["ties"]["sites_taken_below"], 1);
+  EXPECT_EQ(s["ties"]["by_site"]["bssy_backward"]["tie_points"], 2);
+  EXPECT_EQ(s["ties"]["by_site"]["bssy_backward"]["tie_points_taken_below"], 2);
+  EXPECT_EQ(s["ties"]["by_site"]["bssy_backward"]["fallthrough_first"], 2);
+  EXPECT_EQ(s["ties"]["by_site"]["bssy_backward"]["lower_first"], 0);
+  {
+    // Two more sites with the taken side below (the loop kernels) make three, each counted apart.
+    json more = ft;
+    for (const char* site : {"bssy_loop", "warpsync_loop"})
+      for (const char* side : {"fallthrough", "taken"}) {
+        json p = backward_point(16, GroupPosition::low, side, {std::string(side) == "fallthrough" ? "group" : "rest"});
+        p["order_form"] = site;
+        more.push_back(p);
+      }
+    const json t = finalize(order(RunOptions{}), more)["ties"];
+    EXPECT_EQ(t["sites_taken_below"], 3);
+    EXPECT_EQ(t["by_site"]["bssy_loop"]["tie_points_taken_below"], 2);
+    EXPECT_EQ(t["by_site"]["warpsync_loop"]["fallthrough_first"], 2);
+    EXPECT_EQ(t["verdict"], "fallthrough");
+    EXPECT_NE(t["sentence"].get<std::string>().find("at 3 branch sites"), std::string::npos) << t["sentence"];
+  }
   EXPECT_EQ(s["rule_id"], "minority_first_tie_fallthrough");
   EXPECT_TRUE(s["rules_equally_consistent"].empty());
   EXPECT_EQ(s["points_taken_below"], 4);

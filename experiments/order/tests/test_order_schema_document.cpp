@@ -14,9 +14,10 @@ TEST(SchemaDocuments, OrderProbeWithItsRule) {
   ResultRecord r;
   for (int g : {1, 16})
     for (bool in_then : {true, false})
-      for (const char* kernel : {"bssy", "warpsync", "bssy_backward"}) {
-        const bool backward = std::string(kernel) == "bssy_backward";
-        const char* form = backward ? "bssy" : kernel;
+      for (const char* kernel : {"bssy", "warpsync", "bssy_backward", "bssy_loop", "warpsync_loop"}) {
+        const std::string k = kernel;
+        const bool backward = k == "bssy_backward" || k == "bssy_loop" || k == "warpsync_loop";
+        const char* form = k == "warpsync" || k == "warpsync_loop" ? "warpsync" : "bssy";
         const std::string side = in_then != backward ? "fallthrough" : "taken";
         // made up: fewer lanes first, ties to the fall-through side
         const char* first = g == 1 || side == "fallthrough" ? "group" : "rest";
@@ -37,5 +38,6 @@ TEST(SchemaDocuments, OrderProbeWithItsRule) {
   const json doc = document("probe", "order", RunOptions{}, std::move(r));
   EXPECT_EQ(doc["summary"]["rule_id"], "minority_first_tie_fallthrough");
   EXPECT_EQ(doc["summary"]["ties"]["verdict"], "fallthrough");
-  EXPECT_EQ(doc["points"].size(), 12u);
+  EXPECT_EQ(doc["points"].size(), 20u);
+  EXPECT_EQ(doc["summary"]["ties"]["sites_taken_below"], 3);
 }

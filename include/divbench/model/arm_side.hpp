@@ -27,7 +27,11 @@ struct ArmSide {
   std::string function;         // the mangled kernel name
   std::uint64_t branch = 0;     // offset of the branch instruction
   std::string fallthrough_arm;  // "then" | "else"
-  bool bssy_guarded = false;    // a BSSY (SSY) guards the branch: the BSSY/BSYNC form, else WARPSYNC only
+  // A BSSY (SSY) guards the branch: the BSSY/BSYNC form, else WARPSYNC only. Also true where the facts
+  // give the BSSY to another branch whose BSYNC is at this branch's immediate post-dominator, the BSSY
+  // above this branch (a loop's latch inside the region of a BSSY before the loop: the order probe's
+  // loop kernels).
+  bool bssy_guarded = false;
   // Where the two sides begin: the fall-through block (the instruction after the branch) and the
   // branch target, from the facts' `fallthrough` and `taken` (absent in facts that lack them).
   std::optional<std::uint64_t> fallthrough_at, taken_at;

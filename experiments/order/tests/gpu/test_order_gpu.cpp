@@ -53,9 +53,12 @@ TEST(OrderProbe, RunsEndToEndSmall) {
     EXPECT_FALSE(p["first"].is_null());
     EXPECT_EQ(p["runs"].size(), 2u);
     ASSERT_TRUE(p["layout"].contains("taken_below_fallthrough"));
-    // Where the build's SASS describes this device, bssy_backward (and only it) has the taken side below.
+    // Where the build's SASS describes this device, bssy_backward and the loop kernels (and only they) have
+    // the taken side below.
     if (p["layout_verified"].get<bool>()) {
-      EXPECT_EQ(p["layout"]["taken_below_fallthrough"], p["order_form"] == "bssy_backward") << p["order_form"];
+      EXPECT_EQ(p["layout"]["taken_below_fallthrough"], p["order_form"] == "bssy_backward" || p["order_form"] == "bssy_loop" ||
+                                                            p["order_form"] == "warpsync_loop")
+          << p["order_form"];
       EXPECT_EQ(p["taken_below_matches_intent"], true);
     }
     below += p["layout"]["taken_below_fallthrough"] == true ? 1 : 0;
