@@ -89,8 +89,11 @@ void add_occupancy_summary(ResultRecord& r, double min_share) {
                                   hi.extra["launch_overhead_ms"]["median"].get<double>());
       const double subtracted = std::max(0.0, std::min(empty, fixed));
       const double kb = (tk - subtracted) / (t1 - subtracted);
-      bounded.add(kb);
-      if (empty > fixed) ++overcorrected;
+      // Where the empty kernel exceeds c_hat the bounded correction subtracts c_hat itself, and the
+      // ratio is K by construction: no measurement of the penalty, so none is given (null).
+      const bool informative = !(empty > fixed);
+      if (informative) bounded.add(kb);
+      else ++overcorrected;
       penalty.add(kp);
       raw.add(kr);
       region.add(rp);
@@ -104,7 +107,13 @@ void add_occupancy_summary(ResultRecord& r, double min_share) {
                             {"penalty", kp},
                             {"kernel_penalty_raw", kr},
                             {"region_penalty", rp},
-                            {"penalty_bounded", kb},
+                            {"penalty_bounded", informative ? json(kb) : json(nullptr)},
+                            {"correction_informative", informative},
+                            {"why_uninformative",
+                             informative ? json(nullptr)
+                                         : json("the empty kernel's event time exceeds the fixed cost c_hat that this "
+                                                "shape's own two event times imply; subtracting at most c_hat gives K "
+                                                "by construction")},
                             {"fixed_cost_ms", fixed},
                             {"fixed_cost_subtracted_ms", subtracted},
                             {"empty_kernel_exceeds_fixed_cost", empty > fixed},

@@ -23,8 +23,12 @@
 //                                       event times imply subtracted: c_hat = (K T(1) - T(K)) / (K - 1),
 //                                       the intercept of kernel time against k, and min(empty kernel,
 //                                       c_hat) subtracted from both; never above K (penalty is, where
-//                                       the empty kernel exceeds c_hat: it over-corrects);
-//   shapes_empty_kernel_exceeds_fixed_cost  how many shapes that is;
+//                                       the empty kernel exceeds c_hat: it over-corrects). Over the
+//                                       shapes where the correction is informative only: where the
+//                                       empty kernel exceeds c_hat it would be K by construction, so
+//                                       the shape's penalty_bounded is null (correction_informative
+//                                       false, why_uninformative), never K;
+//   shapes_empty_kernel_exceeds_fixed_cost  how many shapes that is (no bounded penalty);
 //   region_penalty_min/_max             per-warp region penalty over every shape;
 //   region_penalty_steady_min/_max      ... over the shapes whose two points are steady (null if none);
 //   steady_state_test                   the test, with min_share;
@@ -32,8 +36,9 @@
 //   series[]                            {series, warps_per_sm, waves, warps_per_sm_launched,
 //                                       total_warps, k, penalty, kernel_penalty_raw, region_penalty,
 //                                       steady_state, region_share_k1, region_share_k,
-//                                       kernel_ms_corrected_k1, kernel_ms_corrected_k, penalty_bounded,
-//                                       fixed_cost_ms, fixed_cost_subtracted_ms,
+//                                       kernel_ms_corrected_k1, kernel_ms_corrected_k, penalty_bounded
+//                                       (null where uninformative), correction_informative,
+//                                       why_uninformative, fixed_cost_ms, fixed_cost_subtracted_ms,
 //                                       empty_kernel_exceeds_fixed_cost,
 //                                       launch_overhead_ms_k1, launch_overhead_ms_k,
 //                                       achieved_occupancy, sms_used, every_sm_at_target};

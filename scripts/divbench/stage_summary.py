@@ -131,8 +131,9 @@ def _occupancy(s: dict) -> list[str]:
     if "series" not in s:  # the old shape (device-wide and per-SM pairs)
         return [f"  occupancy {p['series']:7s} target={p['target']:5d} region={p['region_penalty']:.2f} "
                 f"kernel={p['kernel_penalty']:.2f}" for p in s.get("pairs", [])]
-    bounded = (f"bounded (fixed cost as the intercept, <= 32) {s['penalty_bounded_min']:.2f}..{s['penalty_bounded_max']:.2f}, "
-               if "penalty_bounded_min" in s else "")
+    bounded = (f"bounded (fixed cost as the intercept, <= 32; {len(s.get('series', [])) - s.get('shapes_empty_kernel_exceeds_fixed_cost', 0)} "
+               f"informative shapes) {s['penalty_bounded_min']:.2f}..{s['penalty_bounded_max']:.2f}, "
+               if s.get("penalty_bounded_min") is not None else "")
     out = [f"occupancy: penalty {bounded}corrected by the empty-kernel launch overhead "
            f"{s.get('penalty_min', 0):.2f}..{s.get('penalty_max', 0):.2f} "
            f"(paper 28-31), launch overhead {s.get('launch_overhead_ms', 0) * 1e3:.1f} us"]

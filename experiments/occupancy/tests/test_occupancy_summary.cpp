@@ -114,7 +114,8 @@ TEST(OccupancyConfig, LaunchesPerPointAndNoRawSamples) {
 TEST(OccupancySummary, TheBoundedPenaltyNeverExceedsK) {
   // The H200's shape at 1 warp per SM: T(1) = 0.1456, T(32) = 4.534 (raw 31.14), empty kernel 0.0041 ms.
   // T = k s + c gives c_hat = (32 * 0.1456 - 4.534) / 31 = 0.00403 < 0.0041: subtracting the empty
-  // kernel over-corrects (penalty 32.02 > 32); the bounded penalty subtracts c_hat and stays at 32.
+  // kernel over-corrects (penalty 32.02 > 32); subtracting c_hat would give 32 by construction, so the
+  // shape has no bounded penalty (null, uninformative), never 32.
   const ResultRecord r = finalize({pt(1, 1, 1, 0.14, 0.1456, 0.0041), pt(32, 1, 1, 4.5, 4.534, 0.0041),
                                    pt(1, 2, 1, 0.14, 0.1500, 0.0040), pt(32, 2, 1, 4.5, 4.6000, 0.0040)});
   const json& s = r.summary;
@@ -124,11 +125,27 @@ TEST(OccupancySummary, TheBoundedPenaltyNeverExceedsK) {
   const json& over = s["series"][0];
   EXPECT_TRUE(over["empty_kernel_exceeds_fixed_cost"].get<bool>());
   EXPECT_NEAR(over["fixed_cost_ms"].get<double>(), (32 * 0.1456 - 4.534) / 31, 1e-12);
-  EXPECT_NEAR(over["penalty_bounded"].get<double>(), 32.0, 1e-9);
+  EXPECT_TRUE(over["penalty_bounded"].is_null());
+  EXPECT_FALSE(over["correction_informative"].get<bool>());
+  EXPECT_FALSE(over["why_uninformative"].get<std::string>().empty());
+  // The summary's bounded range is over the informative shape alone.
+  EXPECT_DOUBLE_EQ(s["penalty_bounded_max"].get<double>(), s["series"][1]["penalty_bounded"].get<double>());
+  EXPECT_DOUBLE_EQ(s["penalty_bounded_min"].get<double>(), s["series"][1]["penalty_bounded"].get<double>());
   // At 2 warps per SM c_hat = (4.8 - 4.6) / 31 = 0.00645 > 0.004: the empty kernel is subtracted as is.
   const json& under = s["series"][1];
   EXPECT_FALSE(under["empty_kernel_exceeds_fixed_cost"].get<bool>());
   EXPECT_NEAR(under["penalty_bounded"].get<double>(), (4.6 - 0.004) / (0.15 - 0.004), 1e-9);
   EXPECT_NEAR(under["penalty_bounded"].get<double>(), under["penalty"].get<double>(), 1e-12);
   EXPECT_LT(under["penalty_bounded"].get<double>(), 32.0);
+  EXPECT_TRUE(under["correction_informative"].get<bool>());
+  EXPECT_TRUE(under["why_uninformative"].is_null());
+}
+
+TEST(OccupancySummary, NoInformativeShapeGivesNoBoundedRange) {
+  // Both shapes over-corrected: no bounded penalty at all (null range), none reported as K.
+  const ResultRecord r = finalize({pt(1, 1, 1, 0.14, 0.1456, 0.0041), pt(32, 1, 1, 4.5, 4.534, 0.0041)});
+  EXPECT_TRUE(r.summary["penalty_bounded_min"].is_null());
+  EXPECT_TRUE(r.summary["penalty_bounded_max"].is_null());
+  EXPECT_EQ(r.summary["shapes_empty_kernel_exceeds_fixed_cost"].get<int>(), 1);
+  EXPECT_TRUE(r.summary["series"][0]["penalty_bounded"].is_null());
 }
