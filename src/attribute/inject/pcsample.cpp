@@ -120,6 +120,9 @@ struct State {
   std::string dir;
   CUpti_SubscriberHandle subscriber = nullptr;
   std::uint32_t period_exponent = kDefaultPeriodExponent;
+  // CUPTI's buffers: the defaults above unless DIVBENCH_PCSAMPLE_HW_MIB / DIVBENCH_PCSAMPLE_SCRATCH_MIB
+  // (measurements of the overhead, stage 50's probe; not an option of divbench).
+  std::size_t hardware_bytes = kHardwareBytes, scratch_bytes = kScratchBytes;
   std::map<CUcontext, std::unique_ptr<Context>> contexts;
   std::set<CUcontext> failed;
   std::vector<std::string> reasons;             // every context's stall reasons, by name
@@ -144,9 +147,12 @@ void debug(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 void debug(const char* fmt, ...) {
   static const bool on = [] { const char* e = std::getenv("DIVBENCH_ATTRIBUTE_DEBUG"); return e && *e == '1'; }();
   if (!on) return;
+  // Milliseconds since the library was loaded: where the sampling run's time goes.
+  static const auto t0 = std::chrono::steady_clock::now();
   va_list ap;
   va_start(ap, fmt);
-  std::fprintf(stderr, "divbench pcsample: ");
+  std::fprintf(stderr, "divbench pcsample: %8.1f ms: ",
+               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   std::vfprintf(stderr, fmt, ap);
   std::fprintf(stderr, "\n");
   va_end(ap);
@@ -289,9 +295,9 @@ bool configure(State& s, Context& c) {
   attrs[1].attributeData.stallReasonData.stallReasonCount = count;
   attrs[1].attributeData.stallReasonData.pStallReasonIndex = indices.data();
   attrs[2].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE;
-  attrs[2].attributeData.scratchBufferSizeData.scratchBufferSize = kScratchBytes;
+  attrs[2].attributeData.scratchBufferSizeData.scratchBufferSize = s.scratch_bytes;
   attrs[3].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE;
-  attrs[3].attributeData.hardwareBufferSizeData.hardwareBufferSize = kHardwareBytes;
+  attrs[3].attributeData.hardwareBufferSizeData.hardwareBufferSize = s.hardware_bytes;
   attrs[4].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE;
   attrs[4].attributeData.collectionModeData.collectionMode = CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
   attrs[5].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT;
@@ -319,12 +325,14 @@ void enable_context(State& s, CUcontext ctx, const char* where) {
   auto c = std::make_unique<Context>();
   c->ctx = ctx;
   if (const CUptiResult r = cuptiGetDeviceId(ctx, &c->device); r != CUPTI_SUCCESS) note_error(s, "cuptiGetDeviceId", r);
+  debug("enabling on context %p at %s", static_cast<void*>(ctx), where);
   auto en = params<CUpti_PCSamplingEnableParams>(CUpti_PCSamplingEnableParamsSize, ctx);
   if (const CUptiResult r = cuptiPCSamplingEnable(&en); r != CUPTI_SUCCESS) {
     note_error(s, "cuptiPCSamplingEnable", r);
     s.failed.insert(ctx);
     return;
   }
+  debug("cuptiPCSamplingEnable returned");
   // Every other PC sampling call needs sampling enabled on the context first.
   if (!configure(s, *c)) {
     auto di = params<CUpti_PCSamplingDisableParams>(CUpti_PCSamplingDisableParamsSize, ctx);
@@ -541,6 +549,15 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
     if (*end == '\0' && k >= 5 && k <= 31) s.period_exponent = static_cast<std::uint32_t>(k);
     else note_line(s, std::string("DIVBENCH_PCSAMPLE_PERIOD=") + p + " is not an exponent in 5..31: using " + std::to_string(kDefaultPeriodExponent));
   }
+  for (auto [name, bytes] : {std::pair<const char*, std::size_t*>{"DIVBENCH_PCSAMPLE_HW_MIB", &s.hardware_bytes},
+                             std::pair<const char*, std::size_t*>{"DIVBENCH_PCSAMPLE_SCRATCH_MIB", &s.scratch_bytes}})
+    if (const char* v = std::getenv(name); v && *v) {
+      char* end = nullptr;
+      const unsigned long mib = std::strtoul(v, &end, 10);
+      if (*end == '\0' && mib >= 1 && mib <= 4096) *bytes = std::size_t{mib} << 20;
+      else note_line(s, std::string(name) + "=" + v + " is not a size in MiB (1..4096): ignored");
+    }
+  debug("loaded; hardware buffer %zu MiB, scratch buffer %zu MiB", s.hardware_bytes >> 20, s.scratch_bytes >> 20);
   CUptiResult r = cuptiSubscribe(&s.subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_callback), nullptr);
   if (r != CUPTI_SUCCESS) {
     note_error(s, "cuptiSubscribe", r);
