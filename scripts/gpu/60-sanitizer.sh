@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Stage: compute-sanitizer (memcheck, racecheck, synccheck) over every dynamic kernel, small runs.
+# Stage: compute-sanitizer (memcheck, racecheck, synccheck) over every dynamic kernel, small runs:
+# --all, the k sweep's other bodies, the cost sweep's kernels (divergent and control) and the validation loops.
 # Last stage on purpose: the tools slow kernels down by large factors; each run has a timeout.
 STAGE=sanitizer
 # shellcheck source=scripts/gpu/lib.sh
@@ -30,6 +31,18 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
       step "sanitizer_$tool/$b" sanitized timeout 60 compute-sanitizer --error-exitcode 86 --tool "$tool" "$DIVBENCH" \
         --sweep k --body "$b" --k 1,2,32 --reps 2 --warmup 1 --iters 50 --max-attempts 1 --quiet >>"$log" 2>&1
     done
+    # The kernels --all does not launch: the cost sweep's divergent and no-divergence control kernels of
+    # every body, and the validation loops (experiments/loops/), one placement each, short work.
+    if [ "$tool" = memcheck ]; then
+      for b in fma_chain fma_indep int_alu sfu mem_divergent; do
+        step "sanitizer_$tool/cost_$b" sanitized timeout 90 compute-sanitizer --error-exitcode 86 --tool "$tool" \
+          "$DIVBENCH" --sweep cost --body "$b" --k 1,2 --n 0,10 --placements 1 --reps 2 --warmup 1 --max-attempts 1 \
+          --quiet --out "$(mktemp -d)/cost.json" >>"$log" 2>&1
+      done
+      step "sanitizer_$tool/loops" sanitized timeout 120 compute-sanitizer --error-exitcode 86 --tool "$tool" \
+        "$DIVBENCH" --sweep loops --placements 1 --reps 2 --warmup 1 --max-attempts 1 --quiet \
+        --out "$(mktemp -d)/loops.json" >>"$log" 2>&1
+    fi
     note "dynamic sanitizer $tool: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
   done
 else
