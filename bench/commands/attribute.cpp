@@ -45,6 +45,7 @@ struct AttributeOptions {
   std::size_t top = 20;
   int jobs = 4, repeat = 1;
   double timeout = 600;
+  int pc_sampling_buffer = 0;
   bool static_only = false, json_out = false, quiet = false, calibrate = false;
   bool no_pc_sampling = false, one_kernel_per_run = false;
 };
@@ -151,6 +152,7 @@ int run_program(const AttributeOptions& o) {
   q.timeout_s = o.timeout;
   q.calibrate = o.calibrate;
   q.pc_sampling = !o.no_pc_sampling;
+  q.pc_sampling_buffer_mib = o.pc_sampling_buffer;
   q.one_kernel_per_run = o.one_kernel_per_run;
   // Progress only for a person watching (a terminal), so that a refusal is one line on stderr.
   q.progress = !o.quiet && ::isatty(2);
@@ -216,6 +218,10 @@ divbench::cli::Command attribute_command() {
                    "(default 600)");
     sub.add_flag("--no-pc-sampling", o->no_pc_sampling,
                  "No PC-sampling run: waits on memory are not measured (the estimate of such regions is a lower bound)");
+    sub.add_option("--pc-sampling-buffer", o->pc_sampling_buffer,
+                   "MiB of CUPTI's device buffer for the PC-sampling run (default 32: a larger one makes every launch "
+                   "slower; take more, e.g. 512, when attribute warns that samples were lost)")
+        ->check(CLI::Range(1, 4096));
     sub.add_flag("--one-kernel-per-run", o->one_kernel_per_run,
                  "Instrument one kernel per program run (the CUPTI 13.0 way) even where CUPTI can do all in one");
     return [o] { return o->static_only ? run_static(*o) : run_program(*o); };

@@ -1,6 +1,7 @@
 // Reading and merging the PC sampling library's documents (attribute/pcsamples.hpp).
 #include "divbench/attribute/pcsamples.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include "divbench/core/errors.hpp"
@@ -34,6 +35,8 @@ void read_document(const json& doc, PcSamples& r) {
     throw UsageError("period_cycles " + std::to_string(r.period_cycles) + " is not 2^k with k in 5..31");
   r.total = unsigned_at(doc.at("total_samples"), "total_samples");
   r.dropped = unsigned_at(doc.at("dropped_samples"), "dropped_samples");
+  if (doc.contains("hardware_buffer_mib"))
+    r.hardware_buffer_mib = unsigned_at(doc.at("hardware_buffer_mib"), "hardware_buffer_mib", 1u << 20);
   if (doc.contains("hardware_buffer_full")) {
     if (!doc.at("hardware_buffer_full").is_boolean()) throw UsageError("hardware_buffer_full is not a boolean");
     r.hardware_buffer_full = doc.at("hardware_buffer_full").get<bool>();
@@ -127,6 +130,7 @@ void merge_pcsamples(PcSamples& into, const PcSamples& more) {
   into.total = checked_add(into.total, more.total, "the merged total_samples");
   into.dropped = checked_add(into.dropped, more.dropped, "the merged dropped_samples");
   into.hardware_buffer_full = into.hardware_buffer_full || more.hardware_buffer_full;
+  into.hardware_buffer_mib = std::max(into.hardware_buffer_mib, more.hardware_buffer_mib);
   // Stall reasons by name: a reason the first document lacks is appended.
   std::vector<std::size_t> slot(more.reasons.size());
   for (std::size_t i = 0; i < more.reasons.size(); ++i) {

@@ -335,6 +335,8 @@ Outcome run(const Request& q) {
       // A sample every 2^12 cycles per SM unless the user chose: short kernels get enough samples. (Set
       // here, before any thread starts a program.)
       if (!pcsample_lib.empty()) ::setenv("DIVBENCH_PCSAMPLE_PERIOD", "12", 0);
+      if (!pcsample_lib.empty() && q.pc_sampling_buffer_mib > 0)
+        ::setenv("DIVBENCH_PCSAMPLE_HW_MIB", std::to_string(q.pc_sampling_buffer_mib).c_str(), 1);
     }
   }
 
@@ -675,6 +677,10 @@ Outcome run(const Request& q) {
         have_pcs = true;
       }
     if (!have_pcs) std::cerr << "divbench attribute: WARNING the PC-sampling run left no samples; waits on memory stay lower bounds\n";
+    if (have_pcs && (pcs.dropped > 0 || pcs.hardware_buffer_full))
+      std::cerr << "divbench attribute: WARNING the PC-sampling run lost samples (" << pcs.dropped
+                << " dropped" << (pcs.hardware_buffer_full ? ", CUPTI's hardware buffer filled" : "")
+                << "): times measured from samples may be low; run again with --pc-sampling-buffer 512 (MiB)\n";
   }
   if (q.from_counts.empty()) {
     out.runs_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
@@ -749,7 +755,9 @@ Outcome run(const Request& q) {
   }
   json pcs_json = nullptr;
   if (have_pcs)
-    pcs_json = json{{"period_cycles", pcs.period_cycles}, {"total_samples", pcs.total}, {"dropped_samples", pcs.dropped}};
+    pcs_json = json{{"period_cycles", pcs.period_cycles}, {"total_samples", pcs.total}, {"dropped_samples", pcs.dropped},
+                    {"hardware_buffer_full", pcs.hardware_buffer_full},
+                    {"hardware_buffer_mib", pcs.hardware_buffer_mib ? json(pcs.hardware_buffer_mib) : json(nullptr)}};
   out.exit_code = first.exit_code;
   out.dropped_records = counts.dropped_records;
   out.document = json{

@@ -38,6 +38,7 @@ struct PcSamples {
   std::uint64_t total = 0;          // samples of every pc below
   std::uint64_t dropped = 0;        // samples the hardware dropped
   bool hardware_buffer_full = false;  // some samples were lost (the hardware buffer overflowed)
+  std::uint64_t hardware_buffer_mib = 0;  // CUPTI's device buffer the run had (0: the document does not say)
   std::vector<std::string> reasons;   // stall reason names; the index of `stalls`
   std::map<Key, std::map<std::uint64_t, std::uint64_t>> samples;  // (crc, name) -> pc -> samples
   std::map<Key, std::map<std::uint64_t, std::map<std::size_t, std::uint64_t>>> stalls;  // -> pc -> reason -> samples

@@ -32,6 +32,7 @@ struct Request {
   double timeout_s = 600;         // each run of the program: TERM past it, KILL 10 s later (0: none)
   bool calibrate = false;
   bool pc_sampling = true;
+  int pc_sampling_buffer_mib = 0;  // CUPTI's hardware buffer of the sampling run, MiB (0: the library's default)
   bool progress = false;          // progress lines on stderr
   bool one_kernel_per_run = false;  // force the CUPTI 13.0 path (one run per kernel)
   // The CUPTI the program will load (the command finds it: cupti/metrics.hpp) and its API version;

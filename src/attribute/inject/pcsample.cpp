@@ -80,7 +80,12 @@ constexpr std::uint32_t kDefaultPeriodExponent = 14;
 constexpr std::size_t kDrainPcs = 4096;           // pcs per GetData
 constexpr std::size_t kConfigPcs = 65536;         // pcs the final flush (Disable) can deliver (~25 MB)
 constexpr std::size_t kScratchBytes = 16u << 20;  // CUPTI's buffer of decoded pcs (default 1 MiB)
-constexpr std::size_t kHardwareBytes = 512u << 20;  // the device buffer of raw samples (CUPTI's default)
+// The device buffer of raw samples. CUPTI's default is 512 MiB; with it every launch cost more: on the H200
+// the 128-kernel program's sampling run took 912 ms against 686 ms with 32 MiB, the same samples, none
+// dropped (results/h200/probes/pcsample-overhead). A long kernel may overflow 32 MiB at 2^12 cycles:
+// the document says so (hardware_buffer_full, dropped_samples), attribute warns, and its
+// --pc-sampling-buffer (DIVBENCH_PCSAMPLE_HW_MIB) takes a larger one.
+constexpr std::size_t kHardwareBytes = 32u << 20;
 constexpr int kMaxDrainRounds = 100000;
 
 // One CUpti_PCSamplingData with room for `pcs` records of `reasons` stall reasons each.
@@ -418,6 +423,7 @@ void write_document(State& s) {
   for (const auto& [text, n] : s.errors) errors.push_back(n > 1 ? text + " (" + std::to_string(n) + " times)" : text);
   const json doc{{"schema", "divbench.attribute_pcsamples/1"},
                  {"pid", ::getpid()},
+                 {"hardware_buffer_mib", s.hardware_bytes >> 20},
                  {"device", s.device},
                  {"period_exponent", s.period_exponent},
                  {"period_cycles", std::uint64_t{1} << s.period_exponent},
