@@ -182,6 +182,11 @@ def run_check(c: Check) -> Result:
             r.problems.append(f"{c.doc} {_snippet(text, m)}: {val.source} {val.key}: cannot read: {e!r}")
             continue
         r.shown.append((printed, want))
+        if want is None or (isinstance(want, float) and math.isnan(want)):  # the file holds no such number
+            r.ok = False
+            r.problems.append(f"{c.doc} {_snippet(text, m)}: number {i + 1} printed {printed}, but "
+                              f"{val.source} {val.key} is {want!r}: the file holds no number there")
+            continue
         if isinstance(want, str) and re.fullmatch(r"[0-9a-f]{40}", want):
             good = len(printed) >= 7 and want.startswith(printed)
             rule = "a prefix of the file's commit"

@@ -8,7 +8,8 @@
 // warpsync the taken side lies after the fall-through side; in bssy_backward (ptxas -O0, inline-PTX
 // labels) the `then` arm is the TAKEN side and lies BELOW the fall-through side (a backward branch),
 // BSSY-guarded; in bssy_loop and warpsync_loop (ptxas's default level: the branch is a loop's latch)
-// likewise, with the BSSY form as in bssy and warpsync. That layout is checked on every architecture the build carries, the legacy build's
+// likewise, with the BSSY form as in bssy and warpsync (warpsync_loop on sm_70 and sm_75: rotated, the
+// taken side above). That layout is checked on every architecture the build carries, the legacy build's
 // sm_61/sm_70 included (ctest preset legacy-ci), and a failure names the architecture and both
 // addresses: there the run could not tell "ties go to the fall-through side" from "ties go to the
 // lower address", and its points say so (taken_below_mismatches).
@@ -96,10 +97,15 @@ TEST(ProbeLayout, ArmsAreSeparableAndFormsAsIntended) {
       }
       // The loop kernels (ptxas's default level): the latch is the branch, its taken side the loop's
       // body (the then arm) above it; bssy_loop BSSY-guarded everywhere, warpsync_loop as warpsync.
+      // Measured exception: with the waiting arms, nvcc 13.0 for sm_75 and nvcc 11.8 for sm_70 rotate the
+      // loop so that the exit test is the divergent branch (the taken side, the else arm, above the
+      // fall-through); the order results then label those points by the SASS (taken_below_mismatches).
       if (name == "order (bssy_loop)" || name == "order (warpsync_loop)") {
-        EXPECT_TRUE(*below) << "sm_" << sm << ": " << name << " has its taken side at " << hex(r.side->taken_at.value_or(0))
-                            << ", not below the fall-through side at " << hex(r.side->fallthrough_at.value_or(0));
-        EXPECT_EQ(r.side->fallthrough_arm, "else") << "sm_" << sm;
+        const bool rotated = name == "order (warpsync_loop)" && (sm == 70 || sm == 75);
+        EXPECT_EQ(*below, !rotated) << "sm_" << sm << ": " << name << " has its taken side at "
+                                    << hex(r.side->taken_at.value_or(0)) << ", the fall-through side at "
+                                    << hex(r.side->fallthrough_at.value_or(0));
+        EXPECT_EQ(r.side->fallthrough_arm, rotated ? "then" : "else") << "sm_" << sm;
         if (name == "order (bssy_loop)") {
           EXPECT_TRUE(r.side->bssy_guarded) << "sm_" << sm;
         } else {

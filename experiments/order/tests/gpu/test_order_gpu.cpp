@@ -58,10 +58,14 @@ TEST(OrderProbe, RunsEndToEndSmall) {
     // Where the build's SASS describes this device, bssy_backward and the loop kernels (and only they) have
     // the taken side below.
     if (p["layout_verified"].get<bool>()) {
-      EXPECT_EQ(p["layout"]["taken_below_fallthrough"], p["order_form"] == "bssy_backward" || p["order_form"] == "bssy_loop" ||
-                                                            p["order_form"] == "warpsync_loop")
+      // warpsync_loop on sm_70 and sm_75: the compiler rotates the loop (tests/sass/test_probe_layout.cpp).
+      const int cc = device().cc_major * 10 + device().cc_minor;
+      const bool rotated = p["order_form"] == "warpsync_loop" && (cc == 70 || cc == 75);
+      EXPECT_EQ(p["layout"]["taken_below_fallthrough"], !rotated && (p["order_form"] == "bssy_backward" ||
+                                                                     p["order_form"] == "bssy_loop" ||
+                                                                     p["order_form"] == "warpsync_loop"))
           << p["order_form"];
-      EXPECT_EQ(p["taken_below_matches_intent"], true);
+      EXPECT_EQ(p["taken_below_matches_intent"], !rotated);
     }
     below += p["layout"]["taken_below_fallthrough"] == true ? 1 : 0;
   }
@@ -69,7 +73,9 @@ TEST(OrderProbe, RunsEndToEndSmall) {
   EXPECT_EQ(r.summary["points_fitted"], points);
   // g = 16 ties at three branch sites with the taken side below (bssy_backward, bssy_loop, warpsync_loop)
   // where the build's SASS describes this device.
-  if (r.summary["layout_verified"].get<bool>()) EXPECT_EQ(r.summary["ties"]["sites_taken_below"], 3);
+  const int cc = device().cc_major * 10 + device().cc_minor;
+  if (r.summary["layout_verified"].get<bool>())
+    EXPECT_EQ(r.summary["ties"]["sites_taken_below"], cc == 70 || cc == 75 ? 2 : 3);
   EXPECT_EQ(r.summary["rules"].size(), 9u);
   EXPECT_EQ(r.summary["points_taken_below"], below);
   EXPECT_TRUE(r.summary["ties"].contains("verdict"));
