@@ -340,6 +340,25 @@ R = "README.md"
 KWAY = f"{H200}/kway.json"
 COST = f"{H200}/cost.json"
 OCC = f"{H200}/occupancy.json"
+ORDER = f"{H200}/order.json"
+
+
+def _rule_agree(rule_id: str) -> Value:
+    return F(ORDER, f"summary.rules[id={rule_id}].agree",
+             lambda: next(r["agree"] for r in get(load(ORDER), "summary.rules") if r["id"] == rule_id))
+
+
+def _rule_exceptions(rule_id: str) -> Value:
+    return F(ORDER, f"summary.rules[id={rule_id}].exceptions",
+             lambda: next(r["exceptions"] for r in get(load(ORDER), "summary.rules") if r["id"] == rule_id))
+
+
+def _between(forms, pick) -> Value:
+    forms = (forms,) if isinstance(forms, str) else forms
+    return F(ORDER, f"{pick.__name__} cycles_between over the points of {'/'.join(forms)}",
+             lambda: pick(p["cycles_between"] for p in load(ORDER)["points"] if p.get("order_form") in forms))
+
+
 LOOP = f"{H200}/loop_cost.json"
 DIST = f"{H200}/disturbed/summary.json"
 MC = f"{H200}/metrics_cost.json"
@@ -497,18 +516,49 @@ CHECKS: list[Check] = [
              lambda: load(f"{H200}/order.json")["summary"]["points"] - len(load(f"{H200}/order.json")["summary"]["rule_exceptions"])),
            J(f"{H200}/order.json", "summary.points")]),
     Check(R, "at the {} ties the fall-through side ran first every time, including the {} where it lies above the "
-             "taken side ({} distinct lane masks); {}–{} cycles",
+             "taken side, at {} branch sites ({} distinct lane masks); {}–{} cycles",
           [J(f"{H200}/order.json", "summary.ties.fallthrough_first"),
            J(f"{H200}/order.json", "summary.ties.tie_points_taken_below"),
+           J(f"{H200}/order.json", "summary.ties.sites_taken_below"),
            J(f"{H200}/order.json", "summary.distinct_masks"), J(f"{H200}/order.json", "summary.cycles_between_min"),
            J(f"{H200}/order.json", "summary.cycles_between_max")]),
+    Check("docs/dynamic.md", "**Measured on the H200** (commit {c}, results/h200/order.json): {} points, {} distinct masks; "
+                             "the rule holds at every point; at the {} tie points the fall-through side ran first every time, "
+                             "including the {} where the taken side is at the lower address, {} at each of the {} branch sites",
+          [commit7(ORDER), J(ORDER, "summary.points"), J(ORDER, "summary.distinct_masks"), J(ORDER, "summary.ties.fallthrough_first"),
+           J(ORDER, "summary.ties.tie_points_taken_below"),
+           F(ORDER, "tie_points_taken_below of every site with any (one value)",
+             lambda: (lambda v: v[0] if len(set(v)) == 1 else float("nan"))(
+                 [c["tie_points_taken_below"] for c in get(load(ORDER), "summary.ties.by_site").values() if c["tie_points_taken_below"]])),
+           J(ORDER, "summary.ties.sites_taken_below")]),
+    Check("docs/dynamic.md", "**Result** (`results/h200/order.json`, commit {c}, {} points",
+          [commit7(ORDER), J(ORDER, "summary.points")]),
+    Check("docs/dynamic.md", "— {} of {} points, in all five kernels",
+          [F(ORDER, "summary.points - len(summary.rule_exceptions)",
+             lambda: load(ORDER)["summary"]["points"] - len(load(ORDER)["summary"]["rule_exceptions"])), J(ORDER, "summary.points")]),
+    Check("docs/dynamic.md", "ties to the lower address\" {} of {} (its {} exceptions are the ties of the three kernels",
+          [_rule_agree("minority_first_tie_lower"), J(ORDER, "summary.points"), _rule_exceptions("minority_first_tie_lower")]),
+    Check("docs/dynamic.md", "lanes first, ties to the taken side\" {}, \"fall-through first\" {}, \"lower address first\" {}, \"lane\n"
+                             "0 first\" {}, \"lane 31 first\" {}, \"more lanes first\" {}",
+          [_rule_agree(i) for i in ("minority_first_tie_taken", "fallthrough_first", "lower_first", "lane0_first",
+                                    "lane31_first", "majority_first_tie_fallthrough")]),
+    Check("docs/dynamic.md", "The later side entered {}–{} cycles\n(median {}) after the first: {}–{} in `bssy_loop`",
+          [J(ORDER, "summary.cycles_between_min"), J(ORDER, "summary.cycles_between_max"), J(ORDER, "summary.cycles_between_median"),
+           _between("bssy_loop", min), _between("bssy_loop", max)]),
+    Check("docs/dynamic.md", "{}–{} in `warpsync_loop`, {}–{} in `bssy` and `warpsync`, {}–{} in `bssy_backward`",
+          [_between("warpsync_loop", min), _between("warpsync_loop", max), _between(("bssy", "warpsync"), min),
+           _between(("bssy", "warpsync"), max), _between("bssy_backward", min), _between("bssy_backward", max)]),
+    Check(R, "on ties the fall-through side, not the lower address**: {} of {} points, every launch agreeing; at the {} ties",
+          [J(f"{H200}/order.json", "summary.points"), J(f"{H200}/order.json", "summary.points"),
+           J(f"{H200}/order.json", "summary.ties.tie_points")]),
     Check(R, "positive control changed the output ({}/{} stores); bits 72–73 at every value on every BSSY/BSYNC: "
              "{}/{} flips completed",
           [J(f"{H200}/bitflip.json", "summary.positive_controls_changed_output"),
            J(f"{H200}/bitflip.json", "summary.positive_controls"),
            J(f"{H200}/bitflip.json", "summary.flips_completed"), J(f"{H200}/bitflip.json", "summary.flips")]),
-    Check(R, "memcheck, racecheck, synccheck: {} errors over `--all` and every work body",
-          [F(f"{H200}/sanitizer_*.log", "sum of the ERROR SUMMARY / RACECHECK SUMMARY error counts", sanitizer_errors)]),
+    Check(R, "memcheck, racecheck, synccheck: {} errors over `--all` and every work body (memcheck, {} runs",
+          [F(f"{H200}/sanitizer_*.log", "sum of the ERROR SUMMARY / RACECHECK SUMMARY error counts", sanitizer_errors),
+           F(f"{H200}/sanitizer_memcheck.log", "ERROR SUMMARY lines", lambda: sanitizer_runs("memcheck"))]),
     # --- README: time against the goals ------------------------------------------------------------------
     Check(R, "`--sweep k` {} s of GPU time (regions + launches) and {}–{} s for the whole process",
           [J(f"{H200}/kway_default.json", "timing.points_gpu_ms", 1e-3),
@@ -565,14 +615,16 @@ CHECKS: list[Check] = [
              lambda: min(occupancy_series("penalty", lambda s: s["empty_kernel_exceeds_fixed_cost"]))),
            F(OCC, "max penalty over summary.series[empty_kernel_exceeds_fixed_cost=true]",
              lambda: max(occupancy_series("penalty", lambda s: s["empty_kernel_exceeds_fixed_cost"])))]),
-    Check("docs/dynamic.md", "`penalty_bounded_min`/`max` of results/h200/occupancy.json: {}–{} over the {} shapes",
+    Check("docs/dynamic.md", "`penalty_bounded_min`/`max` of results/h200/occupancy.json): {}–{} over the {} shapes where the "
+                             "correction is informative, none at the {} others",
           [J(OCC, "summary.penalty_bounded_min"), J(OCC, "summary.penalty_bounded_max"),
-           F(OCC, "len(summary.series)", lambda: len(occupancy_series("k")))], bound=32),
-    Check("docs/dynamic.md", "{} at the {} shapes where the empty kernel exceeds c_hat",
-          [F(OCC, "penalty_bounded of every shape with empty_kernel_exceeds_fixed_cost",
-             lambda: (lambda v: v[0] if len(set(v)) == 1 else float("nan"))(
-                 occupancy_series("penalty_bounded", lambda s: s["empty_kernel_exceeds_fixed_cost"]))),
-           J(OCC, "summary.shapes_empty_kernel_exceeds_fixed_cost")]),
+           F(OCC, "shapes with a penalty_bounded", lambda: len([v for v in occupancy_series("penalty_bounded") if v is not None])),
+           F(OCC, "shapes whose penalty_bounded is null",
+             lambda: len([v for v in occupancy_series("penalty_bounded") if v is None]))], bound=32),
+    Check("docs/dynamic.md", "committed H200 run ({w} warps per SM), and the corrected",
+          [F(OCC, "warps_per_sm of the shapes with empty_kernel_exceeds_fixed_cost",
+             lambda: (lambda v: ", ".join(v[:-1]) + " and " + v[-1] if len(v) > 1 else "".join(v))(
+                 [str(w) for w in occupancy_series("warps_per_sm", lambda s: s["empty_kernel_exceeds_fixed_cost"])]))]),
     Check("docs/dynamic.md", "the raw event-time ratio {}–{}",
           [J(OCC, "summary.kernel_penalty_raw_min"), J(OCC, "summary.kernel_penalty_raw_max")]),
     Check("docs/dynamic.md", "### What the run with the control measured (results/h200/cost.json, commit {c})",
@@ -591,9 +643,11 @@ CHECKS: list[Check] = [
           [DS("fma_chain", "median_step"), J(LOOP, "divergent_path_cycles")]),
     Check("docs/dynamic.md", "**{} cycles per path from the two steps** (int_alu {})",
           [DS("fma_chain", "from_steps"), DS("int_alu", "from_steps")]),
-    Check("docs/dynamic.md", "not over the cost sweep's control kernel nor the validation loops. The committed logs "
-                             "(results/h200/sanitizer_*.log): {} errors",
-          [F(f"{H200}/sanitizer_*.log", "sum of the error counts", sanitizer_errors)]),
+    Check("docs/dynamic.md", "The\ncommitted logs (results/h200/sanitizer_*.log, commit {c}): {} errors over {} memcheck runs",
+          [F(f"{H200}/run-05-20-60.log", "the commit of the 60-sanitizer run (results/h200/stages.txt)",
+             lambda: re.search(r"60-sanitizer .*re-run at (\w+)", load(f"{H200}/stages.txt")).group(1)),
+           F(f"{H200}/sanitizer_*.log", "sum of the error counts", sanitizer_errors),
+           F(f"{H200}/sanitizer_memcheck.log", "ERROR SUMMARY lines", lambda: sanitizer_runs("memcheck"))]),
     Check("docs/dynamic.md", "(the overhead, {}–{} µs, is in both",
           [J(OCC, "summary.launch_overhead_ms_min", 1000), J(OCC, "summary.launch_overhead_ms_max", 1000)]),
     Check(R, "(the metrics stage re-run at {c},", [commit7(MC)]),

@@ -1,6 +1,8 @@
 """Every number README.md, docs/*.md and results/*/README.md quote from a committed result file agrees
 with that file (scripts/divbench/docs_numbers.py holds the table of sentences, files and keys), and a
 wrong number fails naming the sentence, the file, the key and both values."""
+import json
+
 import pytest
 
 from divbench import docs_numbers as dn
@@ -35,19 +37,26 @@ def _doc(tmp_path, text):
 OCC = "results/h200/occupancy.json"
 
 
+def _raw(key: str) -> float:
+    return json.loads((dn.ROOT / OCC).read_text())["summary"][key]
+
+
 def test_a_wrong_number_names_sentence_file_key_and_both_values(tmp_path):
-    doc = _doc(tmp_path, "Intro.\n\nthe raw event-time ratio 30.80–31.89 over the shapes.\n")
+    lo, hi = _raw("kernel_penalty_raw_min"), _raw("kernel_penalty_raw_max")
+    wrong = f"{lo - 0.05:.2f}"  # off by more than the printed digits allow
+    doc = _doc(tmp_path, f"Intro.\n\nthe raw event-time ratio {wrong}–{hi:.2f} over the shapes.\n")
     r = run_check(Check(doc, "the raw event-time ratio {}–{}",
                         [J(OCC, "summary.kernel_penalty_raw_min"), J(OCC, "summary.kernel_penalty_raw_max")]))
     assert not r.ok and len(r.problems) == 1
     msg = r.problems[0]
-    for part in (doc, "line 3", "the raw event-time ratio 30.80–31.89", "printed 30.80", OCC,
-                 "summary.kernel_penalty_raw_min", "30.825"):
+    for part in (doc, "line 3", f"the raw event-time ratio {wrong}–{hi:.2f}", f"printed {wrong}", OCC,
+                 "summary.kernel_penalty_raw_min", repr(lo)[:6]):
         assert part in msg, (part, msg)
 
 
 def test_the_right_number_passes_and_rounding_is_as_printed(tmp_path):
-    doc = _doc(tmp_path, "the raw event-time ratio 30.83–31.89 and 30.8–31.9.\n")
+    lo, hi = _raw("kernel_penalty_raw_min"), _raw("kernel_penalty_raw_max")
+    doc = _doc(tmp_path, f"the raw event-time ratio {lo:.2f}–{hi:.2f} and {lo:.1f}–{hi:.1f}.\n")
     vals = [J(OCC, "summary.kernel_penalty_raw_min"), J(OCC, "summary.kernel_penalty_raw_max")]
     assert run_check(Check(doc, "ratio {}–{} and", vals)).ok
     assert run_check(Check(doc, "and {}–{}.", vals)).ok  # fewer digits, rounded the same way
