@@ -72,6 +72,7 @@ pid_t start_injected(const InjectedRun& run, const std::string& inject_lib, cons
     ::setenv("DIVBENCH_ATTRIBUTE_DIR", run.dir.c_str(), 1);
     // The discovery run instruments whichever kernel the program launches first.
     ::setenv("DIVBENCH_ATTRIBUTE_TARGET", run.target.empty() ? "*first*" : run.target.c_str(), 1);
+    for (const auto& [name, value] : run.env) ::setenv(name.c_str(), value.c_str(), 1);
     if (run.match.empty()) ::unsetenv("DIVBENCH_ATTRIBUTE_MATCH");
     else ::setenv("DIVBENCH_ATTRIBUTE_MATCH", run.match.c_str(), 1);
     if (run.quiet) {

@@ -402,7 +402,7 @@ Outcome run(const Request& q) {
   const auto start_sampling = [&] {
     if (!q.from_counts.empty() || pcsample_lib.empty()) return;
     if (q.progress) std::cerr << "divbench attribute: one run with PC sampling (time per instruction)\n";
-    const InjectedRun r{argv, pcs_dir, "", true, q.kernel, pcsample_lib};
+    const InjectedRun r{argv, pcs_dir, "", true, q.kernel, pcsample_lib, {}};
     sampling_run = std::async(std::launch::async, [r, inject, cupti_dir, timeout = q.timeout_s] {
       return run_injected({r}, inject, cupti_dir, 1, {}, timeout).front();
     });
@@ -464,7 +464,7 @@ Outcome run(const Request& q) {
     });
     if (sampling_beside) start_sampling();
     try {
-      first = run_injected({{argv, disc_dir, all_kernels ? "*all*" : "", false, q.kernel, ""}}, inject, cupti_dir, 1, {},
+      first = run_injected({{argv, disc_dir, all_kernels ? "*all*" : "", false, q.kernel, "", {}}}, inject, cupti_dir, 1, {},
                            q.timeout_s)
                   .front();
     } catch (...) {
@@ -513,9 +513,9 @@ Outcome run(const Request& q) {
     std::vector<InjectedRun> more;
     if (!all_kernels)
       for (const auto& t : targets)
-        if (!done.count(t)) more.push_back({argv, tmp.path() + "/k" + std::to_string(more.size() + 1), t, true, "", ""});
+        if (!done.count(t)) more.push_back({argv, tmp.path() + "/k" + std::to_string(more.size() + 1), t, true, "", "", {}});
     const std::size_t n_kernel_runs = more.size();
-    if (q.repeat > 1) more.push_back({argv, tmp.path() + "/repeat", all_kernels ? "*all*" : "", true, q.kernel, ""});
+    if (q.repeat > 1) more.push_back({argv, tmp.path() + "/repeat", all_kernels ? "*all*" : "", true, q.kernel, "", {}});
     const std::size_t repeat_index = q.repeat > 1 ? more.size() - 1 : SIZE_MAX;
     const std::vector<ProgramRun> results = run_injected(more, inject, cupti_dir, q.jobs, [&](std::size_t i) {
       if (!q.progress) return;
@@ -664,6 +664,7 @@ Outcome run(const Request& q) {
 
   mark("analysis");
   json sampling = json::object();
+  json retried_pcs = nullptr;  // the sampling run again with a larger buffer: why and what the first had
   if (sampling_run.valid()) {
     const ProgramRun r = sampling_run.get();  // Interrupted passes through
     runs.push_back({{"target", "(pc sampling)"}, {"exit_code", r.exit_code}, {"wall_s", r.wall_s}, {"timed_out", r.timed_out}});
@@ -676,6 +677,31 @@ Outcome run(const Request& q) {
         else merge_pcsamples(pcs, read_pcsamples(f));
         have_pcs = true;
       }
+    // A kernel long enough to fill CUPTI's small default buffer (the samples of the whole run may be
+    // lost): once more with 512 MiB, unless the user chose the size. The small buffer keeps the common
+    // case fast (results/h200/probes/pcsample-overhead: 128 short kernels, 526 ms against 780 ms with
+    // 512 MiB); a long kernel (0.45 s) filled it and lost every sample, and 512 MiB held its 28.9 M.
+    if (have_pcs && pcs.hardware_buffer_full && q.pc_sampling_buffer_mib == 0) {
+      constexpr int kRetryMib = 512;
+      std::cerr << "divbench attribute: the PC-sampling run filled CUPTI's " << pcs.hardware_buffer_mib
+                << " MiB buffer (a long kernel): running it again with " << kRetryMib << " MiB\n";
+      retried_pcs = json{{"first_buffer_mib", pcs.hardware_buffer_mib}, {"first_total_samples", pcs.total},
+                         {"first_dropped_samples", pcs.dropped}, {"buffer_mib", kRetryMib}};
+      fs::rename(pcs_dir, pcs_dir + ".first");
+      const InjectedRun again{argv, pcs_dir, "", true, q.kernel, pcsample_lib,
+                              {{"DIVBENCH_PCSAMPLE_HW_MIB", std::to_string(kRetryMib)}}};
+      const ProgramRun r2 = run_injected({again}, inject, cupti_dir, 1, {}, q.timeout_s).front();
+      runs.push_back({{"target", "(pc sampling, " + std::to_string(kRetryMib) + " MiB)"}, {"exit_code", r2.exit_code},
+                      {"wall_s", r2.wall_s}, {"timed_out", r2.timed_out}});
+      have_pcs = false;
+      pcs = PcSamples{};
+      if (fs::is_directory(pcs_dir))
+        for (const auto& f : recorded_files(pcs_dir, "pcsamples")) {
+          if (!have_pcs) pcs = read_pcsamples(f);
+          else merge_pcsamples(pcs, read_pcsamples(f));
+          have_pcs = true;
+        }
+    }
     if (!have_pcs) std::cerr << "divbench attribute: WARNING the PC-sampling run left no samples; waits on memory stay lower bounds\n";
     if (have_pcs && (pcs.dropped > 0 || pcs.hardware_buffer_full))
       std::cerr << "divbench attribute: WARNING the PC-sampling run lost samples (" << pcs.dropped
@@ -757,7 +783,8 @@ Outcome run(const Request& q) {
   if (have_pcs)
     pcs_json = json{{"period_cycles", pcs.period_cycles}, {"total_samples", pcs.total}, {"dropped_samples", pcs.dropped},
                     {"hardware_buffer_full", pcs.hardware_buffer_full},
-                    {"hardware_buffer_mib", pcs.hardware_buffer_mib ? json(pcs.hardware_buffer_mib) : json(nullptr)}};
+                    {"hardware_buffer_mib", pcs.hardware_buffer_mib ? json(pcs.hardware_buffer_mib) : json(nullptr)},
+                    {"retried", retried_pcs}};
   out.exit_code = first.exit_code;
   out.dropped_records = counts.dropped_records;
   out.document = json{

@@ -41,6 +41,7 @@ struct InjectedRun {
   bool quiet = false;
   std::string match;  // the discovery run instruments the first kernel launched that matches it ("" = any)
   std::string inject;  // another injection library for this run ("" = the one run_injected is given)
+  std::vector<std::pair<std::string, std::string>> env;  // more variables set in this run's environment
 };
 
 // SIGINT or SIGTERM arrived while programs ran: they were passed the signal and have ended.
