@@ -414,14 +414,21 @@ NVRTC_PROBE = f"{H200}/probes/nvrtc-unload"
 ATIMING = f"{H200}/attribute/timing.txt"
 
 
-def _timing_median(prefix: str) -> Value:
-    """The median of attribute/timing.txt's `PREFIX_<i> N ms` lines."""
+PCS_PROBE = f"{H200}/probes/pcsample-overhead"
+
+
+def _timing_median(prefix: str, source: str = ATIMING) -> Value:
+    """The median of a timing file's `PREFIX_<i> N ms` lines (attribute/timing.txt by default)."""
     def f():
-        ms = [int(m.group(1)) for m in re.finditer(rf"^{re.escape(prefix)}_\d+ (\d+) ms", load(ATIMING), re.M)]
+        ms = [int(m.group(1)) for m in re.finditer(rf"^{re.escape(prefix)}_\d+ (\d+) ms", load(source), re.M)]
         if not ms:
             raise KeyError(prefix)
         return statistics.median(ms)
-    return F(ATIMING, f"median of {prefix}_*", f)
+    return F(source, f"median of {prefix}_*", f)
+
+
+def _probe_json(name: str, key: str) -> Value:
+    return J(f"{PCS_PROBE}/{name}", key)
 
 CHECKS: list[Check] = [
     # --- README: the headline table ---------------------------------------------------------------------
@@ -697,7 +704,17 @@ CHECKS: list[Check] = [
            _timing_median("many_parts_counting_all"), _timing_median("many_parts_sampling_p12"),
            _timing_median("many_parts_sampling_p20")]),
     Check("docs/attribute.md", "the two started together, as attribute starts them, {} ms", [_timing_median("many_parts_pair")]),
-    Check("docs/attribute.md", "its cost is not the samples: about {} ms of it do not depend on the period",
+    Check("docs/attribute.md", "medians): the program {} ms; sampled with a 512 MiB device buffer (CUPTI's default, and\n"
+                               "divbench's until this run) {} ms, 128 MiB {} ms, 64 MiB {} ms, 32 MiB {} ms",
+          [_timing_median("plain", f"{PCS_PROBE}/timing.txt")]
+          + [_timing_median(f"sampling_hw{m}", f"{PCS_PROBE}/timing.txt") for m in (512, 128, 64, 32)]),
+    Check("docs/attribute.md", "lost every sample\nwith {} MiB", [_probe_json("long_hw32.pcsamples.json", "hardware_buffer_mib")]),
+    Check("docs/attribute.md", "and kept all {} with {} MiB",
+          [_probe_json("long_hw512.pcsamples.json", "total_samples"), _probe_json("long_hw512.pcsamples.json", "hardware_buffer_mib")]),
+    Check("docs/attribute.md", "32 MiB it is not: {}× with it, {}× without it",
+          [J(f"{H200}/attribute/validation.json", "summary.overhead_ratio_many_kernels"),
+           J(f"{H200}/attribute/validation.json", "timing.many_attribute_no_sampling_overhead_ratio")]),
+    Check("docs/attribute.md", "cost is not the samples: about {} ms of it do not depend on the period",
           [F(ATIMING, "median sampling run at 2^20 - median plain program, to 10 ms",
              lambda: round((_timing_median("many_parts_sampling_p20")() - _timing_median("many_parts_plain")()) / 10) * 10)],
           tol=10),
