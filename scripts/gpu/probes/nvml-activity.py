@@ -3,7 +3,7 @@
 say about co-tenants of different activity on this GPU: an idle one (a context and 1 GiB, no launch),
 a faint one (divbench_cotenant, 20 us busy every 10 ms), a busy one, and divbench itself during a
 `--sweep k`. Polls every 50 ms for the whole probe and writes every sample with the phase it fell in:
-$OUT/results/<gpu>/probes/nvml-activity/{samples.jsonl, events.jsonl, summary.json}. Also runs
+$OUT/results/<gpu>/probes/nvml-activity/{samples.jsonl, events.jsonl, summary.txt (JSON text: no schema of its own)}. Also runs
 `divbench --sweep k` beside the idle co-tenant and keeps its exit code and verdict (the case issue 36
 item 4 is about). Needs libnvidia-ml.so.1 and libcuda.so.1 (ctypes; nothing installed)."""
 import ctypes
@@ -133,7 +133,7 @@ def main() -> int:
         b["sm_nonzero"] += s["sm"] > 0
     summary = {"sweep_beside_idle_rc": rc, "errors": sum(1 for s in samples if "rc" in s),
                "error_codes": sorted({s["rc"] for s in samples if "rc" in s}), "by_process_and_phase": by}
-    (OUT / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    (OUT / "summary.txt").write_text(json.dumps(summary, indent=1) + "\n")
     print(json.dumps(summary, indent=1))
     return 0
 
