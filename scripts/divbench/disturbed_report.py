@@ -7,9 +7,13 @@ quiet/   the false-alarm rate: how many quiet runs exited 4, how many of their p
 cases/   per co-tenant case and detection mode (nvml: the normal run; noproc: NVML's process list off,
          the noise criterion alone): divbench's exit code, the reasons it named, the disturbed points,
          the fitted s against the committed quiet one, and the gate's exit code
-Prints one line per case and the quiet totals; --out writes them as JSON. Exit 0 when every case was
-flagged (exit 4) in the normal mode, the gate said 3 on each, and no quiet run was judged untrustworthy;
-1 otherwise."""
+A case whose co-tenant is idle (`divbench_cotenant --idle`: a context and memory, no launch) is expected
+quiet: divbench exits 0 (it notes the idle co-tenant) and the gate says 0; every other case is expected
+disturbed. `counts` gives, per mode, the misses (expected disturbed, divbench exit 0) and the false alarms
+(expected quiet, exit 4).
+Prints one line per case and the quiet totals; --out writes them as JSON. Exit 0 when every case met its
+expectation in the normal mode (disturbed: exit 4 and the gate 3; idle: exit 0 and the gate 0) and no
+quiet run was judged untrustworthy; 1 otherwise."""
 from __future__ import annotations
 
 import sys
@@ -56,11 +60,13 @@ def case_summary(folder: Path, name: str, mode: str, s_quiet: float | None) -> d
     out = {"case": name, "mode": mode, "load": (folder / f"{name}.args").read_text().strip()
            if (folder / f"{name}.args").is_file() else None,
            "divbench_rc": _rc(Path(f"{stem}.rc")), "gate_rc": _rc(Path(f"{stem}.gate.txt"))}
+    out["expected"] = "quiet" if out["load"] and "--idle" in out["load"].split() else "disturbed"
     res = Path(f"{stem}.json")
     if res.is_file():
         r = dr.load_result(res)
         q = r.data.get("quality") or {}
         out["trustworthy"] = q.get("trustworthy")
+        out["notes"] = q.get("notes", [])
         out["disturbed_points"] = q.get("disturbed_points")
         out["points"] = len(r.points)
         out["points_remeasured"] = q.get("points_remeasured")
@@ -88,13 +94,30 @@ def report(folder: Path) -> tuple[dict, bool]:
            "quiet": quiet_summary(folder / "quiet", crit) if (folder / "quiet").is_dir() else None,
            "cases": [case_summary(folder / "cases", c, m, s_quiet) for c in cases for m in ("nvml", "noproc")]}
     ok = True
+    counts = {m: {"cases_disturbed": 0, "cases_quiet": 0, "misses": [], "false_alarms": []} for m in ("nvml", "noproc")}
     for c in doc["cases"]:
         flagged = c["divbench_rc"] == 4
-        if c["mode"] == "nvml" and (not flagged or c["gate_rc"] != 3):
-            ok = False
+        n = counts[c["mode"]]
+        if c["expected"] == "disturbed":
+            n["cases_disturbed"] += 1
+            if not flagged:
+                n["misses"].append(c["case"])
+            if c["mode"] == "nvml" and (not flagged or c["gate_rc"] != 3):
+                ok = False
+        else:
+            n["cases_quiet"] += 1
+            if flagged:
+                n["false_alarms"].append(c["case"])
+            if c["mode"] == "nvml" and (c["divbench_rc"] != 0 or c["gate_rc"] != 0):
+                ok = False
         s = f"s {c['s']:,.0f} ({100 * c['s_vs_quiet']:+.1f}%)" if c.get("s_vs_quiet") is not None else "s -"
         print(f"disturbed: {c['case']} [{c['mode']}]: divbench rc={c['divbench_rc']} gate rc={c['gate_rc']} "
               f"{c.get('disturbed_points')}/{c.get('points')} points disturbed ({', '.join(c.get('reason_codes', []))}); {s}")
+    doc["counts"] = counts
+    for m, n in counts.items():
+        print(f"disturbed: [{m}] {n['cases_disturbed']} disturbing case(s), {len(n['misses'])} missed "
+              f"{n['misses'] or ''}; {n['cases_quiet']} idle case(s), {len(n['false_alarms'])} false alarm(s) "
+              f"{n['false_alarms'] or ''}".rstrip())
     q = doc["quiet"]
     if q:
         ok = ok and not q["files_untrustworthy_recomputed"] and not q["runs_exit_4"]

@@ -183,7 +183,38 @@ def _processes(point: dict, side: str) -> dict | None:
     return p if isinstance(p, dict) else None
 
 
+# A co-tenant NVML's per-process utilization samples show idle (src/core/disturbance.hpp, the same rule):
+# at least one sample, SM utilization never above this (%), memory utilization 0.
+IDLE_SM_UTIL_PERCENT = 1
+
+
+def idle_activity(point: dict, pid) -> dict | None:
+    """The activity of co-tenant `pid` when NVML's samples show it idle (a context, no work), else None."""
+    p = _processes(point, "after")
+    act = p.get("activity") if p else None
+    if not isinstance(act, dict) or act.get("read") is not True or not isinstance(act.get("pids"), dict):
+        return None
+    a = act["pids"].get(str(pid))
+    if not isinstance(a, dict) or not all(_is_count(a.get(k)) and a.get(k) >= 0 for k in ("samples", "sm_max", "mem_max")):
+        return None
+    if a["samples"] == 0 or a["sm_max"] > IDLE_SM_UTIL_PERCENT or a["mem_max"] > 0:
+        return None
+    return a
+
+
 def co_tenants(point: dict) -> list:
+    """PIDs (or counts, where a PID could not be told from divbench's own) of other compute processes and
+    MPS clients seen before or after the point and not shown idle by NVML's utilization samples; [] when
+    none or not read."""
+    return [o for o in listed_co_tenants(point) if o == "?" or idle_activity(point, o) is None]
+
+
+def idle_co_tenants(point: dict) -> list:
+    """The listed co-tenants NVML's utilization samples show idle."""
+    return [o for o in listed_co_tenants(point) if o != "?" and idle_activity(point, o) is not None]
+
+
+def listed_co_tenants(point: dict) -> list:
     """PIDs (or counts, where a PID could not be told from divbench's own) of other compute processes and
     MPS clients seen before or after the point; [] when none or not read."""
     seen = []

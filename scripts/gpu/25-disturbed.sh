@@ -61,6 +61,10 @@ run_case one_block_one_sm --blocks 1 --threads 256 --busy-us 10000
 run_case tenth_of_sms --blocks 13 --threads 256 --busy-us 10000
 run_case every_sm_1ms_in_10ms --blocks-per-sm 4 --threads 256 --busy-us 1000 --period-us 10000
 run_case every_sm_0.1ms_in_10ms --blocks-per-sm 4 --threads 256 --busy-us 100 --period-us 10000
+run_case every_sm_20us_in_10ms --blocks-per-sm 4 --threads 256 --busy-us 20 --period-us 10000
+# The idle co-tenant (a notebook left open: a context and 1 GiB, no launch): expected quiet (exit 0, with a
+# note); NVML's per-process utilization samples are what tell it from the faint one above.
+run_case idle_context_1gib --idle --hold-mib 1024
 
 python3 -m divbench.disturbed_report "$D" --out "$D/summary.json" >"$D/summary.txt" 2>&1 || fail=1
 cat "$D/summary.txt" >>"$RESULTS/summary.txt"

@@ -94,6 +94,18 @@ json to_json(const GpuProcesses& p) {
   json j{{"read", true},       {"self_seen", o.self_seen}, {"others", o.pids},   {"others_count", o.count},
          {"mps_client", o.mps_client}, {"compute", p.compute}, {"graphics", p.graphics}};
   j["mig_mode"] = p.mig_mode ? json(*p.mig_mode) : json(nullptr);
+  // The other processes' activity (NVML's utilization samples since divbench's first reading): what
+  // tells an idle co-tenant (a context, no work) from one that runs kernels.
+  if (p.activity_read) {
+    json pids = json::object();
+    for (unsigned pid : o.pids)
+      if (const auto it = p.activity.find(pid); it != p.activity.end())
+        pids[std::to_string(pid)] = json{{"samples", it->second.samples}, {"sm_max", it->second.sm_max},
+                                         {"mem_max", it->second.mem_max}};
+    j["activity"] = json{{"read", true}, {"pids", pids}};
+  } else {
+    j["activity"] = json{{"read", false}, {"reason", p.activity_why_not}};
+  }
   return j;
 }
 

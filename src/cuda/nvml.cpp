@@ -46,6 +46,7 @@ std::unique_ptr<Api> open_nvml(const std::string& path) {
   resolve(a->lib, a->graphics_procs, "nvmlDeviceGetGraphicsRunningProcesses_v3");
   if (!a->graphics_procs) resolve(a->lib, a->graphics_procs, "nvmlDeviceGetGraphicsRunningProcesses_v2");
   resolve(a->lib, a->mig_mode, "nvmlDeviceGetMigMode");
+  resolve(a->lib, a->process_utilization, "nvmlDeviceGetProcessUtilization");
   if (!a->init || !a->driver_version || !a->by_pci || !a->clock || !a->max_clock) {
     a->error = path + " lacks an entry point divbench uses";
     return a;
@@ -93,6 +94,53 @@ std::optional<std::vector<unsigned>> query_pids(ProcessQuery q, Device dev) {
   return std::nullopt;
 }
 
+// Every process's utilization samples since the first reading of this device in this process, summed
+// (the driver keeps a short history; each reading asks for the samples newer than the last one seen).
+struct ActivityLog {
+  std::mutex mu;
+  std::map<Device, unsigned long long> last_seen;
+  std::map<Device, std::map<unsigned, ProcessActivity>> activity;
+};
+
+ActivityLog& activity_log() {
+  static ActivityLog* log = new ActivityLog;  // never destroyed: readings may come until exit
+  return *log;
+}
+
+void read_activity(const Api& api, Device dev, GpuProcesses& p) {
+  if (!api.process_utilization) {
+    p.activity_why_not = "this NVML has no nvmlDeviceGetProcessUtilization";
+    return;
+  }
+  ActivityLog& log = activity_log();
+  std::lock_guard<std::mutex> lock(log.mu);
+  unsigned long long& last = log.last_seen[dev];
+  auto& seen = log.activity[dev];
+  std::vector<ProcessUtilizationSample> buf(256);
+  for (int tries = 0; tries < 4; ++tries) {
+    unsigned n = static_cast<unsigned>(buf.size());
+    const Return rc = api.process_utilization(dev, buf.data(), &n, last);
+    if (rc == kSuccess) {
+      for (unsigned i = 0; i < n && i < buf.size(); ++i) {
+        ProcessActivity& a = seen[buf[i].pid];
+        ++a.samples;
+        a.sm_max = std::max(a.sm_max, buf[i].sm_util);
+        a.mem_max = std::max(a.mem_max, buf[i].mem_util);
+        last = std::max(last, buf[i].time_stamp);
+      }
+      break;
+    }
+    if (rc == kNotFound) break;  // no sample newer than the last one seen
+    if (rc != kInsufficientSize) {
+      p.activity_why_not = "nvmlDeviceGetProcessUtilization returned " + std::to_string(rc);
+      return;
+    }
+    buf.resize(std::max<std::size_t>(n + 16, buf.size() * 2));
+  }
+  p.activity_read = true;
+  p.activity = seen;
+}
+
 }  // namespace
 
 GpuProcesses read_processes(const Api& api, Device dev, unsigned self_pid) {
@@ -113,6 +161,7 @@ GpuProcesses read_processes(const Api& api, Device dev, unsigned self_pid) {
   if (const auto g = query_pids(api.graphics_procs, dev)) p.graphics = *g;
   unsigned current = 0, pending = 0;
   if (api.mig_mode && api.mig_mode(dev, &current, &pending) == kSuccess) p.mig_mode = static_cast<int>(current);
+  read_activity(api, dev, p);
   return p;
 }
 

@@ -27,6 +27,15 @@ struct ProcessInfo {
   unsigned compute_instance_id;
 };
 using ProcessQuery = Return (*)(Device, unsigned*, ProcessInfo*);
+inline constexpr Return kNotFound = 6;  // NVML_ERROR_NOT_FOUND (no sample newer than the timestamp)
+
+// nvmlProcessUtilizationSample_t.
+struct ProcessUtilizationSample {
+  unsigned pid;
+  unsigned long long time_stamp;  // us
+  unsigned sm_util, mem_util, enc_util, dec_util;  // %
+};
+using UtilizationQuery = Return (*)(Device, ProcessUtilizationSample*, unsigned*, unsigned long long);
 
 struct Api {
   void* lib = nullptr;
@@ -47,6 +56,7 @@ struct Api {
   ProcessQuery mps_procs = nullptr;
   ProcessQuery graphics_procs = nullptr;
   Return (*mig_mode)(Device, unsigned*, unsigned*) = nullptr;
+  UtilizationQuery process_utilization = nullptr;  // per-process SM/memory utilization samples
 
   bool ok() const { return error.empty(); }
   // The handle of the PCI device, looked up once per bus id (null and *why when NVML does not know it).

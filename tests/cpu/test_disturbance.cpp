@@ -131,5 +131,38 @@ TEST(Disturbance, CoTenantsFromEitherReading) {
   EXPECT_TRUE(co_tenants(json::object()).empty());
 }
 
+TEST(Disturbance, AnIdleCoTenantIsNotedNotCounted) {
+  // Process 5 held a context and did nothing (NVML: 17 samples, SM at most 1%); process 6 worked.
+  json p{{"conditions",
+          {{"processes",
+            {{"after",
+              {{"read", true},
+               {"others", {5, 6}},
+               {"others_count", 2},
+               {"activity", {{"read", true},
+                             {"pids", {{"5", {{"samples", 17}, {"sm_max", 1}, {"mem_max", 0}}},
+                                       {"6", {{"samples", 4}, {"sm_max", 40}, {"mem_max", 2}}}}}}}}}}}}}};
+  EXPECT_EQ(listed_co_tenants(p), (std::vector<std::string>{"5", "6"}));
+  EXPECT_EQ(co_tenants(p), (std::vector<std::string>{"6"}));
+  EXPECT_EQ(idle_co_tenants(p), (std::vector<std::string>{"5"}));
+  // With only the idle one, a quiet point is trustworthy, and the result says why it was not counted.
+  p["conditions"]["processes"]["after"]["others"] = {5};
+  p["conditions"]["processes"]["after"]["others_count"] = 1;
+  json pt = p;
+  pt["k"] = 1;
+  pt["median_cycles"] = 280904;
+  pt["min_cycles"] = 280890;
+  pt["max_cycles"] = 280920;
+  pt["sampling"] = "warp-per-sm";
+  const json config{{"body", "fma_chain"}, {"sampling", "warp-per-sm"}};
+  EXPECT_FALSE(judge_timed_point(pt, config, noise_criterion(), noise_criterion().factor).disturbed());
+  const json q = judge_result(json{{"points", json::array({pt})}, {"config", config}}, noise_criterion());
+  ASSERT_TRUE(q.contains("notes")) << q.dump();
+  EXPECT_NE(q["notes"][0].get<std::string>().find("idle_co_tenant: process 5"), std::string::npos) << q["notes"];
+  // The same process with SM work at 2%: a co-tenant.
+  pt["conditions"]["processes"]["after"]["activity"]["pids"]["5"]["sm_max"] = 2;
+  EXPECT_TRUE(judge_timed_point(pt, config, noise_criterion(), noise_criterion().factor).disturbed());
+}
+
 }  // namespace
 }  // namespace divbench

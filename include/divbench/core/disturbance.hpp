@@ -19,11 +19,13 @@
 // Host-only; works on the JSON form of points, which is what the Python side reads.
 #pragma once
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "divbench/core/json_io.hpp"
+#include "divbench/core/run_conditions.hpp"
 
 namespace divbench {
 
@@ -67,7 +69,18 @@ PointVerdict judge_raw_point(const json& point);
 
 // Other processes seen on the GPU in a point's conditions ("?" for those whose PID could not be told
 // from divbench's own), before or after.
+// The other processes the point's NVML reading listed (PIDs; "?" where only a count is known)...
+std::vector<std::string> listed_co_tenants(const json& point);
+// ... those of them that were active or whose activity is unknown: a co_tenant disturbance ...
 std::vector<std::string> co_tenants(const json& point);
+// ... and those NVML's per-process utilization samples show idle (a context, no work): at least one
+// sample, SM utilization never above kIdleSmUtilPercent, memory utilization 0. The threshold is 1%, not
+// 0: on the H200 a process that held a context and 1 GiB and launched nothing had one sample at 1% among
+// 17 (results/h200/probes/nvml-activity). A faint co-tenant (20 us of every 10 ms) also reads 0-1%:
+// it is not a co_tenant disturbance then, and the timing checks are what catch it.
+std::vector<std::string> idle_co_tenants(const json& point);
+inline constexpr unsigned kIdleSmUtilPercent = 1;
+std::optional<ProcessActivity> idle_activity(const json& point, const std::string& pid);
 
 // The reasons a result's fit is not trustworthy: c below c_min, R^2 below its floor, and a fit that
 // cannot be judged (fit_missing: a k-way result without one, a fit or placement without finite c/r2).

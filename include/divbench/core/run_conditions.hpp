@@ -10,6 +10,7 @@
 // the same for every point; the measured clock in each point shows its effect).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,12 +26,23 @@ namespace divbench {
 // the listed processes is divbench, so only the count of the others is known. As an MPS client
 // divbench's co-tenants are the other MPS clients (the compute list then holds the MPS server).
 // Graphics processes are recorded, not counted: a desktop's display server is not a compute co-tenant.
+// What NVML's per-process utilization samples (nvmlDeviceGetProcessUtilization) said about one
+// process since divbench's first reading: how many samples, the highest SM and memory utilization (%).
+struct ProcessActivity {
+  unsigned samples = 0;
+  unsigned sm_max = 0;
+  unsigned mem_max = 0;
+};
+
 struct GpuProcesses {
   bool read = false;
   std::string why_not;  // when !read
   unsigned self_pid = 0;
   std::vector<unsigned> compute, mps, graphics;
   std::optional<int> mig_mode;  // 1 = MIG enabled
+  bool activity_read = false;                    // the utilization samples were read
+  std::string activity_why_not;                  // when !activity_read
+  std::map<unsigned, ProcessActivity> activity;  // pid -> its samples since divbench's first reading
 };
 
 struct OtherProcesses {

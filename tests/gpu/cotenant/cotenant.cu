@@ -3,12 +3,14 @@
 //
 //   divbench_cotenant [--blocks N | --blocks-per-sm N] [--threads T] [--busy-us U] [--period-us P]
 //                     [--seconds S] [--ready FILE] [--device D]
+//   divbench_cotenant --idle [--hold-mib M] [--seconds S] [--ready FILE] [--device D]
 //
 // Launches a kernel of N blocks x T threads whose every thread spins on %globaltimer for U us (an
 // FMA loop, bounded by the timer and by an iteration cap), once every P us (P <= U: back to back),
 // for S seconds in all; writes FILE once its first launch has finished (the context exists), then
 // exits 0. SIGINT/SIGTERM end it after the launch in flight. Defaults: every SM 4 blocks of 256
-// threads, 10 ms busy back to back, 30 s.
+// threads, 10 ms busy back to back, 30 s. --idle: the idle co-tenant (a notebook left open): creates its
+// context, allocates M MiB (default 1024), writes FILE, and launches nothing for S seconds.
 #include <cuda_runtime.h>
 #include <unistd.h>
 
@@ -63,8 +65,14 @@ int main(int argc, char** argv) {
   int blocks = -1, blocks_per_sm = 4, threads = 256, device = 0;
   double busy_us = 10000, period_us = 0, seconds = 30;
   std::string ready;
+  bool idle = false;
+  double hold_mib = 1024;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--idle") {
+      idle = true;
+      continue;
+    }
     if (i + 1 >= argc) return fail(("missing value after " + a).c_str());
     const char* v = argv[++i];
     if (a == "--blocks") blocks = std::atoi(v);
@@ -75,6 +83,7 @@ int main(int argc, char** argv) {
     else if (a == "--seconds") seconds = std::atof(v);
     else if (a == "--ready") ready = v;
     else if (a == "--device") device = std::atoi(v);
+    else if (a == "--hold-mib") hold_mib = std::atof(v);
     else return fail(("unknown option " + a).c_str());
   }
   if (threads < 1 || threads > 1024 || busy_us <= 0 || busy_us > 1e6 || seconds <= 0 || seconds > 3600)
@@ -86,6 +95,23 @@ int main(int argc, char** argv) {
   if (blocks < 1) return fail("--blocks must be at least 1");
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
+  if (idle) {
+    if (!(hold_mib >= 1 && hold_mib <= 65536)) return fail("--hold-mib 1..65536");
+    void* held = nullptr;
+    if (!check(cudaMalloc(&held, static_cast<std::size_t>(hold_mib) << 20), "cudaMalloc (--hold-mib)")) return 1;
+    if (!ready.empty()) {
+      FILE* f = std::fopen(ready.c_str(), "w");
+      if (!f) return fail("cannot write --ready file");
+      std::fprintf(f, "%d\n", static_cast<int>(getpid()));
+      std::fclose(f);
+    }
+    const auto i0 = std::chrono::steady_clock::now();
+    while (!g_stop && std::chrono::duration<double>(std::chrono::steady_clock::now() - i0).count() < seconds)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::printf("divbench_cotenant: idle, %.0f MiB held, no launch\n", hold_mib);
+    cudaFree(held);
+    return 0;
+  }
   float* sink = nullptr;
   unsigned long long* capped = nullptr;
   if (!check(cudaMalloc(&sink, 1024 * sizeof(float)), "cudaMalloc") ||
