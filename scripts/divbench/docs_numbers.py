@@ -782,7 +782,9 @@ DISTURBED_CASES = [("every SM, 4 × 256 threads, 10 ms launches back to back", "
                    ("one block of 256 threads on one SM", "one_block_one_sm"),
                    ("a tenth of the SMs (13 blocks)", "tenth_of_sms"),
                    ("every SM busy 1 ms in 10 ms", "every_sm_1ms_in_10ms"),
-                   ("every SM busy 0.1 ms in 10 ms (1% duty)", "every_sm_0.1ms_in_10ms")]
+                   ("every SM busy 0.1 ms in 10 ms (1% duty)", "every_sm_0.1ms_in_10ms"),
+                   ("every SM busy 20 µs in 10 ms (0.2% duty)", "every_sm_20us_in_10ms"),
+                   ("idle: a context and 1 GiB, no launch (expected quiet)", "idle_context_1gib")]
 # one row of docs/timing.md's co-tenant table; render_disturbed_table() fills it from the file
 DISTURBED_ROW = ("| {label} | {} ({}%), c {}, R² {} | {} | {}/{} ({w}) | {} | {} ({}%), c {}: exit {}, {}/{} still "
                  "disturbed after re-measuring {} ({w}), gate {} |")
@@ -790,7 +792,7 @@ DISTURBED_ROW = ("| {label} | {} ({}%), c {}, R² {} | {} | {}/{} ({w}) | {} | {
 
 def _reasons(case: str, mode: str) -> Value:
     return F(DIST, f"cases[case={case},mode={mode}].reason_codes without disturbed_points",
-             lambda: ", ".join(r for r in disturbed_case(case, mode)["reason_codes"] if r != "disturbed_points"))
+             lambda: ", ".join(r for r in disturbed_case(case, mode)["reason_codes"] if r != "disturbed_points") or "none")
 
 
 def _row_values(case: str) -> list[Value]:
@@ -834,6 +836,21 @@ def _disturbed_rows() -> list[Check]:
                J(DIST, "quiet.points_remeasured"),
                F(DIST, "len(quiet.files_untrustworthy_recomputed)",
                  lambda: len(load(DIST)["quiet"]["files_untrustworthy_recomputed"]))]),
+        Check("docs/timing.md", "Counted by `summary.json`'s `counts`, with the process list (the normal run): {} disturbing "
+                                "cases, {} \n  missed; {} idle case, **{} false alarm**",
+              [J(DIST, "counts.nvml.cases_disturbed"), F(DIST, "len(counts.nvml.misses)", lambda: len(load(DIST)["counts"]["nvml"]["misses"])),
+               J(DIST, "counts.nvml.cases_quiet"),
+               F(DIST, "len(counts.nvml.false_alarms)", lambda: len(load(DIST)["counts"]["nvml"]["false_alarms"]))]),
+        Check("docs/timing.md", "Without the process list: {} missed, {} false alarms",
+              [F(DIST, "len(counts.noproc.misses)", lambda: len(load(DIST)["counts"]["noproc"]["misses"])),
+               F(DIST, "len(counts.noproc.false_alarms)", lambda: len(load(DIST)["counts"]["noproc"]["false_alarms"]))]),
+        Check("docs/timing.md", "had one utilization sample during the sweep, at {}% SM",
+              [F(f"{H200}/disturbed/cases/idle_context_1gib.nvml.json", "the idle co-tenant's activity (one sample) in every point",
+                 lambda: (lambda acts: acts[0]["sm_max"] if all(a == acts[0] and a["samples"] == 1 for a in acts) else float("nan"))(
+                     [next(iter(p["conditions"]["processes"]["after"]["activity"]["pids"].values()))
+                      for p in load(f"{H200}/disturbed/cases/idle_context_1gib.nvml.json")["points"]]))]),
+        Check("docs/timing.md", "the samples and the fit alone still flag all {}, the\n  faintest (20 µs of every 10 ms, s {}%)",
+              [J(DIST, "counts.noproc.cases_disturbed"), DC("every_sm_20us_in_10ms", "noproc", "s_vs_quiet", 100)]),
         Check("docs/timing.md", "The largest max − min of a default point in the {} sweeps: {} cycles",
               [F(DIST, "quiet.exit_codes: runs named kway_*", lambda: sum(1 for k in load(DIST)["quiet"]["exit_codes"]
                                                                       if k.startswith("kway_"))),
