@@ -11,14 +11,9 @@
 #                   the ms since the library was loaded) of one run each, 512 and 32 MiB
 #   *.pcsamples.json  the sampling documents (dropped_samples, hardware_buffer_full) of the 32 MiB run of
 #                   the 128 kernels and of the long kernel under each buffer
-set -uo pipefail
-cd "$(dirname "$0")/../../.." || exit 1
-: "${OUT:=$PWD/out}"
-BUNDLE="$PWD/.gpubundle"
-BIN="$BUNDLE/bin"
-export LD_LIBRARY_PATH="$BUNDLE/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-D="$OUT/results/${DIVBENCH_GPU:-h200}/probes/pcsample-overhead"
-mkdir -p "$D"
+PROBE=pcsample-overhead
+# shellcheck source=scripts/gpu/probes/lib.sh
+source "$(dirname "$0")/lib.sh"
 M="$BIN/divbench_attribute_many"
 P="$BIN/libdivbench_pcsample.so"
 tmp=$(mktemp -d)

@@ -4,14 +4,9 @@
 # attribute must run the sampling run again with 512 MiB and keep its samples
 # (collection.pc_sampling.retried); with --pc-sampling-buffer 32 it must not, and must warn that samples
 # were lost. Writes $OUT/results/<gpu>/probes/pcsample-retry/ and packs $OUT/results.tar.gz again.
-set -uo pipefail
-cd "$(dirname "$0")/../../.." || exit 1
-: "${OUT:=$PWD/out}"
-BUNDLE="$PWD/.gpubundle"
-BIN="$BUNDLE/bin"
-export LD_LIBRARY_PATH="$BUNDLE/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-D="$OUT/results/${DIVBENCH_GPU:-h200}/probes/pcsample-retry"
-mkdir -p "$D"
+PROBE=pcsample-retry
+# shellcheck source=scripts/gpu/probes/lib.sh
+source "$(dirname "$0")/lib.sh"
 T="$BIN/divbench_attribute_targets"
 {
   echo "== $(date -u +%FT%TZ) $(hostname) $(git rev-parse --short HEAD 2>/dev/null)"
