@@ -146,7 +146,20 @@ def measured_row(g: dr.Gpu, kway: dr.Result | None, per_iter: bool) -> dict:
     occ = g.find("occupancy")
     if occ is not None:
         sm = occ.summary
-        if "penalty_min" in sm and "penalty_max" in sm:
+        if isinstance(sm.get("series"), list) and "kernel_penalty_raw_min" in sm and "kernel_penalty_raw_max" in sm:
+            # The raw event-time ratio (a lower bound: the launch overhead is in both times), and the bounded
+            # correction only where it is informative: the empty-kernel correction can exceed K, which no
+            # penalty can (docs/dynamic.md "A correction that cannot exceed the ceiling").
+            row["occ_penalty"] = fmt_range(dr.number(sm["kernel_penalty_raw_min"], "summary.kernel_penalty_raw_min", occ.path),
+                                           dr.number(sm["kernel_penalty_raw_max"], "summary.kernel_penalty_raw_max", occ.path))
+            row["occ_penalty"] += " (raw kernel event times, a lower bound"
+            bounded = [x.get("penalty_bounded") for x in sm["series"] if isinstance(x, dict)]
+            informative = [v for v in bounded if isinstance(v, (int, float)) and not isinstance(v, bool)]
+            if informative:
+                row["occ_penalty"] += (f"; corrected {fmt_range(min(informative), max(informative))} at "
+                                       f"{len(informative)} of {len(bounded)} shapes")
+            row["occ_penalty"] += ")"
+        elif "penalty_min" in sm and "penalty_max" in sm:
             row["occ_penalty"] = fmt_range(dr.number(sm["penalty_min"], "summary.penalty_min", occ.path),
                                            dr.number(sm["penalty_max"], "summary.penalty_max", occ.path))
             if isinstance(sm.get("series"), list):  # warps-per-SM sweep (summary.series): the penalty is of corrected kernel times

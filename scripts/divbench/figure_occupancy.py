@@ -2,9 +2,12 @@
 the paper's 28-31x band. Two shapes of the sweep (docs/figures.md):
   warps/SM sweep  summary.series: x = warps launched per SM = resident warps per SM (on every SM) x waves
                   (1 = all resident; 2 and 4 = oversubscribed launches, marked, right of a dotted line at
-                  the resident maximum); the penalty from kernel times corrected by an empty kernel's
-                  launch overhead (solid), and the per-warp region penalty (small hollow markers; grey
-                  crosses where the run flags it as not steady state)
+                  the resident maximum); the penalty from the raw kernel event times where the result
+                  has it (solid: a lower bound, the launch overhead is in both times) with the bounded
+                  correction where it is informative (filled diamonds), else from kernel times
+                  corrected by an empty kernel's launch overhead (solid), and the per-warp region
+                  penalty (small hollow markers; grey crosses where the run flags it as not steady
+                  state)
   first sweep     summary.pairs (the committed results/h200/occupancy.json): x = total resident warps,
                   region and kernel penalty per residency series
 A GPU of each shape gets its own panel when both are present."""
@@ -38,12 +41,21 @@ def draw_grid(ax, runs):
         color = measured_color(i)
         pts = sorted(pts, key=lambda p: (p.warps_per_sm * p.waves, p.waves))
         x = [p.warps_per_sm * p.waves for p in pts]
-        ax.plot(x, [p.penalty for p in pts], "o-", color=color, ms=4, lw=1.3,
-                label=f"{gpu_label(g)}: kernel time (launch overhead subtracted)")
+        raw = all(p.raw_penalty is not None for p in pts)
+        main = [p.raw_penalty if raw else p.penalty for p in pts]
+        ax.plot(x, main, "o-", color=color, ms=4, lw=1.3,
+                label=f"{gpu_label(g)}: " + ("raw kernel event times (a lower bound)" if raw
+                                             else "kernel time (launch overhead subtracted)"))
+        bounded = [p for p in pts if p.bounded_penalty is not None]
+        if raw and bounded:
+            ax.plot([p.warps_per_sm * p.waves for p in bounded], [p.bounded_penalty for p in bounded], "D", color=color,
+                    ms=5, label=f"{gpu_label(g)}: launch overhead subtracted, where the correction is informative")
+            ys += [p.bounded_penalty for p in bounded]
         for waves, marker in WAVE_MARKERS.items():
             over = [p for p in pts if p.waves == waves]
             if over:
-                ax.plot([p.warps_per_sm * p.waves for p in over], [p.penalty for p in over], marker, color=color, ms=7,
+                ax.plot([p.warps_per_sm * p.waves for p in over],
+                        [(p.raw_penalty if raw else p.penalty) for p in over], marker, color=color, ms=7,
                         mfc="none", label=f"{gpu_label(g)}: {waves:g} waves (oversubscribed)")
         for steady, style, what in ((True, dict(marker="o", mfc="white", color=color), "region cycles per warp"),
                                     (False, dict(marker="x", color="#888888"), "region cycles, not steady state")):
@@ -56,7 +68,7 @@ def draw_grid(ax, runs):
             ax.axvline(max(resident), color=color, lw=0.8, ls=":", alpha=0.8)
             ax.annotate("all resident ← → oversubscribed", (max(resident), 3), ha="center", fontsize=6.5, color=color)
         xs += x
-        ys += [p.penalty for p in pts] + [p.region_penalty for p in pts if p.region_penalty is not None]
+        ys += main + [p.region_penalty for p in pts if p.region_penalty is not None]
     return xs, ys
 
 

@@ -138,6 +138,8 @@ class OccupancyPoint:
     penalty: float                 # from kernel times corrected by the empty kernel's launch overhead
     region_penalty: float | None   # per-warp region cycles
     steady_state: bool | None      # whether the region penalty can be steady state (None: not said)
+    raw_penalty: float | None = None      # from the raw kernel event times (a lower bound)
+    bounded_penalty: float | None = None  # the bounded correction where it is informative (None elsewhere)
 
 
 def occupancy_grid(r: Result) -> list[OccupancyPoint] | None:
@@ -164,7 +166,11 @@ def occupancy_grid(r: Result) -> list[OccupancyPoint] | None:
             waves=number(p["waves"], f"{where}.waves", r.path, positive=True),
             penalty=number(p["penalty"], f"{where}.penalty", r.path, positive=True),
             region_penalty=None if region is None else number(region, f"{where}.region_penalty", r.path, positive=True),
-            steady_state=steady))
+            steady_state=steady,
+            raw_penalty=None if p.get("kernel_penalty_raw") is None
+            else number(p["kernel_penalty_raw"], f"{where}.kernel_penalty_raw", r.path, positive=True),
+            bounded_penalty=None if p.get("penalty_bounded") is None
+            else number(p["penalty_bounded"], f"{where}.penalty_bounded", r.path, positive=True)))
     return sorted(out, key=lambda o: (o.series, o.waves, o.warps_per_sm))
 
 

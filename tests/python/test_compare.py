@@ -285,6 +285,24 @@ def test_occupancy_penalty_of_the_warps_per_sm_sweep(results, fixture_factory, c
     assert a["occ_penalty"] == "31.1–31.5 (kernel time, launch overhead subtracted)"
 
 
+def test_occupancy_penalty_is_the_raw_ratio_with_the_informative_corrections(results, fixture_factory, capsys):
+    """A summary with the raw ratio and penalty_bounded per shape: the raw range (a lower bound) and the
+    bounded correction only over the shapes where it is a measurement (null elsewhere), never above K."""
+    ff = fixture_factory
+    doc = ff["occupancy_v2"](ff["device"]("SYNTHETIC GPU A", "9.0"))
+    series = doc["summary"]["series"]
+    for i, x in enumerate(series):
+        x["penalty_bounded"] = None if i % 2 else 31.8 + 0.01 * i
+    doc["summary"]["kernel_penalty_raw_min"] = min(x["kernel_penalty_raw"] for x in series)
+    doc["summary"]["kernel_penalty_raw_max"] = max(x["kernel_penalty_raw"] for x in series)
+    ff["write"](results / "gpu_a", "occupancy.json", doc)
+    rc, out, _ = run([results, "--csv"], capsys)
+    a = next(r for r in rows_of(out) if r["gpu"].startswith("SYNTHETIC GPU A"))
+    informative = [x["penalty_bounded"] for x in series if x["penalty_bounded"] is not None]
+    assert a["occ_penalty"].startswith("29.") and "(raw kernel event times, a lower bound; corrected 31.8" in a["occ_penalty"]
+    assert f"at {len(informative)} of {len(series)} shapes)" in a["occ_penalty"]
+
+
 def test_order_notes_state_the_rule_and_the_producer_consumer_conclusion(tmp_path):
     """compare.md restates the path-order rule and the producer/consumer conclusion of each GPU that has
     them (the committed H200 run), and says nothing for a folder without those results."""

@@ -200,7 +200,7 @@ def test_figure3_from_warps_per_sm_and_waves(rich):
     assert run(["--results", rich, "--only", "fig3"]) == 0
     svg = svg_text(rich, "figure3_occupancy")
     assert "warps launched per SM" in svg and "2 waves (oversubscribed)" in svg and "4 waves (oversubscribed)" in svg
-    assert "region cycles, not steady state" in svg and "kernel time (launch overhead subtracted)" in svg
+    assert "region cycles, not steady state" in svg and "raw kernel event times (a lower bound)" in svg
     assert "by resident warps (first occupancy sweep)" in svg             # gpu_a keeps the first shape
     pts = ds.occupancy_grid(dr.load_result(rich / "gpu_b" / "occupancy.json"))
     assert {(p.series, p.waves) for p in pts} == {("resident", 1.0), ("oversubscribed", 2.0), ("oversubscribed", 4.0)}
