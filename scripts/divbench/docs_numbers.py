@@ -726,7 +726,7 @@ MIXES = ("fma_pair_int", "fma_int_alternating", "convert_chain")  # predicted in
 
 
 def _goal(p: dict) -> bool:
-    """src/model/loop_cost.cpp's goal: within 3% of the prediction, or inside an interval no wider than 8%."""
+    """src/model/loop_cost_documents.cpp's goal: within 3% of the prediction, or inside an interval no wider than 8%."""
     return abs(p["rel_err"]) <= 0.03 or (p["in_interval"] and (p["a_max"] - p["a_min"]) / p["predicted"] <= 0.08)
 
 
