@@ -12,6 +12,7 @@
 #include <set>
 
 #include "divbench/core/errors.hpp"
+#include "divbench/model/timed_region.hpp"
 #include "divbench/sass/bracket.hpp"
 
 namespace divbench::model {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "divbench/core/errors.hpp"
+#include "divbench/model/timed_region.hpp"
 #include "divbench/sass/bracket.hpp"
 #include "divbench/model/arm_side.hpp"
 #include "divbench/model/kernel_facts.hpp"

@@ -45,7 +45,7 @@ struct LoopFacts {
   std::vector<std::uint64_t> latches;   // back-edge source blocks
   int depth = 1;
   int parent = -1;                      // id, -1 when outermost
-  bool timer_retry = false;             // a 64-bit timer read's retry loop (bracket.hpp), not work
+  bool timer_retry = false;             // a 64-bit timer read's retry loop (sass/bracket.hpp), not work
   std::vector<std::uint64_t> barrier_regions;  // BSSY (SSY) offsets of the barrier regions holding the header
   // One path per iteration (each block has one successor inside the loop, the blocks form one
   // cycle); then `instructions` are in execution order and `taken_branches` counts the jumps

@@ -1,5 +1,5 @@
-// Clock reads and the clock64 bracketing check: do the two clock reads of a timed
-// kernel enclose all of its divergent work in the CFG?
+// Clock reads, timer retry loops and the sides of a branch, in any cubin: what divbench's own timed-region
+// and clock64 bracketing check (model/timed_region.hpp) are built on.
 //
 //  * Clock reads: CS2R / CS2UR (sm_120) / S2R / S2UR of SR_CLOCKLO / SR_CLOCKHI (kind "clock"), and of
 //    SR_GLOBALTIMERLO / HI (kind "globaltimer", reported, never a bracket). A bracket end is a read
@@ -8,21 +8,6 @@
 //    HI again; retry while the HIs differ, at most a bounded number of times). A loop whose every
 //    instruction is a timer read or integer compare / add / move / branch and that reads a timer is
 //    such a loop: it is part of the read, not work (is_timer_retry_loop).
-//  * The timed region, found from the SASS alone, in code reachable from the function's entry
-//    (subroutines are reached through their CALL, which is in the region):
-//      - every natural loop but timer retry loops (all its instructions);
-//      - every potentially divergent branch that lies in such a loop or whose sides (the blocks
-//        reachable from its successors before its IPDom) hold a call (CALL; Pascal CAL) or a block
-//        of such a loop, with those sides;
-//      - the BSSY and BSYNC instructions (Pascal: SSY and its target) of every barrier region that
-//        holds any of the above.
-//    Straight-line code (the timer's own lane-0 store, a __syncwarp's out-of-line path) is not
-//    work: a compiler that sinks straight-line arithmetic past the stop read is not caught here.
-//  * Bracketed: one clock read dominates every region instruction (its block strictly dominates
-//    theirs, or it comes first in the same block) and another post-dominates every one of them.
-//    The pair is chosen among clock reads where the start runs before the stop (dominates it): the
-//    pair enclosing the most region instructions (ties: the later start, then the earlier stop).
-//    A clock read inside the region is outside the bracket (it is listed).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -61,22 +46,5 @@ struct BranchSides {
   std::vector<int> fallthrough_blocks, taken_blocks;
 };
 BranchSides branch_sides(const FunctionAnalysis& a, std::size_t branch_index);
-
-struct TimedRegion {
-  std::vector<int> loops;                  // indices into Loops::loops
-  std::vector<std::uint64_t> branches;     // divergent branches taken into the region
-  std::vector<std::uint64_t> barriers;     // BSSY (SSY) offsets of the regions holding them
-  std::vector<std::size_t> instructions;   // every instruction of the region, ascending
-};
-TimedRegion timed_region(const FunctionAnalysis& a, const Loops& loops);
-
-struct Bracket {
-  std::optional<std::uint64_t> start, stop;   // the chosen clock reads
-  std::vector<std::uint64_t> not_after_start;  // region instructions the start read does not dominate
-  std::vector<std::uint64_t> not_before_stop;  // region instructions the stop read does not post-dominate
-  // Region instructions exist, both reads exist and differ, nothing escapes.
-  bool bracketed() const { return start && stop && *start != *stop && not_after_start.empty() && not_before_stop.empty(); }
-};
-Bracket check_bracket(const FunctionAnalysis& a, const TimedRegion& region);
 
 }  // namespace divbench::sass
