@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "divbench/model/self_check.hpp"
 #include "divbench/sass/analysis.hpp"
 
 namespace divbench::fuzz {
@@ -17,8 +18,8 @@ inline void analyse_all(std::vector<sass::Function> fns, int sm) {
   (void)json_text(sass::to_document({a}, "", "fuzz"));  // as divbench sass prints and writes it
   (void)sass::summary(a);
   for (const auto& f : a.functions) {
-    (void)sass::guarded_divergent_branches_in_loops(f);
-    (void)sass::is_branch_free(f);
+    (void)model::guarded_divergent_branches_in_loops(f);
+    (void)model::is_branch_free(f);
   }
 }
 

@@ -5,9 +5,11 @@
 
 #include "fixture_util.hpp"
 #include "divbench/core/errors.hpp"
+#include "divbench/model/self_check.hpp"
 #include "divbench/sass/control_word.hpp"
 
 using namespace divbench::sass;
+using namespace divbench::model;  // the self-check predicates
 using namespace divbench::sass::test;
 using Edges = std::map<std::uint64_t, std::set<std::uint64_t>>;
 

@@ -1,6 +1,6 @@
 // One function's full analysis (CFG, post-dominators, barrier regions, placement, census,
-// control words) and its "divbench.sass/2" JSON; plus the self-check predicates that test
-// divbench's own kernels.
+// control words) and its "divbench.sass/2" JSON. The predicates that check divbench's own kernels on it
+// are model/self_check.hpp.
 #pragma once
 #include <string>
 #include <vector>
@@ -41,21 +41,5 @@ json to_json(const PlacementCounts& c);
 json to_document(const std::vector<CubinAnalysis>& cubins, const std::string& nvdisasm, const std::string& command);
 // Console lines: one per cubin and one per function.
 std::string summary(const CubinAnalysis& a);
-
-// Self-check predicates (the paper's "forcing genuine divergence" defence):
-// distinct potentially divergent branches that a BSSY guards, with the region closed by a BSYNC;
-int guarded_divergent_branches(const FunctionAnalysis& a);
-// those whose block lies on a CFG cycle (a per-path branch inside a loop over paths, as in k-way,
-// as opposed to straight-line scaffolding such as the region timer's lane-0 store);
-int guarded_divergent_branches_in_loops(const FunctionAnalysis& a);
-// at least one such branch (a divergent variant really branches inside a barrier region);
-bool has_guarded_divergent_branch(const FunctionAnalysis& a);
-// no potentially divergent branch at all;
-bool is_branch_free(const FunctionAnalysis& a);
-// no more divergent branches (guarded or not) than `baseline` — for a predicated twin whose only
-// branches are shared scaffolding (e.g. the region timer's lane-0 store) with a single-path kernel.
-bool branches_no_more_than(const FunctionAnalysis& twin, const FunctionAnalysis& baseline);
-// Function names (mangled) containing `needle`.
-std::vector<const FunctionAnalysis*> functions_matching(const CubinAnalysis& a, const std::string& needle);
 
 }  // namespace divbench::sass
