@@ -12,6 +12,7 @@
 #include <functional>
 #include <atomic>
 #include <future>
+#include <optional>
 #include <thread>
 #include <iostream>
 #include <mutex>
@@ -53,6 +54,17 @@ std::vector<std::string> recorded_files(const std::string& dir, const std::strin
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+// Every pcsamples-*.json under `dir` merged (one per process of the program); nullopt when there is none.
+std::optional<PcSamples> read_recorded_pcsamples(const std::string& dir) {
+  if (!fs::is_directory(dir)) return std::nullopt;
+  std::optional<PcSamples> all;
+  for (const auto& f : recorded_files(dir, "pcsamples")) {
+    if (!all) all = read_pcsamples(f);
+    else merge_pcsamples(*all, read_pcsamples(f));
+  }
+  return all;
 }
 
 RunCounts read_recorded(const std::string& dir) {
@@ -335,8 +347,6 @@ Outcome run(const Request& q) {
       // A sample every 2^12 cycles per SM unless the user chose: short kernels get enough samples. (Set
       // here, before any thread starts a program.)
       if (!pcsample_lib.empty()) ::setenv("DIVBENCH_PCSAMPLE_PERIOD", "12", 0);
-      if (!pcsample_lib.empty() && q.pc_sampling_buffer_mib > 0)
-        ::setenv("DIVBENCH_PCSAMPLE_HW_MIB", std::to_string(q.pc_sampling_buffer_mib).c_str(), 1);
     }
   }
 
@@ -399,10 +409,16 @@ Outcome run(const Request& q) {
   // Either way the modules are disassembled and analysed here on the CPU meanwhile.
   std::future<ProgramRun> sampling_run;
   const std::string pcs_dir = tmp.path() + "/pcsamples";
+  // The sampling run of the program into pcs_dir, with a CUPTI hardware buffer of `mib` MiB (0: the library's).
+  const auto sampling_spec = [&](int mib) {
+    InjectedRun r{argv, pcs_dir, "", true, q.kernel, pcsample_lib, {}};
+    if (mib > 0) r.env = {{"DIVBENCH_PCSAMPLE_HW_MIB", std::to_string(mib)}};
+    return r;
+  };
   const auto start_sampling = [&] {
     if (!q.from_counts.empty() || pcsample_lib.empty()) return;
     if (q.progress) std::cerr << "divbench attribute: one run with PC sampling (time per instruction)\n";
-    const InjectedRun r{argv, pcs_dir, "", true, q.kernel, pcsample_lib, {}};
+    const InjectedRun r = sampling_spec(q.pc_sampling_buffer_mib);
     sampling_run = std::async(std::launch::async, [r, inject, cupti_dir, timeout = q.timeout_s] {
       return run_injected({r}, inject, cupti_dir, 1, {}, timeout).front();
     });
@@ -410,11 +426,7 @@ Outcome run(const Request& q) {
   const bool sampling_beside = q.jobs > 1 && !q.calibrate;
   if (!q.from_counts.empty()) {
     counts = read_recorded(q.from_counts);
-    for (const auto& f : recorded_files(q.from_counts, "pcsamples")) {
-      if (!have_pcs) pcs = read_pcsamples(f);
-      else merge_pcsamples(pcs, read_pcsamples(f));
-      have_pcs = true;
-    }
+    if (auto recorded = read_recorded_pcsamples(q.from_counts)) pcs = std::move(*recorded), have_pcs = true;
     collection_method = "recorded";
   } else {
     // 1. The program as it is (its output passes through): with CUPTI 13.4+ every kernel is counted in
@@ -671,12 +683,7 @@ Outcome run(const Request& q) {
     if (r.exit_code != first.exit_code)
       std::cerr << "divbench attribute: WARNING the PC-sampling run ended with exit code " << r.exit_code
                 << ", the first with " << first.exit_code << ": the program does not repeat itself\n";
-    if (fs::is_directory(pcs_dir))
-      for (const auto& f : recorded_files(pcs_dir, "pcsamples")) {
-        if (!have_pcs) pcs = read_pcsamples(f);
-        else merge_pcsamples(pcs, read_pcsamples(f));
-        have_pcs = true;
-      }
+    if (auto sampled = read_recorded_pcsamples(pcs_dir)) pcs = std::move(*sampled), have_pcs = true;
     // A kernel long enough to fill CUPTI's small default buffer (the samples of the whole run may be
     // lost): once more with 512 MiB, unless the user chose the size. The small buffer keeps the common
     // case fast (results/h200/probes/pcsample-overhead: 128 short kernels, 526 ms against 780 ms with
@@ -688,19 +695,12 @@ Outcome run(const Request& q) {
       retried_pcs = json{{"first_buffer_mib", pcs.hardware_buffer_mib}, {"first_total_samples", pcs.total},
                          {"first_dropped_samples", pcs.dropped}, {"buffer_mib", kRetryMib}};
       fs::rename(pcs_dir, pcs_dir + ".first");
-      const InjectedRun again{argv, pcs_dir, "", true, q.kernel, pcsample_lib,
-                              {{"DIVBENCH_PCSAMPLE_HW_MIB", std::to_string(kRetryMib)}}};
-      const ProgramRun r2 = run_injected({again}, inject, cupti_dir, 1, {}, q.timeout_s).front();
+      const ProgramRun r2 = run_injected({sampling_spec(kRetryMib)}, inject, cupti_dir, 1, {}, q.timeout_s).front();
       runs.push_back({{"target", "(pc sampling, " + std::to_string(kRetryMib) + " MiB)"}, {"exit_code", r2.exit_code},
                       {"wall_s", r2.wall_s}, {"timed_out", r2.timed_out}});
-      have_pcs = false;
-      pcs = PcSamples{};
-      if (fs::is_directory(pcs_dir))
-        for (const auto& f : recorded_files(pcs_dir, "pcsamples")) {
-          if (!have_pcs) pcs = read_pcsamples(f);
-          else merge_pcsamples(pcs, read_pcsamples(f));
-          have_pcs = true;
-        }
+      auto again = read_recorded_pcsamples(pcs_dir);
+      have_pcs = again.has_value();
+      pcs = again ? std::move(*again) : PcSamples{};
     }
     if (!have_pcs) std::cerr << "divbench attribute: WARNING the PC-sampling run left no samples; waits on memory stay lower bounds\n";
     if (have_pcs && (pcs.dropped > 0 || pcs.hardware_buffer_full))
