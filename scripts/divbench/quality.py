@@ -184,7 +184,8 @@ def _processes(point: dict, side: str) -> dict | None:
 
 
 # A co-tenant NVML's per-process utilization samples show idle (src/core/disturbance.hpp, the same rule):
-# at least one sample, SM utilization never above this (%), memory utilization 0.
+# SM utilization never above this (%) and memory utilization 0 in every sample since divbench's first
+# reading; no sample at all counts as idle only where the reading says when that was (activity.since_us).
 IDLE_SM_UTIL_PERCENT = 1
 
 
@@ -197,7 +198,9 @@ def idle_activity(point: dict, pid) -> dict | None:
     a = act["pids"].get(str(pid))
     if not isinstance(a, dict) or not all(_is_count(a.get(k)) and a.get(k) >= 0 for k in ("samples", "sm_max", "mem_max")):
         return None
-    if a["samples"] == 0 or a["sm_max"] > IDLE_SM_UTIL_PERCENT or a["mem_max"] > 0:
+    since = act.get("since_us")
+    since_first_reading = _is_count(since) and since > 0
+    if (a["samples"] == 0 and not since_first_reading) or a["sm_max"] > IDLE_SM_UTIL_PERCENT or a["mem_max"] > 0:
         return None
     return a
 

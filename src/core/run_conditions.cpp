@@ -97,12 +97,17 @@ json to_json(const GpuProcesses& p) {
   // The other processes' activity (NVML's utilization samples since divbench's first reading): what
   // tells an idle co-tenant (a context, no work) from one that runs kernels.
   if (p.activity_read) {
+    // Every listed co-tenant has an entry: samples 0 says NVML recorded no work of it since then.
     json pids = json::object();
-    for (unsigned pid : o.pids)
-      if (const auto it = p.activity.find(pid); it != p.activity.end())
-        pids[std::to_string(pid)] = json{{"samples", it->second.samples}, {"sm_max", it->second.sm_max},
-                                         {"mem_max", it->second.mem_max}};
-    j["activity"] = json{{"read", true}, {"pids", pids}};
+    for (unsigned pid : o.pids) {
+      const auto it = p.activity.find(pid);
+      const ProcessActivity a = it != p.activity.end() ? it->second : ProcessActivity{};
+      pids[std::to_string(pid)] = json{{"samples", a.samples}, {"sm_max", a.sm_max}, {"mem_max", a.mem_max}};
+    }
+    j["activity"] = json{{"read", true},
+                         {"since_us", p.activity_since_us},
+                         {"samples_total", p.activity_samples_total},
+                         {"pids", pids}};
   } else {
     j["activity"] = json{{"read", false}, {"reason", p.activity_why_not}};
   }

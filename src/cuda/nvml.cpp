@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
@@ -94,17 +95,27 @@ std::optional<std::vector<unsigned>> query_pids(ProcessQuery q, Device dev) {
   return std::nullopt;
 }
 
-// Every process's utilization samples since the first reading of this device in this process, summed
-// (the driver keeps a short history; each reading asks for the samples newer than the last one seen).
+// Every process's utilization samples newer than this process's first reading of the device, summed.
+// The driver keeps a short history (a sample about every 200 ms, each naming the process(es) it saw
+// run); the first reading asks for nothing older than its own time, so a co-tenant's start-up before
+// divbench began is not counted as work done beside it, and each later reading asks for the samples
+// newer than the last one seen.
 struct ActivityLog {
   std::mutex mu;
-  std::map<Device, unsigned long long> last_seen;
+  std::map<Device, unsigned long long> since_us;   // the first reading's time (us since the epoch, NVML's clock)
+  std::map<Device, unsigned long long> last_seen;  // the newest sample seen
+  std::map<Device, unsigned> total;                // samples of every process, divbench's own included
   std::map<Device, std::map<unsigned, ProcessActivity>> activity;
 };
 
 ActivityLog& activity_log() {
   static ActivityLog* log = new ActivityLog;  // never destroyed: readings may come until exit
   return *log;
+}
+
+unsigned long long now_us() {
+  return static_cast<unsigned long long>(
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
 }
 
 void read_activity(const Api& api, Device dev, GpuProcesses& p) {
@@ -114,6 +125,7 @@ void read_activity(const Api& api, Device dev, GpuProcesses& p) {
   }
   ActivityLog& log = activity_log();
   std::lock_guard<std::mutex> lock(log.mu);
+  if (!log.since_us.count(dev)) log.since_us[dev] = log.last_seen[dev] = now_us();
   unsigned long long& last = log.last_seen[dev];
   auto& seen = log.activity[dev];
   std::vector<ProcessUtilizationSample> buf(256);
@@ -121,13 +133,17 @@ void read_activity(const Api& api, Device dev, GpuProcesses& p) {
     unsigned n = static_cast<unsigned>(buf.size());
     const Return rc = api.process_utilization(dev, buf.data(), &n, last);
     if (rc == kSuccess) {
+      unsigned long long newest = last;
       for (unsigned i = 0; i < n && i < buf.size(); ++i) {
+        if (buf[i].time_stamp <= last) continue;  // the driver's history may hold older ones
         ProcessActivity& a = seen[buf[i].pid];
         ++a.samples;
+        ++log.total[dev];
         a.sm_max = std::max(a.sm_max, buf[i].sm_util);
         a.mem_max = std::max(a.mem_max, buf[i].mem_util);
-        last = std::max(last, buf[i].time_stamp);
+        newest = std::max(newest, buf[i].time_stamp);
       }
+      last = newest;
       break;
     }
     if (rc == kNotFound) break;  // no sample newer than the last one seen
@@ -139,6 +155,8 @@ void read_activity(const Api& api, Device dev, GpuProcesses& p) {
   }
   p.activity_read = true;
   p.activity = seen;
+  p.activity_since_us = log.since_us[dev];
+  p.activity_samples_total = log.total[dev];
 }
 
 }  // namespace

@@ -162,6 +162,16 @@ TEST(Disturbance, AnIdleCoTenantIsNotedNotCounted) {
   // The same process with SM work at 2%: a co-tenant.
   pt["conditions"]["processes"]["after"]["activity"]["pids"]["5"]["sm_max"] = 2;
   EXPECT_TRUE(judge_timed_point(pt, config, noise_criterion(), noise_criterion().factor).disturbed());
+  // No sample of it since divbench's first reading (the reading says when that was): idle, and the note
+  // says NVML had no sample rather than quoting a maximum.
+  pt["conditions"]["processes"]["after"]["activity"]["since_us"] = 1796362774438234LL;
+  pt["conditions"]["processes"]["after"]["activity"]["pids"]["5"] = {{"samples", 0}, {"sm_max", 0}, {"mem_max", 0}};
+  EXPECT_FALSE(judge_timed_point(pt, config, noise_criterion(), noise_criterion().factor).disturbed());
+  const json q0 = judge_result(json{{"points", json::array({pt})}, {"config", config}}, noise_criterion());
+  ASSERT_TRUE(q0.contains("notes")) << q0.dump();
+  EXPECT_NE(q0["notes"][0].get<std::string>().find("no utilization sample since divbench's first reading"),
+            std::string::npos)
+      << q0["notes"];
 }
 
 }  // namespace

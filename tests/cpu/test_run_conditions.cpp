@@ -162,5 +162,21 @@ TEST(OtherProcesses, WrittenBesideTheReadingsAndUnreadSaysWhy) {
   EXPECT_EQ(to_json(off), json({{"read", false}, {"reason", "DIVBENCH_NVML_PROCESSES=off"}}));
 }
 
+TEST(OtherProcesses, ActivityNamesEveryListedCoTenantAndSinceWhen) {
+  // A co-tenant NVML took no sample of since divbench's first reading is written with samples 0 (the
+  // verdict reads that as idle only beside since_us); divbench's own samples are not written per PID.
+  GpuProcesses p = listed(100, {100, 200, 300});
+  p.activity_read = true;
+  p.activity_since_us = 1796362774438234ULL;
+  p.activity_samples_total = 7;
+  p.activity[100] = ProcessActivity{6, 73, 0};
+  p.activity[300] = ProcessActivity{1, 39, 0};
+  const json a = to_json(p)["activity"];
+  EXPECT_EQ(a["since_us"], 1796362774438234ULL);
+  EXPECT_EQ(a["samples_total"], 7);
+  EXPECT_EQ(a["pids"], json({{"200", {{"samples", 0}, {"sm_max", 0}, {"mem_max", 0}}},
+                             {"300", {{"samples", 1}, {"sm_max", 39}, {"mem_max", 0}}}}));
+}
+
 }  // namespace
 }  // namespace divbench

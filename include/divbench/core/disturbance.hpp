@@ -73,11 +73,17 @@ PointVerdict judge_raw_point(const json& point);
 std::vector<std::string> listed_co_tenants(const json& point);
 // ... those of them that were active or whose activity is unknown: a co_tenant disturbance ...
 std::vector<std::string> co_tenants(const json& point);
-// ... and those NVML's per-process utilization samples show idle (a context, no work): at least one
-// sample, SM utilization never above kIdleSmUtilPercent, memory utilization 0. The threshold is 1%, not
-// 0: on the H200 a process that held a context and 1 GiB and launched nothing had one sample at 1% among
-// 17 (results/h200/probes/nvml-activity). A faint co-tenant (20 us of every 10 ms) also reads 0-1%:
-// it is not a co_tenant disturbance then, and the timing checks are what catch it.
+// ... and those NVML's per-process utilization samples show idle (a context, no work): SM utilization
+// never above kIdleSmUtilPercent and memory utilization 0 in every sample since divbench's first reading.
+// Where the reading says when that was (activity.since_us), no sample at all is idle too: the driver
+// names in each ~200 ms sample the process(es) it saw run, and a co-tenant's start-up before divbench's
+// first reading is not counted (on the H200 an idle context's only sample was its own start-up at 7%).
+// Without since_us (files written before it) a co-tenant needs at least one sample to be idle.
+// The threshold is 1%, not 0: on the H200 a process that held a context and 1 GiB and launched nothing
+// had one sample at 1% among 17 (results/h200/probes/nvml-activity). NVML shows presence of work, not
+// its absence: a faint co-tenant (20 us of every 10 ms) reads 0-1% or has no sample while divbench
+// runs; it is not a co_tenant disturbance then, and the timing checks are what catch it (stage 25
+// measures both with NVML's process list on and off).
 std::vector<std::string> idle_co_tenants(const json& point);
 inline constexpr unsigned kIdleSmUtilPercent = 1;
 std::optional<ProcessActivity> idle_activity(const json& point, const std::string& pid);

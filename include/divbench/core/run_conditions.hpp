@@ -43,6 +43,8 @@ struct GpuProcesses {
   bool activity_read = false;                    // the utilization samples were read
   std::string activity_why_not;                  // when !activity_read
   std::map<unsigned, ProcessActivity> activity;  // pid -> its samples since divbench's first reading
+  unsigned long long activity_since_us = 0;      // that first reading (us since the epoch, NVML's clock)
+  unsigned activity_samples_total = 0;           // every process's samples since then, divbench's own included
 };
 
 struct OtherProcesses {
