@@ -2,10 +2,14 @@
 // placement, every n (iterations per path, 0 included: b measured directly) and every k, one warp's
 // region; least squares per body and placement; a, b, c reported as the median over placements with
 // min and max, and a beside what the body's loop in this binary's SASS predicts (a_predicted).
-// s of the k sweep mixes the two costs (s = a*n + b). Every point runs twice (axis region): in the
-// divergent kernel and in the no-divergence control (kway_control_kernel: the same loop over k paths,
-// every lane on every path), whose b is the loop over paths alone (b_loop); b - b_loop is what
-// divergence itself costs per path (experiments/cost/summary.hpp).
+// s of the k sweep mixes the two costs (s = a*n + b). Every point runs in the divergent kernel and
+// in the no-divergence control (axis region; kway_control_kernel: the same loop over k paths, every
+// lane on every path, reading one parameter slot), whose b is the loop over paths alone (b_loop);
+// b - b_loop is what the divergent kernel pays per path beyond it (b_divergence). A compute body's
+// n = 0 points also run in one more control kernel twice, reading slot q at step q as the divergent
+// kernel does and slot 0 throughout (kway_control_slots_kernel): the difference of their slopes is
+// what reading a new parameter slot per path costs, and splits b_divergence into that and the
+// divergent branch (experiments/cost/summary.hpp).
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -63,6 +67,15 @@ CostConfig parse(const RunOptions& o) {
 }
 
 bool memory_body(Body b) { return body_touches_memory(b); }
+
+// The regions each point runs in: the divergent kernel and the control for every body; for the
+// compute bodies (whose b is published; a memory body's fit is not linear in n) at n = 0 also the two
+// runs of the slot control, which split b_divergence (experiments/cost/summary.hpp).
+std::vector<KwayRegion> regions_of(Body b, std::uint32_t n) {
+  if (memory_body(b) || n != 0) return {KwayRegion::divergent, KwayRegion::control};
+  return {KwayRegion::divergent, KwayRegion::control, KwayRegion::control_slot_q, KwayRegion::control_slot_0};
+}
+
 Sampling sampling_of(const CostConfig& c, Body b) { return c.sampling_given ? c.timing.sampling : default_sampling(b); }
 
 json to_json(const CostConfig& c) {
@@ -98,14 +111,15 @@ std::vector<PointSpec> plan(const CostConfig& c, const DeviceRecord& dev) {
           LaneAssignment lanes = assign_lanes(LaneMap::modulo, k, n == 0 ? 1 : n, 0);
           if (n == 0) lanes.iters_of_path.fill(0);
           const TimedRun run{timing, std::nullopt, false};
-          for (const char* region : {"divergent", "control"}) {
-            const bool control = std::string(region) == "control";
+          for (KwayRegion region : regions_of(body, n)) {
+            const char* name = kway_region_name(region);
             const TimedKernel kernel =
-                control ? kway_control_timed_kernel(body, make_kway_control_params(body, k, n), placement)
-                        : kway_timed_kernel(body, make_kway_params(body, k, lanes), placement);
+                region == KwayRegion::divergent
+                    ? kway_timed_kernel(body, make_kway_params(body, k, lanes), placement)
+                    : kway_control_timed_kernel(body, make_kway_control_params(body, k, n, region), placement, region);
             pts.push_back(timed_point_spec(
-                {{"body", body_name(body)}, {"placement", placement}, {"n", n}, {"k", k}, {"region", region}}, kernel,
-                run, dev, k, {{"body", body_name(body)}, {"iters_per_path", n}, {"region", region}}));
+                {{"body", body_name(body)}, {"placement", placement}, {"n", n}, {"k", k}, {"region", name}}, kernel,
+                run, dev, k, {{"body", body_name(body)}, {"iters_per_path", n}, {"region", name}}));
           }
         }
   }
@@ -124,10 +138,20 @@ std::optional<CostFit> fit_region(const ResultRecord& r, Body body, int placemen
   return fit_cost(samples);
 }
 
-// Whether the control's loops (over paths, and the work loop) equal the divergent kernel's at every
+// The slope in k of one body, placement and region's points (the slot control's: n = 0 only).
+std::optional<double> slope_of_region(const ResultRecord& r, Body body, int placement, const std::string& region) {
+  std::vector<std::pair<double, double>> points;
+  for (const auto& p : r.points)
+    if (p.axes.value("body", "") == body_name(body) && p.axes.value("placement", -1) == placement &&
+        p.axes.value("region", "divergent") == region)
+      points.emplace_back(p.k, p.cycles.median);
+  return slope_in_k(points);
+}
+
+// Whether a control's loops (over paths, and the work loop) equal the divergent kernel's at every
 // placement in the SASS the device runs (the build's kernel facts): b_loop is the loop over paths only
 // where they do. null with why when the facts or the architecture's cubin are missing.
-json control_loops_equal(const ResultRecord& r, Body body, const std::vector<int>& placements) {
+json control_loops_equal(const ResultRecord& r, Body body, const std::vector<int>& placements, KwayRegion control) {
   std::string why;
   const std::optional<json>& facts = running_kernel_facts(why);
   if (!facts) return json{{"equal", nullptr}, {"why", why}};
@@ -136,7 +160,8 @@ json control_loops_equal(const ResultRecord& r, Body body, const std::vector<int
   json problems = json::array();
   try {
     for (int placement : placements) {
-      const std::string div = kway_kernel_needle(body, placement, false), ctl = kway_kernel_needle(body, placement, true);
+      const std::string div = kway_kernel_needle(body, placement, KwayRegion::divergent),
+                        ctl = kway_kernel_needle(body, placement, control);
       for (const auto& p : equal_shape_problems(enclosing_loop_shape(*facts, *sm, div),
                                                 enclosing_loop_shape(*facts, *sm, ctl), "loop over paths"))
         problems.push_back("placement " + std::to_string(placement) + ": " + p);
@@ -157,17 +182,21 @@ void finalize(const CostConfig& c, ResultRecord& r) {
     std::vector<PlacementCost> fits;
     for (int placement : c.placements) {
       const std::optional<CostFit> f = fit_region(r, body, placement, "divergent");
-      if (f) fits.push_back({placement, *f, fit_region(r, body, placement, "control")});
+      if (f)
+        fits.push_back({placement, *f, fit_region(r, body, placement, "control"),
+                        slope_of_region(r, body, placement, "control_slot_q"),
+                        slope_of_region(r, body, placement, "control_slot_0")});
     }
     if (fits.empty()) continue;
     json entry{{"body", body_name(body)}, {"sampling", sampling_name(sampling_of(c, body))}};
     entry.update(cost_body_json(fits));
     const bool linear = entry["linear_in_n"].get<bool>();
     if (!entry["b_loop_cycles_per_path"].is_null()) {
-      const json eq = control_loops_equal(r, body, c.placements);
+      const json eq = control_loops_equal(r, body, c.placements, KwayRegion::control);
       entry["control_loops_equal"] = eq["equal"];
       entry["control_loops"] = eq;
     }
+
     const LoopPrediction pred = predict_loop_cost(r.device, body, c.loop_cost);
     entry["a_predicted"] = pred.available ? json(pred.a) : json(nullptr);
     entry["a_rel_err"] = pred.available && linear ? json(pred.a / entry["a"].get<double>() - 1) : json(nullptr);
@@ -183,7 +212,11 @@ void finalize(const CostConfig& c, ResultRecord& r) {
       for (const char* key : {"a_se", "b_direct", "b_cycles_per_path_se", "b_loop_cycles_per_path",
                               "b_loop_cycles_per_path_min", "b_loop_cycles_per_path_max", "b_loop_cycles_per_path_se",
                               "b_divergence_cycles_per_path", "b_divergence_cycles_per_path_min",
-                              "b_divergence_cycles_per_path_max", "b_divergence_cycles_per_path_se"})
+                              "b_divergence_cycles_per_path_max", "b_divergence_cycles_per_path_se",
+                              "b_param_reads_cycles_per_path", "b_param_reads_cycles_per_path_min",
+                              "b_param_reads_cycles_per_path_max", "b_branch_cycles_per_path",
+                              "b_branch_cycles_per_path_min", "b_branch_cycles_per_path_max",
+                              "b_branch_cycles_per_path_se"})
         r.summary[key] = entry[key];
       first = false;
     }
@@ -213,9 +246,13 @@ Experiment cost_experiment() {
             {n_axis("--n"), [](const CostConfig& c) { return merged(c.ns, c.ns_memory); }},
             {k_axis(), [](const CostConfig& c) { return merged(c.ks, c.ks_memory); }},
             {AxisSpec("region", AxisType::string, "", "",
-                      "divergent: the k-way kernel; control: the same loop over k paths, every lane on every path",
+                      "divergent: the k-way kernel; control: the same loop over k paths, every lane on every path, "
+                      "reading one parameter slot; control_slot_q and control_slot_0 (compute bodies, n = 0): one "
+                      "control kernel reading slot q at step q as the divergent kernel does, or slot 0 throughout",
                       AxisLabel::bare),
-             [](const CostConfig&) { return json::array({"divergent", "control"}); }}};
+             [](const CostConfig&) {
+               return json::array({"divergent", "control", "control_slot_q", "control_slot_0"});
+             }}};
   d.settings = {"--reps", "--warmup", "--sampling", "--no-samples", "--loop-cost"};
   d.in_all = false;
   return make_experiment<CostConfig>(d);

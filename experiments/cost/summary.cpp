@@ -78,6 +78,16 @@ json cost_spread_json(const std::vector<CostFit>& fits, const char* a_key, const
 
 namespace divbench {
 
+std::optional<double> slope_in_k(const std::vector<std::pair<double, double>>& points) {
+  std::vector<double> k, y;
+  for (const auto& [x, c] : points) {
+    k.push_back(x);
+    y.push_back(c);
+  }
+  if (std::set<double>(k.begin(), k.end()).size() < 2) return std::nullopt;
+  return fit_linear(k, y).s;
+}
+
 bool cost_fit_linear(const CostFit& f) { return f.max_rel_residual <= kCostLinearMaxRelResidual && f.b > 0; }
 
 namespace {
@@ -94,6 +104,7 @@ json cost_body_json(const std::vector<PlacementCost>& fits) {
   if (fits.empty()) throw std::invalid_argument("cost_body_json: no placements");
   std::vector<CostFit> div;
   std::vector<double> se_a, b_direct, b, b_se, loop, loop_se, excess, excess_se;
+  std::vector<double> reads, branch, branch_se;
   bool linear = true;
   std::string why;
   json per_placement = json::array();
@@ -127,6 +138,16 @@ json cost_body_json(const std::vector<PlacementCost>& fits) {
       loop_se.push_back(c.b_se);
       excess.push_back(f.b - c.b);
       excess_se.push_back(std::hypot(f.b_se, c.b_se));
+      if (pc.slot_q_slope && pc.slot_0_slope) {
+        const double r = *pc.slot_q_slope - *pc.slot_0_slope;
+        fp["slot_q_slope"] = *pc.slot_q_slope;
+        fp["slot_0_slope"] = *pc.slot_0_slope;
+        fp["b_param_reads"] = r;
+        fp["b_branch"] = f.b - c.b - r;
+        reads.push_back(r);
+        branch.push_back(f.b - c.b - r);
+        branch_se.push_back(std::hypot(f.b_se, c.b_se));
+      }
     }
     per_placement.push_back(fp);
   }
@@ -140,6 +161,8 @@ json cost_body_json(const std::vector<PlacementCost>& fits) {
     b.clear();  // the b split is published only where the fits are linear
     loop.clear();
     excess.clear();
+    reads.clear();
+    branch.clear();
   }
   j["linear_in_n"] = linear;
   if (!linear) j["not_linear"] = why;
@@ -148,6 +171,9 @@ json cost_body_json(const std::vector<PlacementCost>& fits) {
   put_spread_se(j, "b_loop_cycles_per_path", loop.size() == fits.size() ? loop : std::vector<double>{}, loop_se);
   put_spread_se(j, "b_divergence_cycles_per_path", excess.size() == fits.size() ? excess : std::vector<double>{},
                 excess_se);
+  const auto every = [&](const std::vector<double>& v) { return v.size() == fits.size() ? v : std::vector<double>{}; };
+  put_spread(j, "b_param_reads_cycles_per_path", every(reads));
+  put_spread_se(j, "b_branch_cycles_per_path", every(branch), branch_se);
   j["placements"] = per_placement;
   return j;
 }

@@ -3,7 +3,9 @@
 // __syncwarp: all that runs with n = 0), c the fixed cost of the region. b is split by the
 // no-divergence control (the same loop over k paths with every lane on every path,
 // kway_control_kernel): its own b is b_loop, the loop over paths, and b - b_loop is b_divergence,
-// what divergence itself costs per path. Fitted by least squares over the columns k*n, k
+// what the divergent kernel pays per path beyond it; a control kernel run reading the parameters the
+// way the divergent kernel does and reading one slot (kway_control_slots_kernel) splits that into
+// parameter reads and the divergent branch. Fitted by least squares over the columns k*n, k
 // and 1 for each code placement; reported as the median over placements with min and max.
 // Host-only; tested on synthetic points.
 #pragma once
@@ -39,12 +41,18 @@ json to_json(const CostFit& f);
 inline constexpr double kCostLinearMaxRelResidual = 0.25;
 bool cost_fit_linear(const CostFit& f);
 
-// One placement of one body: the divergent kernel's fit and, when it ran, the control's.
+// One placement of one body: the divergent kernel's fit, the control's when it ran, and, when both
+// runs of the slot control ran, their slopes in k at n = 0 (kway_control_slots_kernel reading slot q
+// at step q, and the same kernel reading slot 0 throughout).
 struct PlacementCost {
   int placement = 0;
   CostFit divergent;
   std::optional<CostFit> control;
+  std::optional<double> slot_q_slope, slot_0_slope;
 };
+
+// The slope in k of T(k) over points (k, cycles): nullopt with fewer than two k.
+std::optional<double> slope_in_k(const std::vector<std::pair<double, double>>& points);
 
 // A body's summary over its placements (the cost sweep's summary.bodies[] less the body's name and
 // prediction): a, b, c, r2 (spread: median, _min, _max), a_se, b_direct; b_cycles_per_path,
@@ -52,6 +60,13 @@ struct PlacementCost {
 // placement), each with _min, _max over placements and _se (the median over placements of the
 // standard error; for b_divergence sqrt(se_b^2 + se_b_loop^2)); linear_in_n and, where false, the
 // reason in not_linear with a, b, c and the b split null; placements[] the per-placement fits.
+// Where the slot control ran at every placement, b_divergence is split by what it shows:
+// b_param_reads_cycles_per_path (its slope reading slot q at step q minus the same code's reading
+// slot 0, n = 0: what reading a new parameter slot per path costs, with no divergence) and
+// b_branch_cycles_per_path (b_divergence - b_param_reads: what the divergent kernel pays per path
+// beyond the control and those reads: the divergent branch itself); the parts add up to b_divergence
+// at each placement. _se: the standard error of b_divergence for b_branch, null for b_param_reads
+// (a difference of two slopes over the same k, read from medians).
 json cost_body_json(const std::vector<PlacementCost>& fits);
 
 // {"<key>": median over fits, "<key>_min": min, "<key>_max": max} for a, b, c, r2 of `fits`, under

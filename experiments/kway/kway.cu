@@ -32,15 +32,17 @@ decltype(auto) with_body(Body body, F&& f) {
 }
 
 // The kernel of body B at placement `placement` (a run-time value mapped to the template argument):
-// the divergent kernel, or (Control) the no-divergence control.
-template <class B, bool Control, int P = 0>
+// the divergent kernel, or a no-divergence control.
+template <class B, KwayRegion R, int P = 0>
 auto kernel_at(int placement) -> decltype(&kway::kway_kernel<B, 0>) {
   if constexpr (P < kPlacements) {
     if (placement == P) {
-      if constexpr (Control) return &kway::kway_control_kernel<B, P>;
+      if constexpr (R == KwayRegion::control) return &kway::kway_control_kernel<B, P>;
+      else if constexpr (R == KwayRegion::control_slot_q || R == KwayRegion::control_slot_0)
+        return &kway::kway_control_slots_kernel<B, P>;
       else return &kway::kway_kernel<B, P>;
     }
-    return kernel_at<B, Control, P + 1>(placement);
+    return kernel_at<B, R, P + 1>(placement);
   } else {
     throw std::invalid_argument("kway: placement " + std::to_string(placement) + " outside 0.." +
                                 std::to_string(kPlacements - 1));
@@ -79,20 +81,39 @@ KwayParams make_kway_params(Body body, int k, const LaneAssignment& lanes) {
   return p;
 }
 
-KwayParams make_kway_control_params(Body body, int k, std::uint32_t n) {
+KwayParams make_kway_control_params(Body body, int k, std::uint32_t n, KwayRegion region) {
   if (k < 1 || k > kWarpLanes) throw std::invalid_argument("k must be in 1..32");
+  if (region == KwayRegion::divergent) throw std::invalid_argument("make_kway_control_params: not a control region");
   KwayParams p;
   p.k = k;
   for (int lane = 0; lane < kWarpLanes; ++lane) p.path_of_lane[lane] = kControlPath;
-  p.mask_of_path[kControlPath % kWarpLanes] = 0xffffffffu;
-  p.iters_of_path[kControlPath % kWarpLanes] = n;
+  for (int q = 0; q < kWarpLanes; ++q) {  // kControlPath % 32 for the one-slot control, every slot for the other
+    p.mask_of_path[q] = 0xffffffffu;
+    p.iters_of_path[q] = n;
+  }
+  p.slot_mask = region == KwayRegion::control_slot_q ? kWarpLanes - 1 : 0;
   p.table_words = static_cast<std::uint32_t>(kway_body_table(body).size());
   return p;
 }
 
 namespace {
 
-template <bool Control>
+template <KwayRegion R>
+float lane_reference(Body body, const KwayParams& p, int lane, const char* who) {
+  const std::vector<float>& table = kway_body_table(body);
+  if (table.size() != p.table_words) throw std::invalid_argument(std::string(who) + ": table_words does not match the body");
+  const float x0 = lane_seed(lane);
+  const int path = p.path_of_lane[lane];
+  return with_body(body, [&](auto b) {
+    using B = decltype(b);
+    if constexpr (R == KwayRegion::control) return kway::control_reference<B, false>(path, x0, p, table.data());
+    else if constexpr (R == KwayRegion::control_slot_q || R == KwayRegion::control_slot_0)
+      return kway::control_reference<B, true>(path, x0, p, table.data());
+    else return kway::reference<B>(path, x0, p, table.data());
+  });
+}
+
+template <KwayRegion R>
 TimedKernel timed_kernel(Body body, const KwayParams& params, int placement) {
   return with_body(body, [&](auto b) {
     using B = decltype(b);
@@ -102,54 +123,57 @@ TimedKernel timed_kernel(Body body, const KwayParams& params, int placement) {
         p.table = device_table(body);
         return p;
       };
-    const std::string name = std::string(Control ? "kway_control<" : "kway<") + body_name(body) +
-                             "> k=" + std::to_string(params.k) + " placement " + std::to_string(placement);
+    const std::string kernel = R == KwayRegion::divergent ? "kway" : std::string("kway_") + kway_region_name(R);
+    const std::string name = kernel + "<" + body_name(body) + "> k=" + std::to_string(params.k) + " placement " +
+                             std::to_string(placement);
     return make_timed_kernel<KwayParams>(
-        name, placement, kernel_at<B, Control>(placement), params, at_launch,
-        [params, body](int lane) {
-          return Control ? kway_control_reference(body, params, lane) : kway_reference(body, params, lane);
-        },
-        B::tolerance);
+        name, placement, kernel_at<B, R>(placement), params, at_launch,
+        [params, body](int lane) { return lane_reference<R>(body, params, lane, "kway reference"); }, B::tolerance);
   });
 }
 
 }  // namespace
 
 TimedKernel kway_timed_kernel(Body body, const KwayParams& params, int placement) {
-  return timed_kernel<false>(body, params, placement);
+  return timed_kernel<KwayRegion::divergent>(body, params, placement);
 }
 
-TimedKernel kway_control_timed_kernel(Body body, const KwayParams& params, int placement) {
-  return timed_kernel<true>(body, params, placement);
+TimedKernel kway_control_timed_kernel(Body body, const KwayParams& params, int placement, KwayRegion region) {
+  switch (region) {
+    case KwayRegion::control: return timed_kernel<KwayRegion::control>(body, params, placement);
+    case KwayRegion::control_slot_q: return timed_kernel<KwayRegion::control_slot_q>(body, params, placement);
+    case KwayRegion::control_slot_0: return timed_kernel<KwayRegion::control_slot_0>(body, params, placement);
+    case KwayRegion::divergent: break;
+  }
+  throw std::invalid_argument("kway_control_timed_kernel: not a control region");
 }
-
-namespace {
-
-// Lane `lane`'s reference under the body's host code: kway::reference (Control: control_reference).
-template <bool Control>
-float lane_reference(Body body, const KwayParams& p, int lane, const char* who) {
-  const std::vector<float>& table = kway_body_table(body);
-  if (table.size() != p.table_words) throw std::invalid_argument(std::string(who) + ": table_words does not match the body");
-  const float x0 = lane_seed(lane);
-  const int path = p.path_of_lane[lane];
-  return with_body(body, [&](auto b) {
-    using B = decltype(b);
-    if constexpr (Control) return kway::control_reference<B>(path, x0, p, table.data());
-    else return kway::reference<B>(path, x0, p, table.data());
-  });
-}
-
-}  // namespace
 
 float kway_reference(Body body, const KwayParams& p, int lane) {
-  return lane_reference<false>(body, p, lane, "kway_reference");
+  return lane_reference<KwayRegion::divergent>(body, p, lane, "kway_reference");
 }
 
-float kway_control_reference(Body body, const KwayParams& p, int lane) {
-  return lane_reference<true>(body, p, lane, "kway_control_reference");
+float kway_control_reference(Body body, const KwayParams& p, int lane, KwayRegion region) {
+  switch (region) {
+    case KwayRegion::control: return lane_reference<KwayRegion::control>(body, p, lane, "kway_control_reference");
+    case KwayRegion::control_slot_q:
+    case KwayRegion::control_slot_0:  // one kernel: slot_mask tells them apart
+      return lane_reference<KwayRegion::control_slot_q>(body, p, lane, "kway_control_reference");
+    case KwayRegion::divergent: break;
+  }
+  throw std::invalid_argument("kway_control_reference: not a control region");
 }
 
-std::string kway_kernel_needle(Body body, int placement, bool control) {
+const char* kway_region_name(KwayRegion region) {
+  switch (region) {
+    case KwayRegion::divergent: return "divergent";
+    case KwayRegion::control: return "control";
+    case KwayRegion::control_slot_q: return "control_slot_q";
+    case KwayRegion::control_slot_0: return "control_slot_0";
+  }
+  throw std::invalid_argument("unknown k-way region");
+}
+
+std::string kway_kernel_needle(Body body, int placement, KwayRegion region) {
   // The body's type name as the mangled name spells it (namespace divbench::bodies).
   const char* camel = nullptr;
   switch (body) {
@@ -160,7 +184,10 @@ std::string kway_kernel_needle(Body body, int placement, bool control) {
     case Body::mem_divergent: camel = "MemDivergent"; break;
   }
   if (!camel) throw std::invalid_argument("unknown work body");
-  return std::string(control ? "19kway_control_kernelI" : "11kway_kernelI") + "NS_6bodies" +
+  const char* kernel = region == KwayRegion::divergent ? "11kway_kernelI"
+                       : region == KwayRegion::control ? "19kway_control_kernelI"
+                                                       : "25kway_control_slots_kernelI";
+  return std::string(kernel) + "NS_6bodies" +
          std::to_string(std::string(camel).size()) + camel + "ELi" + std::to_string(placement) + "EE";
 }
 

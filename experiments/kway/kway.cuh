@@ -35,12 +35,20 @@ __device__ __forceinline__ float divergent_region(int path, float x, const KwayP
 // check (tests/sass/test_kway_control_shapes.cpp) holds them equal at every placement. What the
 // control costs per path with n = 0 is the loop over paths; the divergent kernel's excess over it
 // is what divergence itself costs.
-template <class Body>
+// SlotPerStep (kway_control_slots_kernel): the slot is q & p.slot_mask, computed at each step. With
+// slot_mask 31 each step reads slot q, the parameter addresses the divergent kernel's step q reads
+// (every slot holds n and a full mask, make_kway_control_params); with slot_mask 0 the same code reads
+// slot 0 throughout. The two runs of one kernel differ in which parameter slots they read, nothing
+// else: their difference is what reading a new slot per step costs. (Indexing by q costs an address
+// computation per step that the divergent kernel does once, so this kernel is not the control of
+// b_loop.)
+template <class Body, bool SlotPerStep>
 __device__ __forceinline__ float control_region(int path, float x, const KwayParams& p) {
-  const int slot = path & (kWarpLanes - 1);
+  const int fixed = path & (kWarpLanes - 1);
 #pragma unroll 1
   for (int q = 0; q < p.k; ++q) {
     if (path != q) {
+      const int slot = SlotPerStep ? (q & static_cast<int>(p.slot_mask)) : fixed;
       x = Body::template run<0>(x, p.iters_of_path[slot], p.table, p.table_words);
       __syncwarp(p.mask_of_path[slot]);
     }
@@ -48,8 +56,8 @@ __device__ __forceinline__ float control_region(int path, float x, const KwayPar
   return x;
 }
 
-// One warp's timed region: the divergent loop, or (Control) the no-divergence control's.
-template <class Body, int Pad, bool Control>
+// One warp's timed region: the divergent loop, or a no-divergence control's.
+template <class Body, int Pad, KwayRegion Kind>
 __device__ __forceinline__ void timed_kway_region(const KwayParams& p, RegionSample* samples, float* out) {
   const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
   const unsigned warp = tid / 32u;
@@ -58,7 +66,8 @@ __device__ __forceinline__ void timed_kway_region(const KwayParams& p, RegionSam
   float x = dev::placed<Pad>(lane_seed(lane), p.zero);
   dev::RegionTimer timer;
   timer.start();
-  if constexpr (Control) x = control_region<Body>(path, x, p);
+  if constexpr (Kind == KwayRegion::control) x = control_region<Body, false>(path, x, p);
+  else if constexpr (Kind == KwayRegion::control_slot_q) x = control_region<Body, true>(path, x, p);
   else x = divergent_region<Body>(path, x, p);
   timer.stop(samples ? samples + warp : nullptr, warp);
   out[tid] = x;
@@ -66,13 +75,19 @@ __device__ __forceinline__ void timed_kway_region(const KwayParams& p, RegionSam
 
 template <class Body, int Pad>
 __global__ void kway_kernel(KwayParams p, RegionSample* samples, float* out) {
-  timed_kway_region<Body, Pad, false>(p, samples, out);
+  timed_kway_region<Body, Pad, KwayRegion::divergent>(p, samples, out);
 }
 
 // The control kernel: the same placement filler and timer around control_region.
 template <class Body, int Pad>
 __global__ void kway_control_kernel(KwayParams p, RegionSample* samples, float* out) {
-  timed_kway_region<Body, Pad, true>(p, samples, out);
+  timed_kway_region<Body, Pad, KwayRegion::control>(p, samples, out);
+}
+
+// The control whose parameter slot is q & slot_mask at step q (control_region<Body, true>).
+template <class Body, int Pad>
+__global__ void kway_control_slots_kernel(KwayParams p, RegionSample* samples, float* out) {
+  timed_kway_region<Body, Pad, KwayRegion::control_slot_q>(p, samples, out);  // both slot regions
 }
 
 #ifndef __CUDACC_RTC__  // host side: NVRTC (tests/sass/nvrtc/) compiles the kernels only
@@ -82,11 +97,13 @@ float reference(int path, float x, const KwayParams& p, const float* table) {
   return Body::template run<0>(x, p.iters_of_path[path], table, p.table_words);
 }
 
-// Host reference of one lane of the control: the body of slot path & 31 at every step q != path.
-template <class Body>
+// Host reference of one lane of a control: at every step q != path, the body of slot path & 31
+// (SlotPerStep: of slot q & slot_mask).
+template <class Body, bool SlotPerStep>
 float control_reference(int path, float x, const KwayParams& p, const float* table) {
   for (int q = 0; q < p.k; ++q)
-    if (path != q) x = Body::template run<0>(x, p.iters_of_path[path & (kWarpLanes - 1)], table, p.table_words);
+    if (path != q)
+      x = Body::template run<0>(x, p.iters_of_path[SlotPerStep ? (q & static_cast<int>(p.slot_mask)) : path & (kWarpLanes - 1)], table, p.table_words);
   return x;
 }
 

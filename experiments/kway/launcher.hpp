@@ -22,6 +22,12 @@ namespace divbench {
 // so every lane runs every step; its parameters sit in slot kControlPath % 32.
 inline constexpr std::uint8_t kControlPath = kWarpLanes;
 
+// Which loop a k-way kernel times: the divergent one (kway_kernel), the no-divergence control that
+// reads one parameter slot throughout (kway_control_kernel), or one of the two runs of
+// kway_control_slots_kernel: reading slot q at step q as the divergent kernel does (control_slot_q,
+// slot_mask 31) or slot 0 at every step (control_slot_0, slot_mask 0). experiments/kway/kway.cuh.
+enum class KwayRegion { divergent, control, control_slot_q, control_slot_0 };
+
 struct KwayParams {
   std::int32_t k = 1;
   std::uint8_t path_of_lane[kWarpLanes] = {};
@@ -30,6 +36,7 @@ struct KwayParams {
   const float* table = nullptr;                 // device table for the divergent-memory body
   std::uint32_t table_words = 0;                // a power of two
   std::uint32_t zero = 0;                       // always 0; the placement filler folds into it
+  std::uint32_t slot_mask = 0;                  // kway_control_slots_kernel: step q reads slot q & slot_mask
 };
 
 #ifndef __CUDACC_RTC__
@@ -52,16 +59,20 @@ inline std::string kway_launch_key(Body body, LaneMap map, int k, std::uint32_t 
 // Bodies that read a table get one device copy per device, made at the first launch.
 TimedKernel kway_timed_kernel(Body body, const KwayParams& p, int placement);
 
-// The no-divergence control (kway_control_kernel, experiments/kway/kway.cuh): the same loop over k paths,
-// every lane on every path, each step running the body for n iterations under a full __syncwarp.
-// Throws std::invalid_argument for k outside 1..32.
-KwayParams make_kway_control_params(Body body, int k, std::uint32_t n);
+// The no-divergence controls (kway_control_kernel, kway_control_slots_kernel; experiments/kway/kway.cuh):
+// the same loop over k paths, every lane on every path, each step running the body for n iterations
+// under a full __syncwarp. Every parameter slot holds n and a full mask, so every control reads the
+// same values; slot_mask is 31 for control_slot_q, else 0. Throws std::invalid_argument for k outside
+// 1..32 or a region that is not a control.
+KwayParams make_kway_control_params(Body body, int k, std::uint32_t n, KwayRegion region = KwayRegion::control);
 
-// The control kernel of `body` at `placement` as a TimedKernel (parameters from make_kway_control_params).
-TimedKernel kway_control_timed_kernel(Body body, const KwayParams& p, int placement);
+// A control kernel of `body` at `placement` as a TimedKernel (parameters from make_kway_control_params;
+// a control region; both slot regions run kway_control_slots_kernel).
+TimedKernel kway_control_timed_kernel(Body body, const KwayParams& p, int placement,
+                                      KwayRegion region = KwayRegion::control);
 
-// What lane `lane` of the control must produce.
-float kway_control_reference(Body body, const KwayParams& p, int lane);
+// What lane `lane` of a control must produce.
+float kway_control_reference(Body body, const KwayParams& p, int lane, KwayRegion region = KwayRegion::control);
 
 // The table a body reads (mem_divergent: 2^21 small floats from a fixed seed; other bodies: empty).
 const std::vector<float>& kway_body_table(Body body);
@@ -69,9 +80,12 @@ const std::vector<float>& kway_body_table(Body body);
 // What lane `lane` must produce (host computation of the same body, same float operations).
 float kway_reference(Body body, const KwayParams& p, int lane);
 
-// A substring of the mangled name of exactly one kernel: kway_kernel<body, placement>, or (control)
-// kway_control_kernel<body, placement> (for the kernel facts: the control's SASS check).
-std::string kway_kernel_needle(Body body, int placement, bool control);
+// A substring of the mangled name of exactly one kernel: kway_kernel<body, placement>, or a control's
+// (kway_control_kernel; kway_control_slots_kernel for both slot regions) (for the kernel facts).
+std::string kway_kernel_needle(Body body, int placement, KwayRegion region);
+
+// The region's name in results ("divergent", "control", "control_slot_q", "control_slot_0").
+const char* kway_region_name(KwayRegion region);
 
 // Largest relative error accepted against kway_reference (0: bit-exact).
 double kway_tolerance(Body body);

@@ -49,8 +49,8 @@ TEST(KwayControlShapes, ControlLoopsEqualTheDivergentKernelsOnEveryArchitectureB
       for (int placement = 0; placement < kPlacements; ++placement) {
         SCOPED_TRACE("sm_" + std::to_string(sm) + " " + body_name(body) + " placement " + std::to_string(placement));
         try {
-          const std::string div = kway_kernel_needle(body, placement, false);
-          const std::string ctl = kway_kernel_needle(body, placement, true);
+          const std::string div = kway_kernel_needle(body, placement, KwayRegion::divergent);
+          const std::string ctl = kway_kernel_needle(body, placement, KwayRegion::control);
           std::vector<std::string> problems = equal_shape_problems(
               enclosing_loop_shape(*facts, sm, div), enclosing_loop_shape(*facts, sm, ctl), "loop over paths");
           for (const auto& p : equal_shape_problems(work_loop_shape(*facts, sm, div), work_loop_shape(*facts, sm, ctl),

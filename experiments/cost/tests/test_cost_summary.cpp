@@ -79,6 +79,49 @@ TEST(Finalize, CostSplitsBIntoTheLoopOverPathsAndDivergenceByTheControl) {
   EXPECT_FALSE(body["control_loops"]["why"].get<std::string>().empty());
 }
 
+TEST(Finalize, CostSplitsBDivergenceByTheSlotControl) {
+  // As above (b_divergence 17/19), and at n = 0 the slot control's two runs: slope 170 reading slot q
+  // and 166 reading slot 0 at placement 0; 171 and 166 at placement 4.
+  std::vector<TimedPoint> pts;
+  const double b[2] = {180, 184}, loop[2] = {163, 165}, slot0[2] = {166, 166}, slotq[2] = {170, 171};
+  for (int i = 0; i < 2; ++i)
+    for (double n : {0.0, 1000.0, 3000.0})
+      for (int k = 1; k <= 32; ++k) {
+        const json ax{{"body", "fma_chain"}, {"n", static_cast<int>(n)}};
+        json div = ax, ctl = ax, q = ax, z = ax;
+        div["region"] = "divergent";
+        ctl["region"] = "control";
+        q["region"] = "control_slot_q";
+        z["region"] = "control_slot_0";
+        pts.push_back(point(k, k * (28 * n + b[i]) + 700, 4 * i, div));
+        pts.push_back(point(k, k * (28 * n + loop[i]) + 700, 4 * i, ctl));
+        if (n != 0) continue;
+        pts.push_back(point(k, k * slotq[i] + 700, 4 * i, q));
+        pts.push_back(point(k, k * slot0[i] + 700, 4 * i, z));
+      }
+  RunOptions o;
+  o.given = {"--body", "--placements"};
+  o.placements = 2;
+  const ResultRecord r = finalize("sweep", "cost", o, pts);
+  const json& body = r.summary["bodies"][0];
+  EXPECT_NEAR(body["b_param_reads_cycles_per_path_min"].get<double>(), 4, 1e-6);
+  EXPECT_NEAR(body["b_param_reads_cycles_per_path_max"].get<double>(), 5, 1e-6);
+  EXPECT_NEAR(body["b_branch_cycles_per_path_min"].get<double>(), 13, 1e-6);  // 17 - 4
+  EXPECT_NEAR(body["b_branch_cycles_per_path_max"].get<double>(), 14, 1e-6);  // 19 - 5
+  for (const auto& pl : body["placements"])  // the parts add up at each placement
+    EXPECT_NEAR(pl["b_param_reads"].get<double>() + pl["b_branch"].get<double>(), pl["b_divergence"].get<double>(), 1e-9);
+  EXPECT_NEAR(r.summary["b_param_reads_cycles_per_path"].get<double>(), 4.5, 1e-6);
+  // Without the slot runs at one placement, the split is not published.
+  std::vector<TimedPoint> some;
+  for (const auto& p : pts)
+    if (!(p.axes.value("region", "") == "control_slot_q" && p.axes.value("placement", -1) == 4)) some.push_back(p);
+  const ResultRecord r2 = finalize("sweep", "cost", o, some);
+  const json& b2 = r2.summary["bodies"][0];
+  EXPECT_TRUE(b2["b_param_reads_cycles_per_path"].is_null());
+  EXPECT_TRUE(b2["b_branch_cycles_per_path"].is_null());
+  EXPECT_FALSE(b2["b_divergence_cycles_per_path"].is_null());
+}
+
 TEST(Finalize, CostWithoutControlPointsLeavesTheSplitNull) {
   std::vector<TimedPoint> pts;  // a result written before the control: no region axis
   for (double n : {0.0, 1000.0})
