@@ -61,6 +61,11 @@ def accuracy(folder: str, t0: float, t1: float, t2: float) -> list[str]:
                 line += (f" b_loop={b['b_loop_cycles_per_path']:.1f} [{b['b_loop_cycles_per_path_min']:.1f}, "
                          f"{b['b_loop_cycles_per_path_max']:.1f}] b_divergence={b['b_divergence_cycles_per_path']:.1f} "
                          f"[{b['b_divergence_cycles_per_path_min']:.1f}, {b['b_divergence_cycles_per_path_max']:.1f}]")
+            if b.get("b_param_reads_cycles_per_path") is not None:
+                line += (f" = b_param_reads {b['b_param_reads_cycles_per_path']:.1f} "
+                         f"[{b['b_param_reads_cycles_per_path_min']:.1f}, {b['b_param_reads_cycles_per_path_max']:.1f}]"
+                         f" + b_branch {b['b_branch_cycles_per_path']:.1f} "
+                         f"[{b['b_branch_cycles_per_path_min']:.1f}, {b['b_branch_cycles_per_path_max']:.1f}]")
             if b.get("linear_in_n") is False:
                 line += f" not linear in n ({b.get('not_linear', '')}): a, b, c not published"
             out.append(line)

@@ -3,7 +3,9 @@
 #   cost.json       --sweep cost at all 8 code placements: T(k,n) = k*(a*n + b) + c per body and placement,
 #                   every point in the divergent kernel and in the no-divergence control (axis region):
 #                   summary.bodies[] has b_cycles_per_path, b_loop_cycles_per_path (the control) and
-#                   b_divergence_cycles_per_path (no raw samples: every point keeps its median, min, max, CV)
+#                   b_divergence_cycles_per_path, split into b_param_reads_cycles_per_path and
+#                   b_branch_cycles_per_path by the slot control's two runs at n = 0 (no raw samples:
+#                   every point keeps its median, min, max, CV)
 #   loops.json      --sweep loops: the validation loops (experiments/loops/, bodies the fit never sees) at
 #                   8 placements, a = (T(5000) - T(1000)) / 4000 each
 #   loop_cost_fit.json  divbench kernels fit --cost cost.json --validation loops.json with the kernel facts of

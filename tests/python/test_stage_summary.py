@@ -56,13 +56,23 @@ def test_accuracy_lines_keep_the_committed_cost_lines_and_show_the_split_and_unp
         else:
             b.update({"b_loop_cycles_per_path": 160.0, "b_loop_cycles_per_path_min": 159.0,
                       "b_loop_cycles_per_path_max": 161.5, "b_divergence_cycles_per_path": 19.3,
-                      "b_divergence_cycles_per_path_min": 18.0, "b_divergence_cycles_per_path_max": 20.0})
+                      "b_divergence_cycles_per_path_min": 18.0, "b_divergence_cycles_per_path_max": 20.0,
+                      "b_param_reads_cycles_per_path": None})
     (tmp_path / "cost.json").write_text(json.dumps(doc))
     out = stage_summary.accuracy(str(tmp_path), 0.0, 1.0, 1.0)
     (mem,) = [line for line in out if "cost mem_divergent" in line]
     assert "a=n/a [n/a, n/a] b=n/a" in mem and "not linear in n (placement 0: max relative residual 54)" in mem
     (chain,) = [line for line in out if "cost fma_chain" in line]
     assert chain.endswith("b_loop=160.0 [159.0, 161.5] b_divergence=19.3 [18.0, 20.0]")
+    # With the slot control's split, its parts follow.
+    for b in doc["summary"]["bodies"]:
+        if b["body"] == "fma_chain":
+            b.update({"b_param_reads_cycles_per_path": 4.5, "b_param_reads_cycles_per_path_min": 4.0,
+                      "b_param_reads_cycles_per_path_max": 5.0, "b_branch_cycles_per_path": 14.8,
+                      "b_branch_cycles_per_path_min": 14.0, "b_branch_cycles_per_path_max": 15.0})
+    (tmp_path / "cost.json").write_text(json.dumps(doc))
+    (chain,) = [line for line in stage_summary.accuracy(str(tmp_path), 0.0, 1.0, 1.0) if "cost fma_chain" in line]
+    assert chain.endswith("b_divergence=19.3 [18.0, 20.0] = b_param_reads 4.5 [4.0, 5.0] + b_branch 14.8 [14.0, 15.0]")
 
 
 def test_attribute_line_matches_the_committed_run():
