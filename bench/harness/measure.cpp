@@ -71,7 +71,7 @@ PointResult measure_point(const PointSpec& spec, const ResultRecord& rec, const 
 json add_verdict(ResultRecord& rec, const json& doc, const RetryPolicy& policy) {
   json q = judge_result(doc, *policy.criterion);
   int remeasured = 0;
-  json notes = json::array();
+  json notes = q.contains("notes") ? q["notes"] : json::array();  // judge_result's (idle co-tenants) first
   std::string no_process_check;
   for (const auto& p : doc.at("points")) {
     if (p.value("attempts", 1) > 1) ++remeasured;

@@ -367,12 +367,14 @@ json judge_result(const json& doc, const NoiseCriterion& c) {
   if (!idle.empty()) {
     json notes = json::array();
     for (const auto& [pid, a] : idle)
-      notes.push_back("idle_co_tenant: process " + pid + " held a context on the GPU and NVML saw no work of it " +
-                      (a.samples == 0 ? std::string("(no utilization sample since divbench's first reading)")
-                                      : "(SM utilization at most " + std::to_string(a.sm_max) + "%, memory " +
+      notes.push_back("idle_co_tenant: process " + pid + " held a context on the GPU and NVML's utilization samples " +
+                      "showed no work of it " +
+                      (a.samples == 0 ? std::string("(none of the samples since divbench's first reading named it)")
+                                      : "(SM at most " + std::to_string(a.sm_max) + "%, memory " +
                                             std::to_string(a.mem_max) + "%, over " + std::to_string(a.samples) +
                                             " samples)") +
-                      ": not counted as a disturbance; the timing checks judged its points");
+                      ": not counted as a disturbance. NVML does not see a co-tenant that runs a small share of " +
+                      "the time either; the timing checks judged every point");
     q["notes"] = notes;
   }
   return q;

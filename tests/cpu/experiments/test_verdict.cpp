@@ -51,6 +51,28 @@ TEST(Verdict, DisturbedPointMakesTheResultUntrustworthy) {
   EXPECT_EQ(r.quality, q);
 }
 
+TEST(Verdict, AnIdleCoTenantsNoteReachesTheFile) {
+  // judge_result's note on an idle co-tenant is kept beside the runner's own notes (it was overwritten
+  // once: the H200's idle case passed with no note in its file).
+  ResultRecord r = record(false);
+  for (auto& p : r.points)
+    p.extra["conditions"] = {
+        {"available", true},
+        {"processes",
+         {{"before", {{"read", true}, {"others", {77}}, {"others_count", 1}}},
+          {"after",
+           {{"read", true},
+            {"others", {77}},
+            {"others_count", 1},
+            {"activity",
+             {{"read", true}, {"since_us", 1796362774438234LL}, {"samples_total", 6},
+              {"pids", {{"77", {{"samples", 0}, {"sm_max", 0}, {"mem_max", 0}}}}}}}}}}}};
+  const json q = add_verdict(r, to_json(r), RetryPolicy{3, 4, &noise_criterion()});
+  EXPECT_TRUE(q["trustworthy"].get<bool>()) << q.dump();
+  ASSERT_EQ(q["notes"].size(), 1u) << q.dump();
+  EXPECT_NE(q["notes"][0].get<std::string>().find("idle_co_tenant: process 77"), std::string::npos) << q["notes"];
+}
+
 TEST(Verdict, ConsoleMarksThePointAndEndsWithTheVerdict) {
   ResultRecord r = record(true);
   add_verdict(r, to_json(r), RetryPolicy{3, 4, &noise_criterion()});
