@@ -361,9 +361,15 @@ json judge_result(const json& doc, const NoiseCriterion& c) {
          {"disturbed", disturbed}};
   // Co-tenants that held a context but did no work while divbench ran (NVML's utilization samples):
   // not a disturbance, said here; the timing checks judge the points as usual.
+  // A co-tenant is noted only when it was idle at every point that listed it: one that NVML showed at
+  // work later in the run (its early points had no sample yet) is not called idle.
   std::map<std::string, ProcessActivity> idle;
-  for (const auto& p : points)
+  std::set<std::string> active;
+  for (const auto& p : points) {
     for (const auto& pid : idle_co_tenants(p)) idle[pid] = *idle_activity(p, pid);
+    for (const auto& pid : co_tenants(p)) active.insert(pid);
+  }
+  for (const auto& pid : active) idle.erase(pid);
   if (!idle.empty()) {
     json notes = json::array();
     for (const auto& [pid, a] : idle)

@@ -159,6 +159,13 @@ TEST(Disturbance, AnIdleCoTenantIsNotedNotCounted) {
   const json q = judge_result(json{{"points", json::array({pt})}, {"config", config}}, noise_criterion());
   ASSERT_TRUE(q.contains("notes")) << q.dump();
   EXPECT_NE(q["notes"][0].get<std::string>().find("idle_co_tenant: process 5"), std::string::npos) << q["notes"];
+  // Idle at the first point, seen at work (65% SM) at the second: no idle note for it.
+  {
+    json later = pt;
+    later["conditions"]["processes"]["after"]["activity"]["pids"]["5"]["sm_max"] = 65;
+    const json qa = judge_result(json{{"points", json::array({pt, later})}, {"config", config}}, noise_criterion());
+    EXPECT_FALSE(qa.contains("notes")) << qa.dump();
+  }
   // The same process with SM work at 2%: a co-tenant.
   pt["conditions"]["processes"]["after"]["activity"]["pids"]["5"]["sm_max"] = 2;
   EXPECT_TRUE(judge_timed_point(pt, config, noise_criterion(), noise_criterion().factor).disturbed());
