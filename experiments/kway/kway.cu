@@ -86,12 +86,12 @@ KwayParams make_kway_control_params(Body body, int k, std::uint32_t n, KwayRegio
   if (region == KwayRegion::divergent) throw std::invalid_argument("make_kway_control_params: not a control region");
   KwayParams p;
   p.k = k;
-  for (int lane = 0; lane < kWarpLanes; ++lane) p.path_of_lane[lane] = kControlPath;
+  const std::uint8_t path = region == KwayRegion::control_slot_q ? kControlPath + kWarpLanes - 1 : kControlPath;
+  for (int lane = 0; lane < kWarpLanes; ++lane) p.path_of_lane[lane] = path;
   for (int q = 0; q < kWarpLanes; ++q) {  // kControlPath % 32 for the one-slot control, every slot for the other
     p.mask_of_path[q] = 0xffffffffu;
     p.iters_of_path[q] = n;
   }
-  p.slot_mask = region == KwayRegion::control_slot_q ? kWarpLanes - 1 : 0;
   p.table_words = static_cast<std::uint32_t>(kway_body_table(body).size());
   return p;
 }
@@ -156,7 +156,7 @@ float kway_control_reference(Body body, const KwayParams& p, int lane, KwayRegio
   switch (region) {
     case KwayRegion::control: return lane_reference<KwayRegion::control>(body, p, lane, "kway_control_reference");
     case KwayRegion::control_slot_q:
-    case KwayRegion::control_slot_0:  // one kernel: slot_mask tells them apart
+    case KwayRegion::control_slot_0:  // one kernel: the lanes' path tells them apart
       return lane_reference<KwayRegion::control_slot_q>(body, p, lane, "kway_control_reference");
     case KwayRegion::divergent: break;
   }

@@ -35,20 +35,23 @@ __device__ __forceinline__ float divergent_region(int path, float x, const KwayP
 // check (tests/sass/test_kway_control_shapes.cpp) holds them equal at every placement. What the
 // control costs per path with n = 0 is the loop over paths; the divergent kernel's excess over it
 // is what divergence itself costs.
-// SlotPerStep (kway_control_slots_kernel): the slot is q & p.slot_mask, computed at each step. With
-// slot_mask 31 each step reads slot q, the parameter addresses the divergent kernel's step q reads
-// (every slot holds n and a full mask, make_kway_control_params); with slot_mask 0 the same code reads
-// slot 0 throughout. The two runs of one kernel differ in which parameter slots they read, nothing
-// else: their difference is what reading a new slot per step costs. (Indexing by q costs an address
-// computation per step that the divergent kernel does once, so this kernel is not the control of
-// b_loop.)
+// SlotPerStep (kway_control_slots_kernel): the slot is q & (path - kControlPath), computed at each
+// step. Its lanes sit on path kControlPath + 31 (control_slot_q: step q reads slot q, the parameter
+// addresses the divergent kernel's step q reads; every slot holds n and a full mask,
+// make_kway_control_params) or on kControlPath (control_slot_0: the same code reads slot 0
+// throughout); `path != q` holds for every q < 32 either way. The two runs of one kernel differ in
+// which parameter slots they read, nothing else: their difference is what reading a new slot per
+// step costs. (Indexing by q costs an address computation per step that the divergent kernel does
+// once, so this kernel is not the control of b_loop. The mask rides on the path, not on a new
+// parameter, because KwayParams' layout is part of what every k-way kernel measures: a 4-byte field
+// appended to it moved the sampling sweep's c offset from 10-14 to 23-33 cycles on the H200.)
 template <class Body, bool SlotPerStep>
 __device__ __forceinline__ float control_region(int path, float x, const KwayParams& p) {
   const int fixed = path & (kWarpLanes - 1);
 #pragma unroll 1
   for (int q = 0; q < p.k; ++q) {
     if (path != q) {
-      const int slot = SlotPerStep ? (q & static_cast<int>(p.slot_mask)) : fixed;
+      const int slot = SlotPerStep ? (q & (path - kControlPath)) : fixed;
       x = Body::template run<0>(x, p.iters_of_path[slot], p.table, p.table_words);
       __syncwarp(p.mask_of_path[slot]);
     }
@@ -84,7 +87,7 @@ __global__ void kway_control_kernel(KwayParams p, RegionSample* samples, float* 
   timed_kway_region<Body, Pad, KwayRegion::control>(p, samples, out);
 }
 
-// The control whose parameter slot is q & slot_mask at step q (control_region<Body, true>).
+// The control whose parameter slot is q & (path - kControlPath) at step q (control_region<Body, true>).
 template <class Body, int Pad>
 __global__ void kway_control_slots_kernel(KwayParams p, RegionSample* samples, float* out) {
   timed_kway_region<Body, Pad, KwayRegion::control_slot_q>(p, samples, out);  // both slot regions
@@ -98,12 +101,12 @@ float reference(int path, float x, const KwayParams& p, const float* table) {
 }
 
 // Host reference of one lane of a control: at every step q != path, the body of slot path & 31
-// (SlotPerStep: of slot q & slot_mask).
+// (SlotPerStep: of slot q & (path - kControlPath)).
 template <class Body, bool SlotPerStep>
 float control_reference(int path, float x, const KwayParams& p, const float* table) {
   for (int q = 0; q < p.k; ++q)
     if (path != q)
-      x = Body::template run<0>(x, p.iters_of_path[SlotPerStep ? (q & static_cast<int>(p.slot_mask)) : path & (kWarpLanes - 1)], table, p.table_words);
+      x = Body::template run<0>(x, p.iters_of_path[SlotPerStep ? (q & (path - kControlPath)) : path & (kWarpLanes - 1)], table, p.table_words);
   return x;
 }
 

@@ -25,7 +25,8 @@ inline constexpr std::uint8_t kControlPath = kWarpLanes;
 // Which loop a k-way kernel times: the divergent one (kway_kernel), the no-divergence control that
 // reads one parameter slot throughout (kway_control_kernel), or one of the two runs of
 // kway_control_slots_kernel: reading slot q at step q as the divergent kernel does (control_slot_q,
-// slot_mask 31) or slot 0 at every step (control_slot_0, slot_mask 0). experiments/kway/kway.cuh.
+// lanes on path kControlPath + 31) or slot 0 at every step (control_slot_0, lanes on kControlPath).
+// experiments/kway/kway.cuh.
 enum class KwayRegion { divergent, control, control_slot_q, control_slot_0 };
 
 struct KwayParams {
@@ -36,7 +37,6 @@ struct KwayParams {
   const float* table = nullptr;                 // device table for the divergent-memory body
   std::uint32_t table_words = 0;                // a power of two
   std::uint32_t zero = 0;                       // always 0; the placement filler folds into it
-  std::uint32_t slot_mask = 0;                  // kway_control_slots_kernel: step q reads slot q & slot_mask
 };
 
 #ifndef __CUDACC_RTC__
@@ -62,7 +62,7 @@ TimedKernel kway_timed_kernel(Body body, const KwayParams& p, int placement);
 // The no-divergence controls (kway_control_kernel, kway_control_slots_kernel; experiments/kway/kway.cuh):
 // the same loop over k paths, every lane on every path, each step running the body for n iterations
 // under a full __syncwarp. Every parameter slot holds n and a full mask, so every control reads the
-// same values; slot_mask is 31 for control_slot_q, else 0. Throws std::invalid_argument for k outside
+// same values; the lanes sit on path kControlPath, or kControlPath + 31 for control_slot_q. Throws std::invalid_argument for k outside
 // 1..32 or a region that is not a control.
 KwayParams make_kway_control_params(Body body, int k, std::uint32_t n, KwayRegion region = KwayRegion::control);
 

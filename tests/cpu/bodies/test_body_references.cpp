@@ -50,3 +50,27 @@ TEST(BodyReferences, TheControlRunsTheBodyOncePerPathOnEveryLane) {
   EXPECT_THROW(make_kway_control_params(Body::fma_chain, 0, 1), std::invalid_argument);
   EXPECT_THROW(make_kway_control_params(Body::fma_chain, 33, 1), std::invalid_argument);
 }
+
+TEST(BodyReferences, TheSlotControlsRunTheSameWorkAsTheControl) {
+  // Both runs of kway_control_slots_kernel read slots holding the control's values: their lanes must
+  // produce what the control's do; only the lanes' path (kControlPath or kControlPath + 31, the
+  // slot mask) differs.
+  for (Body b : all_bodies()) {
+    if (kway_tolerance(b) != 0) continue;
+    const KwayParams ctl = make_kway_control_params(b, 7, 100);
+    const KwayParams q = make_kway_control_params(b, 7, 100, KwayRegion::control_slot_q);
+    const KwayParams z = make_kway_control_params(b, 7, 100, KwayRegion::control_slot_0);
+    for (int lane = 0; lane < 32; ++lane) {
+      EXPECT_EQ(q.path_of_lane[lane], kControlPath + 31);
+      EXPECT_EQ(z.path_of_lane[lane], kControlPath);
+      const float want = kway_control_reference(b, ctl, lane);
+      EXPECT_TRUE(same(want, kway_control_reference(b, q, lane, KwayRegion::control_slot_q))) << body_name(b);
+      EXPECT_TRUE(same(want, kway_control_reference(b, z, lane, KwayRegion::control_slot_0))) << body_name(b);
+    }
+    for (int slot = 0; slot < 32; ++slot) {
+      EXPECT_EQ(q.iters_of_path[slot], 100u);
+      EXPECT_EQ(q.mask_of_path[slot], 0xffffffffu);
+    }
+  }
+  EXPECT_THROW(make_kway_control_params(Body::fma_chain, 3, 1, KwayRegion::divergent), std::invalid_argument);
+}
