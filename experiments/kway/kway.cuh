@@ -43,8 +43,7 @@ __device__ __forceinline__ float divergent_region(int path, float x, const KwayP
 // which parameter slots they read, nothing else: their difference is what reading a new slot per
 // step costs. (Indexing by q costs an address computation per step that the divergent kernel does
 // once, so this kernel is not the control of b_loop. The mask rides on the path, not on a new
-// parameter, because KwayParams' layout is part of what every k-way kernel measures: a 4-byte field
-// appended to it moved the sampling sweep's c offset from 10-14 to 23-33 cycles on the H200.)
+// parameter, so that every other k-way kernel keeps its parameter layout and its SASS byte for byte.)
 template <class Body, bool SlotPerStep>
 __device__ __forceinline__ float control_region(int path, float x, const KwayParams& p) {
   const int fixed = path & (kWarpLanes - 1);

@@ -306,6 +306,39 @@ def divergence_split(body: str) -> dict:
             "median_step": col(5), "series": len(rows)}
 
 
+@lru_cache(maxsize=None)
+def slot_split(body: str) -> dict:
+    """What the slot control shows, per placement of the cost sweep at n = 0: S(k) = T_slot_q(k) -
+    T_slot_0(k) (one kernel reading slot q at step q, or slot 0 throughout) and R(k) = T_divergent(k) -
+    T_control(k) - S(k). `s_step4`/`s_step20` the excess of S's k = 3->4 and 19->20 steps over its median
+    step, `s_other` the largest |excess| of its other steps; `r_step4`/`r_step20` the same for R and
+    `r_median_step` R's median step. Medians over placements (s_other: the largest)."""
+    series = cost_series()
+    rows = []
+    for (b, pl, n, region), q in series.items():
+        if b != body or region != "control_slot_q":
+            continue
+        z, div, ctl = series[(b, pl, n, "control_slot_0")], series[(b, pl, n, "divergent")], series[(b, pl, n, "control")]
+        ks = sorted(q)
+        sd = [q[k] - z[k] for k in ks]
+        rd = [div[k] - ctl[k] - (q[k] - z[k]) for k in ks]
+        def excess(d):
+            steps = {ks[i + 1]: d[i + 1] - d[i] for i in range(len(ks) - 1)}
+            med = statistics.median(v for k, v in steps.items() if k not in (4, 20))
+            return steps[4] - med, steps[20] - med, max(abs(v - med) for k, v in steps.items() if k not in (2, 4, 20)), med
+        s4, s20, so, _ = excess(sd)
+        r4, r20, _, rmed = excess(rd)
+        rows.append((s4, s20, so, r4, r20, rmed))
+    col = lambda i: statistics.median(r[i] for r in rows)
+    return {"s_step4": col(0), "s_step20": col(1), "s_other": max(r[2] for r in rows), "r_step4": col(3),
+            "r_step20": col(4), "r_median_step": col(5), "placements": len(rows)}
+
+
+def SL(body: str, key: str) -> Value:
+    return F(f"{H200}/cost.json", f"points at n = 0: {key} (docs_numbers.slot_split('{body}'))",
+             lambda: slot_split(body)[key])
+
+
 def DS(body: str, key: str) -> Value:
     return F(f"{H200}/cost.json", f"points: divergent - control, {key} (docs_numbers.divergence_split('{body}'))",
              lambda: divergence_split(body)[key])
@@ -446,16 +479,22 @@ CHECKS: list[Check] = [
     Check(R, "**b_divergence {}** [{}, {}]",
           [_cost("fma_chain", "b_divergence_cycles_per_path"), _cost("fma_chain", "b_divergence_cycles_per_path_min"),
            _cost("fma_chain", "b_divergence_cycles_per_path_max")]),
-    Check(R, "per path beyond the control: {} of divergent-branch overhead per path at every step against the control, and {} from the "
-             "+{}-cycle steps at k = 4 and 20",
-          [DS("fma_chain", "per_path"), DS("fma_chain", "from_steps"), DS("fma_chain", "step4")]),
-    Check(R, "attributed to constant-cache misses, not measured), c = {}; fma_indep a = {} [{}, {}], "
-             "b = {} = {} + {}; int_alu a = {}, b = {} = {} + {}; sfu a = {}, b = {} = {} + {}",
-          [_cost("fma_chain", "c"), _cost("fma_indep", "a"), _cost("fma_indep", "a_min"), _cost("fma_indep", "a_max"),
+    Check(R, "= **b_branch {}** [{}, {}]",
+          [_cost("fma_chain", "b_branch_cycles_per_path"), _cost("fma_chain", "b_branch_cycles_per_path_min"),
+           _cost("fma_chain", "b_branch_cycles_per_path_max")]),
+    Check(R, "+ **b_param_reads {}** [{}, {}]",
+          [_cost("fma_chain", "b_param_reads_cycles_per_path"), _cost("fma_chain", "b_param_reads_cycles_per_path_min"),
+           _cost("fma_chain", "b_param_reads_cycles_per_path_max")]),
+    Check(R, "its only steps are +{} cycles at k = 4 and +{} at k = 20, where the divergent kernel has its own), c = {}; "
+             "fma_indep a = {} [{}, {}], b = {} = {} + {}; int_alu a = {}, b = {} = {} + {} ({} + {}); "
+             "sfu a = {}, b = {} = {} + {}",
+          [SL("fma_chain", "s_step4"), SL("fma_chain", "s_step20"),
+           _cost("fma_chain", "c"), _cost("fma_indep", "a"), _cost("fma_indep", "a_min"), _cost("fma_indep", "a_max"),
            _cost("fma_indep", "b_cycles_per_path"), _cost("fma_indep", "b_loop_cycles_per_path"),
            _cost("fma_indep", "b_divergence_cycles_per_path"),
            _cost("int_alu", "a"), _cost("int_alu", "b_cycles_per_path"), _cost("int_alu", "b_loop_cycles_per_path"),
-           _cost("int_alu", "b_divergence_cycles_per_path"),
+           _cost("int_alu", "b_divergence_cycles_per_path"), _cost("int_alu", "b_branch_cycles_per_path"),
+           _cost("int_alu", "b_param_reads_cycles_per_path"),
            _cost("sfu", "a"), _cost("sfu", "b_cycles_per_path"), _cost("sfu", "b_loop_cycles_per_path"),
            _cost("sfu", "b_divergence_cycles_per_path")]),
     Check(R, "s = a·n + b: at n = 10,000, {}% of s is the body's own loop",
@@ -497,6 +536,17 @@ CHECKS: list[Check] = [
            F(f"{H200}/sampling.json", "max of summary.by_body[compute bodies].c_offset_cycles",
              lambda: max(max(v["c_offset_cycles"]) for k, v in get(load(f"{H200}/sampling.json"), "summary.by_body").items()
                          if k != "mem_divergent"))], tol=0.5, note="whole cycles"),
+    Check("results/h200/README.md", "an offset of {}–{} cycles at every k where the committed run\nhas {}–{}",
+          [*(F(f"{H200}/earlier-4133d6d/sampling.json", f"{name} of summary.by_body[compute bodies].c_offset_cycles",
+               (lambda agg: lambda: agg(agg(v["c_offset_cycles"]) for k, v in
+                                        get(load(f"{H200}/earlier-4133d6d/sampling.json"), "summary.by_body").items()
+                                        if k != "mem_divergent"))(fn))
+             for name, fn in (("min", min), ("max", max))),
+           *(F(f"{H200}/sampling.json", f"{name} of summary.by_body[compute bodies].c_offset_cycles",
+               (lambda agg: lambda: agg(agg(v["c_offset_cycles"]) for k, v in
+                                        get(load(f"{H200}/sampling.json"), "summary.by_body").items()
+                                        if k != "mem_divergent"))(fn))
+             for name, fn in (("min", min), ("max", max)))], tol=0.5, note="whole cycles"),
     Check(R, "mem_divergent differs by {}% (warp-per-SM faster",
           [J(f"{H200}/sampling.json", "summary.max_rel_diff_memory", 100)]),
     Check(R, "branchy/single = {} [{}, {}]; predicated/single = {} [{}, {}]",
@@ -636,20 +686,30 @@ CHECKS: list[Check] = [
           [J(OCC, "summary.kernel_penalty_raw_min"), J(OCC, "summary.kernel_penalty_raw_max")]),
     Check("docs/dynamic.md", "### What the run with the control measured (results/h200/cost.json, commit {c})",
           [commit7(COST)]),
-    *(Check("docs/dynamic.md", f"| {body} | {{}} | {{}} | **{{}}** [{{}}, {{}}] |",
+    *(Check("docs/dynamic.md", f"| {body} | {{}} | {{}} | **{{}}** [{{}}, {{}}] | **{{}}** [{{}}, {{}}] | **{{}}** [{{}}, {{}}] |",
             [_cost(body, k) for k in ("b_cycles_per_path", "b_loop_cycles_per_path", "b_divergence_cycles_per_path",
-                                      "b_divergence_cycles_per_path_min", "b_divergence_cycles_per_path_max")])
+                                      "b_divergence_cycles_per_path_min", "b_divergence_cycles_per_path_max",
+                                      "b_branch_cycles_per_path", "b_branch_cycles_per_path_min",
+                                      "b_branch_cycles_per_path_max", "b_param_reads_cycles_per_path",
+                                      "b_param_reads_cycles_per_path_min", "b_param_reads_cycles_per_path_max")])
       for body in ("fma_chain", "fma_indep", "int_alu", "sfu")),
-    Check("docs/dynamic.md", "**{} cycles per path of divergent-branch overhead** at every step",
-          [DS(b, "per_path") for b in ("fma_chain",)]),
-    Check("docs/dynamic.md", "the same {} for fma_indep, int_alu and sfu",
-          [F(COST, "per_path of fma_indep, int_alu and sfu (all equal, else nan)",
-             lambda: (lambda v: v[0] if max(v) - min(v) < 0.05 else float("nan"))(
-                 [divergence_split(b)["per_path"] for b in ("fma_indep", "int_alu", "sfu")]))]),
-    Check("docs/dynamic.md", "the median step of the difference is {} cycles, `divergent_path_cycles` {} in",
+    Check("docs/dynamic.md", "median step of {} cycles (`divergent_path_cycles` {} in",
           [DS("fma_chain", "median_step"), J(LOOP, "divergent_path_cycles")]),
-    Check("docs/dynamic.md", "**{} cycles per path from the two steps** (int_alu {})",
-          [DS("fma_chain", "from_steps"), DS("int_alu", "from_steps")]),
+    Check("docs/dynamic.md", "steps, +{} at k = 4 and +{} at k = 20 for fma_chain (int_alu +{} and +{}), which raise its fitted\n"
+                             "slope by {} cycles per path (int_alu {}).",
+          [DS("fma_chain", "step4"), DS("fma_chain", "step20"), DS("int_alu", "step4"), DS("int_alu", "step20"),
+           DS("fma_chain", "from_steps"), DS("int_alu", "from_steps")]),
+    Check("docs/dynamic.md", "is flat but for **+{} cycles at k = 4 and +{} at k = 20** (fma_chain;\n"
+                             "  int_alu +{} and +{}; medians over the {} placements; every other step of fma_chain's S within {} cycle\n"
+                             "  of its median, of fma_indep's within {}),",
+          [SL("fma_chain", "s_step4"), SL("fma_chain", "s_step20"), SL("int_alu", "s_step4"), SL("int_alu", "s_step20"),
+           SL("fma_chain", "placements"), SL("fma_chain", "s_other"), SL("fma_indep", "s_other")]),
+    Check("docs/dynamic.md", "no step at k = 4 or 20 (excess {} and {} cycles over its median step of {}).",
+          [SL("fma_chain", "r_step4"), SL("fma_chain", "r_step20"), SL("fma_chain", "r_median_step")]),
+    Check("docs/dynamic.md", "the slope of S (**{}** cycles per path; int_alu\n  {}), and `b_branch_cycles_per_path` = "
+                             "b_divergence − b_param_reads (**{}**:",
+          [_cost("fma_chain", "b_param_reads_cycles_per_path"), _cost("int_alu", "b_param_reads_cycles_per_path"),
+           _cost("fma_chain", "b_branch_cycles_per_path")]),
     Check("docs/dynamic.md", "The\ncommitted logs (results/h200/sanitizer_*.log, commit {c}): {} errors over {} memcheck runs",
           [F(f"{H200}/run-05-20-60.log", "the commit of the 60-sanitizer run (results/h200/stages.txt)",
              lambda: re.search(r"60-sanitizer .*re-run at (\w+)", load(f"{H200}/stages.txt")).group(1)),
@@ -751,7 +811,11 @@ def _mix(body: str, what: str) -> Value:
 
 
 CHECKS += [
-    Check("docs/sass.md", "**Measured (H200, commit {c}, results/h200/loops.json).**", [commit7(f"{H200}/loops.json")]),
+    Check("docs/sass.md", "**Measured (H200, commit {c}, results/h200/loops.json;", [commit7(f"{H200}/loops.json")]),
+    Check("docs/attribute.md", "b_divergence ({}): that slope difference also holds the parameter reads of the k-way kernel ({} of\n"
+                               "   it, measured by the slot control; the rest, b_branch, is {};",
+          [_cost("fma_chain", "b_divergence_cycles_per_path"), _cost("fma_chain", "b_param_reads_cycles_per_path"),
+           _cost("fma_chain", "b_branch_cycles_per_path")]),
     Check("docs/sass.md", "Over the {} (body, placement) points the model never saw (the nine bodies below and the three "
                           "mixes after them): median |error| {}%, max {}%; {} of {} within 3% of the point prediction; "
                           "{} inside the predicted interval (width at most {}%). **The goal (every point within 3% or "
@@ -836,19 +900,22 @@ def _disturbed_rows() -> list[Check]:
                J(DIST, "quiet.points_remeasured"),
                F(DIST, "len(quiet.files_untrustworthy_recomputed)",
                  lambda: len(load(DIST)["quiet"]["files_untrustworthy_recomputed"]))]),
-        Check("docs/timing.md", "Counted by `summary.json`'s `counts`, with the process list (the normal run): {} disturbing "
-                                "cases, {} \n  missed; {} idle case, **{} false alarm**",
+        Check("docs/timing.md", "Counted by `summary.json`'s `counts`, with the process list (the normal run): **{}\n"
+                                "  disturbing cases, {} missed; {} idle case, {} false alarms**; without it: {} missed, {} false alarms.",
               [J(DIST, "counts.nvml.cases_disturbed"), F(DIST, "len(counts.nvml.misses)", lambda: len(load(DIST)["counts"]["nvml"]["misses"])),
                J(DIST, "counts.nvml.cases_quiet"),
-               F(DIST, "len(counts.nvml.false_alarms)", lambda: len(load(DIST)["counts"]["nvml"]["false_alarms"]))]),
-        Check("docs/timing.md", "Without the process list: {} missed, {} false alarms",
-              [F(DIST, "len(counts.noproc.misses)", lambda: len(load(DIST)["counts"]["noproc"]["misses"])),
+               F(DIST, "len(counts.nvml.false_alarms)", lambda: len(load(DIST)["counts"]["nvml"]["false_alarms"])),
+               F(DIST, "len(counts.noproc.misses)", lambda: len(load(DIST)["counts"]["noproc"]["misses"])),
                F(DIST, "len(counts.noproc.false_alarms)", lambda: len(load(DIST)["counts"]["noproc"]["false_alarms"]))]),
-        Check("docs/timing.md", "had one utilization sample during the sweep, at {}% SM",
-              [F(f"{H200}/disturbed/cases/idle_context_1gib.nvml.json", "the idle co-tenant's activity (one sample) in every point",
-                 lambda: (lambda acts: acts[0]["sm_max"] if all(a == acts[0] and a["samples"] == 1 for a in acts) else float("nan"))(
-                     [next(iter(p["conditions"]["processes"]["after"]["activity"]["pids"].values()))
-                      for p in load(f"{H200}/disturbed/cases/idle_context_1gib.nvml.json")["points"]]))]),
+        Check("docs/timing.md", "in this run the 0.1 ms-in-10 ms\n  co-tenant in none of the sweep's samples, the 1 ms and 20 µs ones in {} each",
+              [F(f"{H200}/disturbed/cases/every_sm_*_in_10ms.nvml.json",
+                 "samples of the co-tenant in the last point's activity: 0.1 ms must be 0, 1 ms and 20 us equal (else nan)",
+                 lambda: (lambda v: v["1ms"] if v["0.1ms"] == 0 and v["1ms"] == v["20us"] else float("nan"))(
+                     {c: next(iter(load(f"{H200}/disturbed/cases/every_sm_{c}_in_10ms.nvml.json")["points"][-1]
+                                   ["conditions"]["processes"]["after"]["activity"]["pids"].values()))["samples"]
+                      for c in ("0.1ms", "1ms", "20us")}))]),
+        Check("docs/timing.md", "and the 0.1 ms one here with it on ({}/{} points:",
+              [DC("every_sm_0.1ms_in_10ms", "nvml", "disturbed_points"), DC("every_sm_0.1ms_in_10ms", "nvml", "points")]),
         Check("docs/timing.md", "the samples and the fit alone still flag all {}, the\n  faintest (20 µs of every 10 ms, s {}%)",
               [J(DIST, "counts.noproc.cases_disturbed"), DC("every_sm_20us_in_10ms", "noproc", "s_vs_quiet", 100)]),
         Check("docs/timing.md", "The largest max − min of a default point in the {} sweeps: {} cycles",
@@ -897,7 +964,7 @@ def run_quote(q: Quote) -> Result:
 
 
 QUOTES = [
-    Quote(R, "[divbench] kway/k:1: disturbed",
+    Quote(R, "[divbench] kway/k:5: disturbed",
           [f"{H200}/disturbed/cases/every_sm_busy.nvml.out", f"{H200}/disturbed/cases/every_sm_busy.nvml.err"]),
     Quote(R, "== kway on NVIDIA H200", [f"{H200}/console/kway.txt", f"{H200}/console/kway.stderr.txt"]),
 ]
