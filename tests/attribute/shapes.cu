@@ -251,6 +251,52 @@ struct IndirectCall {
   static int key(const Item& it) { return it.a & 3; }
 };
 
+// ---- Held-out shapes: written after the rules of docs/attribute.md were frozen (the resume-point rule
+// of the indirect call included), before any run of them; their error is the out-of-sample one. ----
+
+// a for loop over a data-dependent trip count that the compiler may not unroll: one exit per iteration
+// (for_trips' loop is unrolled by 4, its copies' guards diverge as well).
+struct ForUnroll1 {
+  static constexpr const char* name = "for_unroll1";
+  __device__ static float work(const Item& it, int*, const Aux&) {
+    float x = it.cx;
+#pragma unroll 1
+    for (int j = 0; j < it.trips; ++j) x = fmaf(x, 1.0001f, 0.5f);
+    return x;
+  }
+  static int key(const Item& it) { return it.trips; }
+};
+
+// two indirect calls in a row, each through a table of two functions of unequal length, chosen by
+// different bits: the warp splits at each call site on its own.
+__device__ __noinline__ float callee_a0(float x) { return chain<16>(x, 1.0003f, 0.125f); }
+__device__ __noinline__ float callee_a1(float x) { return chain<48>(x, 0.9997f, -0.25f); }
+__device__ __noinline__ float callee_b0(float x) { return chain<4>(x, 1.0004f, 0.375f); }
+__device__ __noinline__ float callee_b1(float x) { return chain<32>(x, 0.9996f, 0.625f); }
+__device__ float (*const kCalleesA[2])(float) = {callee_a0, callee_a1};
+__device__ float (*const kCalleesB[2])(float) = {callee_b0, callee_b1};
+
+struct IndirectTwoSites {
+  static constexpr const char* name = "indirect_two_sites";
+  __device__ static float work(const Item& it, int*, const Aux&) {
+    return kCalleesB[(it.a >> 1) & 1](kCalleesA[it.a & 1](it.cx));
+  }
+  static int key(const Item& it) { return it.a & 3; }
+};
+
+// independent global loads in a loop with a data-dependent trip count (a gather: each load's address
+// comes from the loop counter, not from the previous load), over the pointer chase's 64 MiB table.
+struct GatherLoop {
+  static constexpr const char* name = "gather_loop";
+  __device__ static float work(const Item& it, int*, const Aux& aux) {
+    int s = 0;
+#pragma unroll 1
+    for (int j = 0; j < it.trips; ++j) s += aux.next[(it.start + j * 40961) & (kChaseNodes - 1)];
+    return static_cast<float>(s);
+  }
+  static int key(const Item& it) { return it.trips; }
+};
+
 // ---- The kernel every shape shares ----
 template <class Shape>
 __global__ void __launch_bounds__(32) shape_kernel(const Item* items, float* out, long long* cycles, int* smid,
@@ -311,6 +357,8 @@ std::vector<Item> make_items(const std::string& shape, std::size_t n, std::mt199
     if (shape == "loop_break") it.trips = 1 + static_cast<int>(u(rng) * 128);       // 1..128
     if (shape == "nested_outer") it.trips = static_cast<int>(u(rng) * 33);          // 0..32
     if (shape == "pointer_chase") it.trips = static_cast<int>(u(rng) * 33);         // 0..32
+    if (shape == "for_unroll1") it.trips = static_cast<int>(u(rng) * 129);          // 0..128
+    if (shape == "gather_loop") it.trips = static_cast<int>(u(rng) * 33);           // 0..32
     if (shape == "region_in_uniform_loop") it.a = std::vector<int>{0x0f0f, 0xf0f0, 0x00ff, 0xff00}[it.a & 3];
     if (shape == "while_compound") {
       // Points near the set's boundary: iteration counts spread over 1..256.
@@ -340,12 +388,13 @@ ShapeRun shape_run(const char* type) {
 std::vector<ShapeRun> all_shapes() {
   return {shape_run<IfThen>("IfThen"),        shape_run<IfElse>("IfElse"),      shape_run<Switch8>("Switch8"),      shape_run<ForTrips>("ForTrips"),
           shape_run<WhileCompound>("WhileCompound"), shape_run<LoopBreak>("LoopBreak"),   shape_run<NestedOuter>("NestedOuter"),  shape_run<RegionInLoop>("RegionInLoop"),
-          shape_run<PointerChase>("PointerChase"),  shape_run<SharedAtomics>("SharedAtomics"), shape_run<ShuffleReduce>("ShuffleReduce"), shape_run<IndirectCall>("IndirectCall")};
+          shape_run<PointerChase>("PointerChase"),  shape_run<SharedAtomics>("SharedAtomics"), shape_run<ShuffleReduce>("ShuffleReduce"), shape_run<IndirectCall>("IndirectCall"),
+          shape_run<ForUnroll1>("ForUnroll1"),      shape_run<IndirectTwoSites>("IndirectTwoSites"), shape_run<GatherLoop>("GatherLoop")};
 }
 
 const char* kShapeNames[] = {"if_then", "if_else_unequal", "switch_8", "for_trips", "while_compound", "loop_break",
                              "nested_outer", "region_in_uniform_loop", "pointer_chase", "shared_atomics",
-                             "shuffle_in_divergent", "indirect_call"};
+                             "shuffle_in_divergent", "indirect_call", "for_unroll1", "indirect_two_sites", "gather_loop"};
 
 // The items of a shape in one order: random (shuffled) or sorted by their key (stable).
 std::vector<Item> ordered(const std::vector<Item>& items, const ShapeRun& s, bool sorted, std::uint32_t seed) {

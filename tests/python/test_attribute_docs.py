@@ -32,7 +32,10 @@ def test_render_doc_replaces_only_the_marked_blocks():
 def test_shapes_table_shows_a_failed_goal():
     table = av.shapes_table({"shapes": [{"shape": "x", "rel_err": 0.2, "ok": False, "truth_cycles": 1.0,
                                          "estimated_cycles": 1.2, "random_over_sorted": 2.0}]})
-    assert "| x | 2.00x | 1 | 1 | +20.0% | - | **no** |" in table
+    assert "| x | seen | 2.00x | 1 | 1 | +20.0% | - | **no** |" in table
+    held = av.shapes_table({"shapes": [{"shape": "y", "held_out": True, "rel_err": 0.05, "ok": True, "truth_cycles": 1.0,
+                                        "estimated_cycles": 1.05, "random_over_sorted": 2.0}]})
+    assert "| y | held out | 2.00x | 1 | 1 | +5.0% | - | yes |" in held
 
 
 def _readme_excerpts():
