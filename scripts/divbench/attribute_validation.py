@@ -37,7 +37,7 @@ from divbench.jsonio import InputError, load_json, read_text
 SCHEMA = "divbench.attribute_validation/1"
 GOALS = {"cycles_lost_rel_err": 0.10, "ncu_rel_diff": 0.01, "overhead_ratio": 3.0}
 # Shapes added to tests/attribute/shapes.cu after the rules were last changed (the resume-point rule
-# of src/attribute/run.cpp, commit "attribute: resume points"), before any run of them: their error is
+# of src/attribute/run.cpp, commit d38300d), before any run of them: their error is
 # out of sample for every rule. The other twelve were seen while rules were changed (docs/attribute.md).
 HELD_OUT_SHAPES = ("for_unroll1", "indirect_two_sites", "gather_loop")
 

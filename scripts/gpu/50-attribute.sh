@@ -100,7 +100,7 @@ step "attribute thrust no sampling" timed thrust_attribute_no_sampling "$DIVBENC
 step "attribute thrust repeat" "$DIVBENCH" attribute --quiet --no-pc-sampling --repeat 2 --out "$A/thrust_repeat.json" \
   -- "$TH" >/dev/null
 
-# 5. Ground truth by compaction, out of sample: twelve shapes, each in a random and a sorted order.
+# 5. Ground truth by compaction, out of sample: fifteen shapes (three held out), each in a random and a sorted order.
 S="$BIN/divbench_attribute_shapes"
 step "shapes time" "$S" time --launches 5 >"$A/shapes_time.json"
 for o in random sorted; do
