@@ -224,7 +224,7 @@ double count_spread(const FunctionCounts& a, const FunctionCounts& b) {
 }
 
 // Prices what the issue model cannot (waits on memory and on other blocks' producers, calls, returns,
-// indirect branches, and where a warp resumes after them) with the time warps spent at each pc (PC sampling): a sample stands for period x
+// indirect branches) with the time warps spent at each pc (PC sampling): a sample stands for period x
 // (resident warps per SM) warp-cycles, and each such instruction gets max(its model cycles, its measured
 // cycles per pass). Returns {"warp_cycles_per_sample", ...} (with the scale the model-priced instructions
 // imply, a cross-check) or null when the kernel has no sample.
@@ -233,50 +233,16 @@ bool measured_class(const sass::Instruction& ins, const model::IssueCost& c) {
          ins.base == "JMX";
 }
 
-// The instructions where a warp resumes after a transfer the issue model does not price: a
-// subroutine's entry (reached by a call: a named subroutine, or code that neither a fall-through nor a
-// direct transfer reaches, as an indirect call's callees), the return point after a CALL, an indirect
-// branch's targets.
-// The warp waits there for the transfer to resolve and its code to be fetched (PC samples with
-// branch_resolving and no_instruction land on them, not on the CALL, RET or BRX), so they are measured
-// like the transfer itself.
-std::set<std::size_t> resume_points(const sass::Function& f) {
-  std::map<std::uint64_t, std::size_t> index;
-  for (std::size_t i = 0; i < f.instructions.size(); ++i) index[f.instructions[i].offset] = i;
-  std::set<std::size_t> out;
-  for (const auto& [name, off] : f.subroutines)
-    if (const auto it = index.find(off); it != index.end()) out.insert(it->second);
-  std::set<std::uint64_t> reached;  // targets of direct transfers (and of BSSY: a place control reaches)
-  for (const auto& ins : f.instructions)
-    if (ins.base != "CALL") reached.insert(ins.targets.begin(), ins.targets.end());
-  const auto ends_flow = [](const sass::Instruction& ins) {
-    return !ins.guarded() && (ins.base == "BRA" || ins.base == "JMP" || ins.base == "RET" || ins.base == "EXIT" ||
-                              ins.base == "BRX" || ins.base == "JMX");
-  };
-  for (std::size_t i = 1; i < f.instructions.size(); ++i)
-    if (ends_flow(f.instructions[i - 1]) && !reached.count(f.instructions[i].offset)) out.insert(i);
-  for (std::size_t i = 0; i < f.instructions.size(); ++i) {
-    const sass::Instruction& ins = f.instructions[i];
-    if (ins.base == "CALL" && i + 1 < f.instructions.size()) out.insert(i + 1);
-    if (ins.base == "BRX" || ins.base == "JMX")
-      for (std::uint64_t t : ins.targets)
-        if (const auto it = index.find(t); it != index.end()) out.insert(it->second);
-  }
-  return out;
-}
-
 json price_waits(std::vector<model::IssueCost>& costs, const sass::Function& f, const FunctionCounts& counts,
                  const std::map<std::uint64_t, std::uint64_t>& samples, std::uint64_t period, double warps_per_sm) {
   double model_cycles = 0, model_samples = 0, all_samples = 0;
-  const std::set<std::size_t> resume = resume_points(f);
-  const auto measured = [&](std::size_t i) { return measured_class(f.instructions[i], costs[i]) || resume.count(i) > 0; };
   for (std::size_t i = 0; i < f.instructions.size() && i < costs.size(); ++i) {
     const std::uint64_t pc = f.instructions[i].offset - f.start;
     const PcCounts* c = counts.at(pc);
     const auto s = samples.find(pc);
     const double n = s == samples.end() ? 0.0 : double(s->second);
     all_samples += n;
-    if (!c || c->inst == 0 || measured(i)) continue;
+    if (!c || c->inst == 0 || measured_class(f.instructions[i], costs[i])) continue;
     model_cycles += double(c->inst) * costs[i].cycles;
     model_samples += n;
   }
@@ -286,7 +252,7 @@ json price_waits(std::vector<model::IssueCost>& costs, const sass::Function& f, 
   const double per_sample = double(period) * warps_per_sm;
   std::size_t priced = 0;
   for (std::size_t i = 0; i < f.instructions.size() && i < costs.size(); ++i) {
-    if (!measured(i)) continue;
+    if (!measured_class(f.instructions[i], costs[i])) continue;
     const std::uint64_t pc = f.instructions[i].offset - f.start;
     const PcCounts* c = counts.at(pc);
     if (!c || c->inst == 0) continue;
