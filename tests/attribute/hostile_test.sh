@@ -25,7 +25,17 @@ run() {  # run NAME ARGS... : sets rc and secs; stderr to $d/NAME.err
   secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
   echo "== $name: rc=$rc ${secs}s; stderr:"; sed 's/^/   /' "$d/$name.err" | tail -n 5
 }
-left() { pgrep -f "divbench_attribute_hostile $1" >/dev/null && echo 1 || echo 0; }
+# A process KILLed while CUDA tears its context down (under CUPTI) may take a few seconds to go: "no
+# process left" polls for up to 10 s (the H200 once still listed the two_terms program 1 s after divbench
+# had ended it, at d4bd0a2; every earlier run found it gone).
+left() {
+  local i
+  for i in $(seq 1 20); do
+    pgrep -f "divbench_attribute_hostile $1" >/dev/null || { echo 0; return; }
+    sleep 0.5
+  done
+  echo 1
+}
 within() { awk -v a="$1" -v b="$2" 'BEGIN { print (a < b) ? 0 : 1 }'; }
 
 run trap -- "$hostile" trap
