@@ -143,7 +143,9 @@ wait_for() {  # SECONDS NAME CHECK...: poll CHECK every 0.2 s while NAME's daemo
   local limit="$1" name="$2" deadline=$((SECONDS + $1)); shift 2
   while [ "$SECONDS" -lt "$deadline" ]; do
     "$@" >/dev/null 2>&1 && return 0
-    ours "$(pid_of "$name")" || fail_start "$name" "$name exited (status in its log)"
+    # alive, not ours: right after the start `env` may not yet have exec'd the daemon with the marker
+    # (seen once under load: "slurmctld exited" while its log said it was running)
+    alive "$(pid_of "$name")" || fail_start "$name" "$name exited (status in its log)"
     sleep 0.2
   done
   fail_start "$name" "$name not ready after $limit s"
