@@ -59,7 +59,7 @@ CalibrationConfig parse(const RunOptions& o) {
 }
 
 json to_json(const CalibrationConfig& c) {
-  return json{{"axis", "k"}, {"ks", c.ks}, {"iters", c.iters}, {"blocks", 1}, {"threads_per_block", 32},
+  return json{{"ks", c.ks}, {"iters", c.iters}, {"blocks", 1}, {"threads_per_block", 32},
               {"metrics", c.metrics}, {"twin", "the same kernel with iters = 0"}};
 }
 

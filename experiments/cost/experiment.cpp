@@ -81,7 +81,7 @@ Sampling sampling_of(const CostConfig& c, Body b) { return c.sampling_given ? c.
 json to_json(const CostConfig& c) {
   json sampling = json::object();
   for (Body b : c.bodies) sampling[body_name(b)] = sampling_name(sampling_of(c, b));
-  json j{{"axis", "k x n"},
+  json j{
          {"model", "T(k, n) = k * (a*n + b) + c, least squares per body, placement and region (divergent; control: no divergence)"},
          {"bodies", axis_names(c.bodies, body_name)},
          {"ks", c.ks},

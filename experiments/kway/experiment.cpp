@@ -31,7 +31,7 @@ KwayConfig parse(const RunOptions& o) {
 }
 
 json to_json(const KwayConfig& c) {
-  json j{{"axis", "k"}, {"ks", c.ks}};
+  json j{{"ks", c.ks}};
   j.update(to_json(c.work));
   j.update(to_json(c.timing));
   j["placements"] = c.placements;

@@ -38,7 +38,7 @@ LoopsConfig parse(const RunOptions& o) {
 }
 
 json to_json(const LoopsConfig& c) {
-  json j{{"axis", "body x placement x n"},
+  json j{
          {"model", "a = (T(n2) - T(n1)) / (n2 - n1) per body and placement"},
          {"bodies", c.bodies},
          {"ns", c.ns},

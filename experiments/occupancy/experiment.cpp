@@ -62,7 +62,7 @@ OccupancyConfig parse(const RunOptions& o) {
 }
 
 json to_json(const OccupancyConfig& c) {
-  json j{{"axis", "residency"}, {"k_divergent", c.k_divergent}};
+  json j{{"k_divergent", c.k_divergent}};
   j.update(to_json(c.work));
   j["reps"] = c.timing.reps;
   j["warmup"] = warmup_launches(c.timing, true);

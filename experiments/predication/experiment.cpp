@@ -54,7 +54,7 @@ PredicationConfig parse(const RunOptions& o) {
 }
 
 json to_json(const PredicationConfig& c) {
-  json j{{"axis", "arms"},
+  json j{
          {"variants", {"single", "branchy", "predicated"}},
          {"predicated_arms", c.predicated_arms},
          {"ns", c.ns},

@@ -38,7 +38,7 @@ SamplingConfig parse(const RunOptions& o) {
 }
 
 json to_json(const SamplingConfig& c) {
-  json j{{"axis", "body x map x k x sampling"}, {"bodies", axis_names(c.bodies, body_name)},
+  json j{{"bodies", axis_names(c.bodies, body_name)},
          {"maps", axis_names(c.maps, lane_map_name)}, {"ks", c.ks},
          {"iters", c.iters}, {"iters_memory_bodies", c.iters_memory}, {"seed", c.seed}};
   j.update(to_json(c.timing));
