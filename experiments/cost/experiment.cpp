@@ -126,14 +126,22 @@ std::vector<PointSpec> plan(const CostConfig& c, const DeviceRecord& dev) {
   return pts;
 }
 
-// The fit of one body, placement and region over its points; nullopt without points. Points without
-// a region (results written before the control) are the divergent kernel's.
-std::optional<CostFit> fit_region(const ResultRecord& r, Body body, int placement, const std::string& region) {
-  std::vector<CostSample> samples;
+// The points of one body, placement and region. Points without a region (results written before the
+// control) are the divergent kernel's.
+std::vector<const TimedPoint*> region_points(const ResultRecord& r, Body body, int placement, const std::string& region) {
+  std::vector<const TimedPoint*> out;
   for (const auto& p : r.points)
     if (p.axes.value("body", "") == body_name(body) && p.axes.value("placement", -1) == placement &&
         p.axes.value("region", "divergent") == region)
-      samples.push_back({p.k, p.axes["n"].get<double>(), p.cycles.median});
+      out.push_back(&p);
+  return out;
+}
+
+// The fit of one body, placement and region over its points; nullopt without points.
+std::optional<CostFit> fit_region(const ResultRecord& r, Body body, int placement, const std::string& region) {
+  std::vector<CostSample> samples;
+  for (const TimedPoint* p : region_points(r, body, placement, region))
+    samples.push_back({p->k, p->axes["n"].get<double>(), p->cycles.median});
   if (samples.empty()) return std::nullopt;
   return fit_cost(samples);
 }
@@ -141,10 +149,7 @@ std::optional<CostFit> fit_region(const ResultRecord& r, Body body, int placemen
 // The slope in k of one body, placement and region's points (the slot control's: n = 0 only).
 std::optional<double> slope_of_region(const ResultRecord& r, Body body, int placement, const std::string& region) {
   std::vector<std::pair<double, double>> points;
-  for (const auto& p : r.points)
-    if (p.axes.value("body", "") == body_name(body) && p.axes.value("placement", -1) == placement &&
-        p.axes.value("region", "divergent") == region)
-      points.emplace_back(p.k, p.cycles.median);
+  for (const TimedPoint* p : region_points(r, body, placement, region)) points.emplace_back(p->k, p->cycles.median);
   return slope_in_k(points);
 }
 
