@@ -1,0 +1,118 @@
+// --sweep memory: what one pass of a global load costs as a function of the sectors it touches, per
+// memory level (memory.cu here). One warp per SM chases pointers with `lanes` of its lanes active, each
+// lane on its own chain (one 32-byte sector per lane and load), for n1 and n2 dependent loads; the
+// cycles per load a = (T(n2) - T(n1)) / (n2 - n1) (the code around the chase differenced away), and per
+// level the least-squares line a = fixed + per_sector x lanes. `divbench attribute` splits a sampled
+// load wait with it: a pass with fewer lanes (what divergence adds) fetches fewer sectors, so only the
+// fixed part of a pass is lost to divergence (docs/attribute.md, step 6).
+#include <algorithm>
+
+#include "divbench/core/errors.hpp"
+#include "divbench/core/fit.hpp"
+#include "experiments/memory/launcher.hpp"
+#include "divbench/summary/iteration_cost.hpp"
+#include "divbench/summary/quality.hpp"
+#include "harness/config.hpp"
+#include "harness/experiment.hpp"
+#include "harness/timed_point.hpp"
+
+namespace divbench {
+namespace {
+
+const std::vector<int> kLanes{1, 2, 4, 8, 12, 16, 20, 24, 28, 32};
+
+struct MemoryConfig {
+  std::vector<std::string> levels;
+  std::vector<int> lanes;
+  std::vector<std::uint32_t> ns;  // two load counts per lane
+  TimingConfig timing;
+};
+
+MemoryConfig parse(const RunOptions& o) {
+  MemoryConfig c;
+  for (const auto& l : memory_levels()) c.levels.push_back(l.name);
+  c.lanes = kLanes;
+  c.ns = o.has("--n") ? o.ns : std::vector<std::uint32_t>{64, 320};
+  std::sort(c.ns.begin(), c.ns.end());
+  c.ns.erase(std::unique(c.ns.begin(), c.ns.end()), c.ns.end());
+  if (c.ns.size() != 2 || c.ns[0] == 0)
+    throw UsageError("--sweep memory: --n takes two different positive load counts (e.g. 64,320)");
+  if (c.ns[1] > 4096) throw UsageError("--sweep memory: --n at most 4096 loads per lane (the L1 table's size)");
+  c.timing = parse_timing(o, Body::fma_chain);
+  return c;
+}
+
+json to_json(const MemoryConfig& c) {
+  json j{{"model", "a = (T(n2) - T(n1)) / (n2 - n1) cycles per dependent load, per level and active lanes; "
+                   "per level a = fixed + per_sector x lanes (one sector per lane)"},
+         {"levels", c.levels},
+         {"lanes", c.lanes},
+         {"ns", c.ns}};
+  json sizes = json::object();
+  for (const auto& l : memory_levels()) sizes[l.name] = std::uint64_t{l.nodes} * 4;
+  j["table_bytes"] = sizes;
+  j.update(to_json(c.timing));
+  return j;
+}
+
+std::vector<PointSpec> plan(const MemoryConfig& c, const DeviceRecord& dev) {
+  std::vector<PointSpec> pts;
+  const TimedRun run{c.timing, std::nullopt, false};
+  for (const auto& level : c.levels)
+    for (int lanes : c.lanes)
+      for (std::uint32_t n : c.ns)
+        pts.push_back(timed_point_spec({{"level", level}, {"lanes", lanes}, {"n", n}}, memory_timed_kernel(level, lanes, n),
+                                       run, dev, 1, {{"loads_per_lane", n}}));
+  return pts;
+}
+
+void finalize(const MemoryConfig& c, ResultRecord& r) {
+  json levels = json::array();
+  for (const auto& level : c.levels) {
+    json per = json::array();
+    std::vector<double> x, y;
+    for (int lanes : c.lanes) {
+      std::vector<const TimedPoint*> pts;
+      for (const auto& p : r.points)
+        if (p.axes.value("level", "") == level && p.axes.value("lanes", -1) == lanes) pts.push_back(&p);
+      const std::optional<IterationCost> a = iteration_cost(pts);
+      if (!a) continue;
+      per.push_back(json{{"lanes", lanes}, {"cycles_per_load", a->c}, {"t1", a->t1}, {"t2", a->t2}});
+      x.push_back(lanes);
+      y.push_back(a->c);
+    }
+    json entry{{"level", level}, {"per_lanes", per}};
+    if (x.size() >= 2) {
+      const LinearFit f = fit_linear(x, y);
+      entry["fixed_cycles"] = f.c;
+      entry["cycles_per_sector"] = f.s;
+      entry["r2"] = f.r2;
+      entry["max_rel_residual"] = f.max_rel_residual;
+    }
+    levels.push_back(entry);
+  }
+  r.summary["levels"] = levels;
+  add_quality_summary(r);
+}
+
+Experiment memory_experiment() {
+  ExperimentDef<MemoryConfig> d{"memory", {}, "sweep",
+                                "cycles of a dependent global load against the lanes (sectors) it fetches, per memory "
+                                "level: the memory rule of divbench attribute",
+                                parse, to_json, nullptr, plan, finalize, nullptr};
+  AxisSpec level("level", AxisType::string, "", "", "the memory level the table's size puts the loads in (dram, l2, l1)",
+                 AxisLabel::bare);
+  AxisSpec lanes("lanes", AxisType::integer, "lanes", "", "active lanes of the warp, each on its own chain");
+  d.axes = {{level, [](const MemoryConfig& c) { return json(c.levels); }},
+            {lanes, [](const MemoryConfig& c) { return json(c.lanes); }},
+            {n_axis("--n"), [](const MemoryConfig& c) { return json(c.ns); }}};
+  d.settings = {"--reps", "--warmup", "--sampling", "--no-samples"};
+  d.in_all = false;
+  return make_experiment<MemoryConfig>(d);
+}
+
+}  // namespace
+
+DIVBENCH_REGISTER_EXPERIMENT(memory_experiment);
+
+}  // namespace divbench
