@@ -40,7 +40,7 @@ namespace fs = std::filesystem;
 struct AttributeOptions {
   std::vector<std::string> args;  // FILE... with --static, else PROGRAM ARGS...
   std::string kernel = ".";
-  std::string out, report, constants, nvdisasm;
+  std::string out, report, constants, memory, nvdisasm;
   std::string save_counts, from_counts;  // keep the raw counts and modules / analyse recorded ones
   std::size_t top = 20;
   int jobs = 4, repeat = 1;
@@ -84,6 +84,7 @@ std::vector<std::string> run_inputs(const AttributeOptions& o, const attribute::
   std::vector<std::string> inputs;
   if (!q.argv.empty()) inputs.push_back(attribute::resolve_program(q.argv[0]));
   inputs.push_back(o.constants.empty() ? model::default_constants_path(own_executable_dir()) : o.constants);
+  if (!o.memory.empty()) inputs.push_back(o.memory);
   const auto found = [&](auto&& find) {
     try {
       inputs.push_back(find());
@@ -146,6 +147,7 @@ int run_program(const AttributeOptions& o) {
   q.from_counts = o.from_counts;
   q.save_counts = o.save_counts;
   q.constants = o.constants;
+  q.memory = o.memory;
   q.nvdisasm = o.nvdisasm;
   q.jobs = o.jobs;
   q.repeat = o.repeat;
@@ -201,6 +203,9 @@ divbench::cli::Command attribute_command() {
                  "Fit the cost model's constants on this GPU first (a short cost sweep; automatic when the "
                  "constants come from another architecture)");
     sub.add_option("--constants", o->constants, "Loop-cost constants (divbench.loop_cost/1; default: the committed H200 fit)");
+    sub.add_option("--memory", o->memory,
+                   "A --sweep memory result: a global load's pass against its sectors per memory level, in place of the "
+                   "constants' memory_levels (the memory rule, docs/attribute.md step 6)");
     cli::add_nvdisasm_option(sub, o->nvdisasm);
     sub.add_option("--save-counts", o->save_counts, "Keep the raw counts and the program's modules in DIR (new or empty)");
     sub.add_option("--from-counts", o->from_counts, "Analyse the counts a run kept with --save-counts (no program, no GPU)");

@@ -45,6 +45,7 @@ struct FactsOptions {
 struct FitOptions {
   std::string cost, facts, out;
   std::string validation;  // a --sweep loops result: predicted out of sample into validation[]
+  std::string memory;      // a --sweep memory result: the load-pass lines per memory level
   std::vector<std::string> kway;
 };
 
@@ -137,9 +138,17 @@ int run_fit(const FitOptions& o) {
   if (o.cost.empty() == o.kway.empty()) throw UsageError("kernels fit: give either --cost FILE or --kway FILE...");
   std::vector<std::string> inputs{o.facts, o.cost};
   inputs.insert(inputs.end(), o.kway.begin(), o.kway.end());
+  if (!o.memory.empty()) inputs.push_back(o.memory);
   check_output("--out", o.out, inputs);
   require_writable(o.out, "--out");
-  const model::CostFit fit = fit_inputs(o);
+  model::CostFit fit = fit_inputs(o);
+  if (!o.memory.empty()) {
+    const json m = read_json_file(o.memory);
+    fit.constants.memory_levels = model::memory_levels_from_result(m, o.memory);
+    fit.constants.memory_source = json{{"file", o.memory},
+                                       {"device", m.value("device", json(nullptr))},
+                                       {"git_commit", m.value("provenance", json::object()).value("git_commit", json(nullptr))}};
+  }
   json doc = model::to_json(fit);
   if (!o.validation.empty()) {
     const json facts = read_json_file(o.facts);
@@ -287,6 +296,8 @@ divbench::cli::Command kernels_command() {
     fit->add_option("--out", fi->out, "Constants JSON (divbench.loop_cost/1)")->required();
     fit->add_option("--validation", fi->validation,
                     "A --sweep loops result: loops the fit never sees, predicted into validation[] (out of sample)");
+    fit->add_option("--memory", fi->memory,
+                    "A --sweep memory result: a global load's pass against its sectors per memory level (attribute's memory rule)");
     auto po = std::make_shared<PredictOptions>();
     auto* predict = sub.add_subcommand("predict", "Predicted a, b, s per architecture from SASS and the constants");
     predict->add_option("--facts", po->facts, "divbench.kernels/1 files (every architecture they hold)");

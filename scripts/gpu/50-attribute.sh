@@ -13,6 +13,8 @@
 #   thrust_one_kernel.json    attribute --kernel on one kernel (the overhead of a targeted question)
 #   timing.txt                wall milliseconds: the plain program (5 runs), each attribute call (the
 #                             overhead calls on Thrust/CUB and the 128 kernels three times each)
+#   memory.json               divbench --sweep memory: a dependent load's cycles against its lanes (sectors) per
+#                             memory level; the shapes' attribute calls read it (--memory)
 #   shapes_time.json          tests/attribute/shapes.cu: warp cycles of every shape in the random and the sorted
 #                             order (5 launches each)
 #   shapes_<order>.json, .md, shapes_<order>/  attribute on each order (PC sampling on), its report, its
@@ -100,20 +102,25 @@ step "attribute thrust no sampling" timed thrust_attribute_no_sampling "$DIVBENC
 step "attribute thrust repeat" "$DIVBENCH" attribute --quiet --no-pc-sampling --repeat 2 --out "$A/thrust_repeat.json" \
   -- "$TH" >/dev/null
 
-# 5. Ground truth by compaction, out of sample: fifteen shapes (three held out), each in a random and a sorted order.
+# 5. Ground truth by compaction, out of sample: nineteen shapes (seven held out, in two sets), each in a random
+# and a sorted order. First divbench's memory probe (--sweep memory: a dependent load's cycles against the
+# lanes, one sector each, per memory level), whose levels the shapes' attribute calls use (--memory).
+step "memory probe" "$DIVBENCH" --sweep memory --quiet --out "$A/memory.json"
+MEM=()
+[ -f "$A/memory.json" ] && MEM=(--memory "$A/memory.json")
 S="$BIN/divbench_attribute_shapes"
 step "shapes time" "$S" time --launches 5 >"$A/shapes_time.json"
 for o in random sorted; do
-  step "attribute shapes $o" timed "shapes_$o" "$DIVBENCH" attribute --quiet --out "$A/shapes_$o.json" \
+  step "attribute shapes $o" timed "shapes_$o" "$DIVBENCH" attribute --quiet "${MEM[@]}" --out "$A/shapes_$o.json" \
     --report "$A/shapes_$o.md" --save-counts "$A/shapes_$o" -- "$S" run "$o" --launches 10 >"$A/shapes_$o.target.json"
   find "$A/shapes_$o" -name program.log -delete
-  step "attribute shapes $o model" "$DIVBENCH" attribute --quiet --no-pc-sampling --out "$A/shapes_${o}_model.json" \
+  step "attribute shapes $o model" "$DIVBENCH" attribute --quiet "${MEM[@]}" --no-pc-sampling --out "$A/shapes_${o}_model.json" \
     -- "$S" run "$o" --launches 10 >/dev/null
 done
 
 # The control of the sampling run beside the counting run (the default): the random order again with
 # --jobs 1 (one run at a time, the sampling run alone on the GPU): the estimates must agree.
-step "attribute shapes random jobs 1" "$DIVBENCH" attribute --quiet --jobs 1 --out "$A/shapes_random_jobs1.json" \
+step "attribute shapes random jobs 1" "$DIVBENCH" attribute --quiet "${MEM[@]}" --jobs 1 --out "$A/shapes_random_jobs1.json" \
   -- "$S" run random --launches 10 >/dev/null
 
 # 6. A generated program of 128 kernels: the overhead of attributing every kernel of one run.

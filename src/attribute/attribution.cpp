@@ -64,9 +64,9 @@ BranchCost cost_branch(const StaticBranch& b, const FunctionCounts& counts, cons
     if (c.inst == 0) continue;
     const double excess = double(c.inst) - double(c.thread_inst) / ideal;
     r.excess_warp_instructions += excess;
-    r.cycles_lost += excess * costs[i].cycles;
+    r.cycles_lost += excess * (costs[i].cycles - costs[i].sector_cycles);
     if (costs[i].memory_wait) {
-      if (costs[i].memory_measured) r.memory_wait_cycles_lost += excess * costs[i].memory_cycles;
+      if (costs[i].memory_measured) r.memory_wait_cycles_lost += excess * std::max(0.0, costs[i].memory_cycles - costs[i].sector_cycles);
       else r.lower_bound = true;
     }
   }

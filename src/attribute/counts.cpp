@@ -52,6 +52,7 @@ PcCounts& PcCounts::operator+=(const PcCounts& o) {
   pred_on = add(pred_on, o.pred_on, "counts");
   divergent = add(divergent, o.divergent, "counts");
   uniform = add(uniform, o.uniform, "counts");
+  sectors = add(sectors, o.sectors, "counts");
   return *this;
 }
 
@@ -62,7 +63,11 @@ const PcCounts* FunctionCounts::at(std::uint64_t pc) const {
 
 json to_json(const FunctionCounts& f) {
   json pcs = json::array();
-  for (const auto& [pc, c] : f.pcs) pcs.push_back({pc, c.inst, c.thread_inst, c.pred_on, c.divergent, c.uniform});
+  for (const auto& [pc, c] : f.pcs) {
+    json row{pc, c.inst, c.thread_inst, c.pred_on, c.divergent, c.uniform};
+    if (f.has_sectors) row.push_back(c.sectors);
+    pcs.push_back(row);
+  }
   return json{{"crc", f.crc}, {"name", f.name}, {"pcs", pcs}};
 }
 
@@ -108,15 +113,20 @@ FunctionCounts function_counts_from_json(const json& j, const std::string& file,
     f.name = j["name"].get<std::string>();
     const json& pcs = j.at("pcs");
     if (!pcs.is_array()) throw UsageError(where + ": (" + pointer + "/pcs) is " + shown(pcs) + ", not a list of rows");
+    // Six columns, or seven with the sectors: the same number in every row of a function.
+    const std::size_t columns = !pcs.empty() && pcs[0].is_array() && pcs[0].size() == 7 ? 7 : 6;
+    f.has_sectors = columns == 7;
     for (std::size_t r = 0; r < pcs.size(); ++r) {
       const json& row = pcs[r];
       const std::string key = pointer + "/pcs/" + std::to_string(r);
-      if (!row.is_array() || row.size() != 6)
-        throw UsageError(where + ": (" + key + ") is " + shown(row) + ", not [pc, inst, thread_inst, pred_on, divergent, uniform]");
+      if (!row.is_array() || row.size() != columns)
+        throw UsageError(where + ": (" + key + ") is " + shown(row) + ", not [pc, inst, thread_inst, pred_on, divergent, uniform" +
+                         (columns == 7 ? ", sectors]" : "]") + (columns == 7 ? " like the function's first row" : ""));
       const std::uint64_t pc = count_of(row[0], where, key + "/0");
-      const PcCounts c{count_of(row[1], where, key + "/1"), count_of(row[2], where, key + "/2"),
-                       count_of(row[3], where, key + "/3"), count_of(row[4], where, key + "/4"),
-                       count_of(row[5], where, key + "/5")};
+      PcCounts c{count_of(row[1], where, key + "/1"), count_of(row[2], where, key + "/2"),
+                 count_of(row[3], where, key + "/3"), count_of(row[4], where, key + "/4"),
+                 count_of(row[5], where, key + "/5")};
+      if (columns == 7) c.sectors = count_of(row[6], where, key + "/6");
       if (!f.pcs.emplace(pc, c).second)
         throw UsageError(where + ": (" + key + ") a second row for pc " + std::to_string(pc) + " of " + f.name +
                          ": one row per pc");
@@ -205,6 +215,7 @@ void merge_counts(RunCounts& into, const RunCounts& more) {
     }
     try {
       for (const auto& [pc, c] : f.pcs) it->pcs[pc] += c;
+      it->has_sectors = it->has_sectors && f.has_sectors;  // a sum with a run that did not count them is not one
     } catch (const UsageError&) {
       throw UsageError(f.origin + ": the counts of " + f.name + " summed with " + it->origin + " pass 2^64-1");
     }

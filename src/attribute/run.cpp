@@ -233,6 +233,37 @@ bool measured_class(const sass::Instruction& ins, const model::IssueCost& c) {
          ins.base == "JMX";
 }
 
+// The memory rule (model/memory_cost.hpp): a measured wait on a global load of a gather keeps its
+// sectors' part out of the loss. The load's sectors per pass come from the counts' sectors column;
+// without it (older recordings, a CUPTI without the metric) or without memory levels in the constants,
+// nothing is split. Returns {"split_instructions", "gathers", "levels": {level: instructions}}.
+json split_gather_waits(std::vector<model::IssueCost>& costs, const sass::Function& f, const FunctionCounts& counts,
+                        const std::vector<model::MemoryLevelCost>& levels) {
+  json levels_used = json::object();
+  std::size_t split = 0, gathers = 0;
+  if (!counts.has_sectors || levels.empty()) return nullptr;
+  for (std::size_t i = 0; i < f.instructions.size() && i < costs.size(); ++i) {
+    if (!costs[i].memory_measured || !costs[i].memory_wait || costs[i].memory_producers.empty()) continue;
+    // The producer that fetches the most sectors per pass: the one the wait is longest for.
+    double sectors = 0, lanes = 0;
+    for (std::size_t p : costs[i].memory_producers) {
+      const PcCounts* c = counts.at(f.instructions[p].offset - f.start);
+      if (!c || c->inst == 0 || c->sectors == 0) continue;
+      const double s = double(c->sectors) / double(c->inst);
+      if (s > sectors) sectors = s, lanes = double(c->thread_inst) / double(c->inst);
+    }
+    if (sectors <= 0) continue;
+    const model::LoadSplit cut = model::split_load_pass(levels, costs[i].cycles, sectors, lanes);
+    if (!cut.level) continue;
+    ++split;
+    levels_used[cut.level->level] = levels_used.value(cut.level->level, 0) + 1;
+    if (!cut.gather) continue;
+    ++gathers;
+    costs[i].sector_cycles = cut.sector_cycles;
+  }
+  return json{{"split_instructions", split}, {"gathers", gathers}, {"levels", levels_used}};
+}
+
 json price_waits(std::vector<model::IssueCost>& costs, const sass::Function& f, const FunctionCounts& counts,
                  const std::map<std::uint64_t, std::uint64_t>& samples, std::uint64_t period, double warps_per_sm) {
   double model_cycles = 0, model_samples = 0, all_samples = 0;
@@ -329,6 +360,12 @@ Outcome run(const Request& q) {
   std::string used, why;
   auto constants = model::load_constants(q.constants, used, why);
   if (!constants) throw UsageError("attribute: no loop-cost constants (" + why + "); give --constants FILE (divbench.loop_cost/1)");
+  if (!q.memory.empty()) {
+    const json m = read_json_file(q.memory);
+    constants->memory_levels = model::memory_levels_from_result(m, q.memory);
+    constants->memory_source = json{{"file", q.memory}, {"device", m.value("device", json(nullptr))},
+                                    {"git_commit", m.value("provenance", json::object()).value("git_commit", json(nullptr))}};
+  }
   // Without B every branch would be priced at 0 cycles: refused, as kernels predict predicts no loop without it.
   if (!constants->taken_branch)
     throw UsageError(used + ": (/taken_branch_cycles) is null: the taken-branch constant B is not fitted, so branches "
@@ -732,8 +769,11 @@ Outcome run(const Request& q) {
         const double sms = counts.device.value("sms", 0) > 0 ? double(counts.device.value("sms", 0)) : 1.0;
         const double limit = counts.device.value("max_warps_per_sm", 64);
         const double per_sm = std::clamp(double(warps) / launches / sms, 1.0, std::max(1.0, limit));
-        const json priced = price_waits(out.costs[i], *analyses[i]->function, fc, *samples, pcs.period_cycles, per_sm);
-        if (!priced.is_null()) sampling[fc.name] = priced;
+        json priced = price_waits(out.costs[i], *analyses[i]->function, fc, *samples, pcs.period_cycles, per_sm);
+        if (!priced.is_null()) {
+          priced["memory_rule"] = split_gather_waits(out.costs[i], *analyses[i]->function, fc, constants->memory_levels);
+          sampling[fc.name] = priced;
+        }
       }
     out.kernels.push_back(attribute_kernel(out.tables[i], fc, *analyses[i]->function, out.costs[i], constants->divergent_path));
   }
@@ -766,9 +806,15 @@ Outcome run(const Request& q) {
                   {"taken_branch_cycles", constants->taken_branch ? json(*constants->taken_branch) : json(nullptr)},
                   {"variable_latency_cycles", constants->variable_latency ? json(*constants->variable_latency) : json(nullptr)},
                   {"divergent_path_cycles", constants->divergent_path ? json(*constants->divergent_path) : json(nullptr)},
-                  {"waits", have_pcs ? "measured: PC sampling of the same program (time per instruction), in warp-cycles "
-                                       "per sample calibrated on the instructions that wait on no scoreboard"
+                  {"waits", have_pcs ? "measured: PC sampling of the same program (time per instruction), a sample "
+                                       "standing for period x resident warps per SM warp-cycles"
                                      : "not measured: a wait on memory is a lower bound"},
+                  {"memory_levels", constants->memory_levels.empty() ? json(nullptr) : model::memory_levels_json(constants->memory_levels)},
+                  {"memory_rule", constants->memory_levels.empty()
+                                      ? "not measured (no memory_levels in the constants): a load's whole pass is lost per extra pass"
+                                      : "a gather's sectors (sectors column of the counts) cost per_sector x sectors of each "
+                                        "pass whether its lanes run together or apart: only the rest of the pass is lost "
+                                        "(model/memory_cost.hpp; levels from " + constants->memory_source.dump() + ")"},
                   {"summary", "issue cycles per instruction from the control words' stall fields, B per branch, W per "
                               "variable-latency wait (model/issue_cost.hpp)" +
                                   std::string(have_pcs ? ", waits on memory and other blocks' producers from PC sampling" : "") +

@@ -3,11 +3,52 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
 
 #include "divbench/sass/cfg.hpp"
 #include "divbench/sass/control_word.hpp"
 
 namespace divbench::model {
+
+namespace {
+
+// Which instruction last set each scoreboard, on every path into each instruction (reaching
+// definitions over the CFG): the memory accesses among them are the waiting instruction's producers.
+void link_memory_producers(const sass::Function& f, const sass::Cfg& cfg, std::vector<IssueCost>& out) {
+  using Setters = std::array<std::set<std::size_t>, 6>;
+  const std::size_t n = cfg.blocks.size();
+  std::vector<Setters> in(n), end(n);
+  const auto run_block = [&](std::size_t b, Setters state, bool record) {
+    const auto& block = cfg.blocks[b];
+    for (std::size_t k = block.first; k <= block.last && k < f.instructions.size(); ++k) {
+      const auto w = sass::scheduling_control(f, k);
+      if (!w) continue;
+      if (record)
+        for (int sb = 0; sb < 6; ++sb)
+          if (w->wait_mask & (1 << sb))
+            for (std::size_t p : state[sb])
+              if (is_memory_access(f.instructions[p].base) &&
+                  std::find(out[k].memory_producers.begin(), out[k].memory_producers.end(), p) == out[k].memory_producers.end())
+                out[k].memory_producers.push_back(p);
+      if (w->write_barrier >= 0 && w->write_barrier < 6) state[w->write_barrier] = {k};
+    }
+    return state;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t b = 0; b < n; ++b) {
+      Setters s;
+      for (int p : cfg.blocks[b].pred)
+        for (int sb = 0; sb < 6; ++sb) s[sb].insert(end[p][sb].begin(), end[p][sb].end());
+      in[b] = s;
+      Setters e = run_block(b, s, false);
+      if (e != end[b]) end[b] = std::move(e), changed = true;
+    }
+  }
+  for (std::size_t b = 0; b < n; ++b) run_block(b, in[b], true);
+}
+
+}  // namespace
 
 std::vector<IssueCost> issue_costs(const sass::Function& f, const CostConstants& c) {
   const double B = c.taken_branch.value_or(0);
@@ -47,6 +88,7 @@ std::vector<IssueCost> issue_costs(const sass::Function& f, const CostConstants&
       t = issue + stall + (sass::is_branch(ins) ? B : 0.0);
     }
   }
+  link_memory_producers(f, cfg, out);
   // Code the CFG does not reach from the function's entries (a subroutine called only through a
   // register, CALL.REL.NOINC R8): its stall fields alone, and every scoreboard wait left to measurement.
   for (std::size_t k = 0; k < f.instructions.size() && k < cfg.block_of_instruction.size(); ++k) {

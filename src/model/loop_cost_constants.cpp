@@ -43,6 +43,10 @@ json constants_json(const CostConstants& c) {
                                             "the k-way kernel - (T(2) - T(1)) of its no-divergence control) / 2: one divergent "
                                             "branch execution beyond its instructions"}};
   }
+  if (!c.memory_levels.empty()) {
+    j["memory_levels"] = memory_levels_json(c.memory_levels);
+    j["memory_source"] = c.memory_source;
+  }
   if (c.band_below && c.band_above) {
     std::string basis =
         "measured a minus the prediction from the same placement's loop, over the fitted bodies and every "
@@ -88,6 +92,10 @@ CostConstants constants_from_json(const json& j, const std::string& what) {
     for (const auto& [key, v] : {std::pair{"taken_branch_cycles", c.taken_branch}, {"variable_latency_cycles", c.variable_latency}})
       if (v && !(*v >= 0 && *v <= 1e6))
         throw UsageError(what + ": (/" + key + ") is " + std::to_string(*v) + ", outside 0..1e6 cycles");
+    if (j.contains("memory_levels") && !j["memory_levels"].is_null()) {
+      c.memory_levels = memory_levels_from_json(j["memory_levels"], what);
+      c.memory_source = j.value("memory_source", json(nullptr));
+    }
     if (j.contains("placement_band_cycles") && !j["placement_band_cycles"].is_null()) {
       const json& band = j["placement_band_cycles"];
       if (!band.is_object())

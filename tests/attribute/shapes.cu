@@ -298,6 +298,75 @@ struct GatherLoop {
   static int key(const Item& it) { return it.trips; }
 };
 
+// ---- Held out, second set: written after the memory rule (a gather's sectors are not lost,
+// model/memory_cost.hpp) and before any run of these shapes or of the memory probe
+// (--sweep memory) the rule reads. ----
+
+constexpr int kL2Nodes = 1 << 19;  // 2 MiB of the chase's table: held by the H200's L2, not by an L1
+
+// a gather loop like gather_loop's over a table the L2 holds (the memory rule's l2 level).
+struct GatherL2 {
+  static constexpr const char* name = "gather_l2";
+  __device__ static float work(const Item& it, int*, const Aux& aux) {
+    int s = 0;
+#pragma unroll 1
+    for (int j = 0; j < it.trips; ++j) s += aux.next[(it.start + j * 40961) & (kL2Nodes - 1)];
+    return static_cast<float>(s);
+  }
+  static int key(const Item& it) { return it.trips; }
+};
+
+// coalesced loads in a divergent branch: half the lanes run a chain of 24 dependent loads whose lanes
+// read consecutive words of one line per step (the line chosen by the block and the step, so the
+// lanes share sectors: not a gather). The loaded values feed only the chain (s & flag, flag = 0 at
+// run time), so an item's result does not depend on the lane it ran on.
+struct CoalescedIf {
+  static constexpr const char* name = "coalesced_if";
+  __device__ static float work(const Item& it, int*, const Aux& aux) {
+    int s = 0;
+    if (it.a & 1) {
+      const int lane = static_cast<int>(threadIdx.x & 31);
+#pragma unroll 1
+      for (int j = 0; j < 24; ++j)
+        s += aux.next[((((static_cast<int>(blockIdx.x) * 97 + j * 7919) & 0x3ffff) << 5) + lane + (s & aux.flag)) &
+                      (kChaseNodes - 1)];
+    }
+    return it.cx + static_cast<float>(s & aux.flag);
+  }
+  static int key(const Item& it) { return it.a & 1; }
+};
+
+// a dependent chase of a fixed 12 steps through the 64 MiB table in an if-then: half the lanes wait
+// on DRAM in a region that is not a loop of divergent trip counts.
+struct ChaseIf {
+  static constexpr const char* name = "chase_if";
+  __device__ static float work(const Item& it, int*, const Aux& aux) {
+    int p = it.start;
+    if (it.a & 1) {
+#pragma unroll 1
+      for (int j = 0; j < 12; ++j) p = aux.next[p];
+    }
+    return static_cast<float>(p);
+  }
+  static int key(const Item& it) { return it.a & 1; }
+};
+
+// a divergent loop whose iterations gather one word and then compute on it (16 dependent FMAs): load
+// waits and issue-priced work in one region.
+struct GatherCompute {
+  static constexpr const char* name = "gather_compute";
+  __device__ static float work(const Item& it, int*, const Aux& aux) {
+    float x = it.cx;
+#pragma unroll 1
+    for (int j = 0; j < it.trips; ++j) {
+      const int v = aux.next[(it.start + j * 40961) & (kChaseNodes - 1)];
+      x = chain<16>(x + static_cast<float>(v & 7), 0.9999f, 0.125f);
+    }
+    return x;
+  }
+  static int key(const Item& it) { return it.trips; }
+};
+
 // ---- The kernel every shape shares ----
 template <class Shape>
 __global__ void __launch_bounds__(32) shape_kernel(const Item* items, float* out, long long* cycles, int* smid,
@@ -360,6 +429,8 @@ std::vector<Item> make_items(const std::string& shape, std::size_t n, std::mt199
     if (shape == "pointer_chase") it.trips = static_cast<int>(u(rng) * 33);         // 0..32
     if (shape == "for_unroll1") it.trips = static_cast<int>(u(rng) * 129);          // 0..128
     if (shape == "gather_loop") it.trips = static_cast<int>(u(rng) * 33);           // 0..32
+    if (shape == "gather_l2") it.trips = static_cast<int>(u(rng) * 33);             // 0..32
+    if (shape == "gather_compute") it.trips = static_cast<int>(u(rng) * 33);        // 0..32
     if (shape == "region_in_uniform_loop") it.a = std::vector<int>{0x0f0f, 0xf0f0, 0x00ff, 0xff00}[it.a & 3];
     if (shape == "while_compound") {
       // Points near the set's boundary: iteration counts spread over 1..256.
@@ -390,12 +461,15 @@ std::vector<ShapeRun> all_shapes() {
   return {shape_run<IfThen>("IfThen"),        shape_run<IfElse>("IfElse"),      shape_run<Switch8>("Switch8"),      shape_run<ForTrips>("ForTrips"),
           shape_run<WhileCompound>("WhileCompound"), shape_run<LoopBreak>("LoopBreak"),   shape_run<NestedOuter>("NestedOuter"),  shape_run<RegionInLoop>("RegionInLoop"),
           shape_run<PointerChase>("PointerChase"),  shape_run<SharedAtomics>("SharedAtomics"), shape_run<ShuffleReduce>("ShuffleReduce"), shape_run<IndirectCall>("IndirectCall"),
-          shape_run<ForUnroll1>("ForUnroll1"),      shape_run<IndirectTwoSites>("IndirectTwoSites"), shape_run<GatherLoop>("GatherLoop")};
+          shape_run<ForUnroll1>("ForUnroll1"),      shape_run<IndirectTwoSites>("IndirectTwoSites"), shape_run<GatherLoop>("GatherLoop"),
+          shape_run<GatherL2>("GatherL2"),          shape_run<CoalescedIf>("CoalescedIf"),  shape_run<ChaseIf>("ChaseIf"),
+          shape_run<GatherCompute>("GatherCompute")};
 }
 
 const char* kShapeNames[] = {"if_then", "if_else_unequal", "switch_8", "for_trips", "while_compound", "loop_break",
                              "nested_outer", "region_in_uniform_loop", "pointer_chase", "shared_atomics",
-                             "shuffle_in_divergent", "indirect_call", "for_unroll1", "indirect_two_sites", "gather_loop"};
+                             "shuffle_in_divergent", "indirect_call", "for_unroll1", "indirect_two_sites", "gather_loop",
+                             "gather_l2", "coalesced_if", "chase_if", "gather_compute"};
 
 // The items of a shape in one order: random (shuffled) or sorted by their key (stable).
 std::vector<Item> ordered(const std::vector<Item>& items, const ShapeRun& s, bool sorted, std::uint32_t seed) {

@@ -137,6 +137,33 @@ TEST(AttributeCounts, RowsRoundTripAndImpossibleCountsRefused) {
   EXPECT_THROW(attribute::function_counts_from_json(bad), UsageError);
 }
 
+TEST(AttributeCounts, SectorsColumnRoundTripsAndOlderRowsReadWithout) {
+  attribute::FunctionCounts f;
+  f.crc = 7;
+  f.name = "k";
+  f.pcs[0x10] = {3, 96, 90, 0, 0};
+  f.pcs[0x20] = {3, 48, 48, 0, 0};
+  f.pcs[0x20].sectors = 48;
+  f.has_sectors = true;
+  const json j = attribute::to_json(f);
+  EXPECT_EQ(j["pcs"][0].size(), 7u);
+  const auto back = attribute::function_counts_from_json(j);
+  EXPECT_TRUE(back.has_sectors);
+  EXPECT_EQ(back.pcs.at(0x20).sectors, 48u);
+  // Six columns (a recording from before the metric): read, no sectors.
+  f.has_sectors = false;
+  const auto old = attribute::function_counts_from_json(attribute::to_json(f));
+  EXPECT_FALSE(old.has_sectors);
+  EXPECT_EQ(old.pcs.at(0x20).sectors, 0u);
+  // One function's rows all alike: a seven-column row after a six-column one is refused.
+  json mixed = attribute::to_json(f);
+  mixed["pcs"][1].push_back(5);
+  EXPECT_THROW(attribute::function_counts_from_json(mixed), UsageError);
+  json negative = j;
+  negative["pcs"][1][6] = -1;
+  EXPECT_THROW(attribute::function_counts_from_json(negative), UsageError);
+}
+
 TEST(AttributeCounts, CountsAreUnsignedWithoutWrap) {
   attribute::FunctionCounts f;
   f.crc = 7;

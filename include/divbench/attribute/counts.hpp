@@ -5,7 +5,10 @@
 //    "launches": {function: n},                           launches of every function the process ran
 //    "cubins": [{"crc", "file"}],                         file: relative to the document's folder
 //    "functions": [{"crc", "name", "pcs": [[pc, inst, thread_inst, thread_inst_pred_on,
-//                                           branch_divergent, branch_uniform], ...]}]}
+//                                           branch_divergent, branch_uniform[, sectors_global]], ...]}]}
+// The seventh column, smsp__sass_sectors_mem_global (32-byte sectors of global memory the instruction's
+// executions requested), is there when the injection library could configure that metric (metrics[]
+// names it); documents without it (older recordings) read as before.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -25,6 +28,7 @@ struct PcCounts {
   std::uint64_t pred_on = 0;      // smsp__sass_thread_inst_executed_pred_on: ... with the guard true
   std::uint64_t divergent = 0;    // smsp__sass_branch_targets_threads_divergent (branches)
   std::uint64_t uniform = 0;      // smsp__sass_branch_targets_threads_uniform (branches)
+  std::uint64_t sectors = 0;      // smsp__sass_sectors_mem_global (global loads and stores), when counted
   PcCounts& operator+=(const PcCounts& o);
 };
 
@@ -32,6 +36,7 @@ struct FunctionCounts {
   std::uint32_t crc = 0;                  // CUPTI's cubin CRC
   std::string name;                       // mangled
   std::map<std::uint64_t, PcCounts> pcs;  // byte offset from the function's start
+  bool has_sectors = false;               // every row carried the sectors column
   // Where the entry was read, for errors found later (a pc outside the code, an impossible branch):
   // "FILE: (/functions/N)", or "counts" when it came from elsewhere.
   std::string origin = "counts";

@@ -26,6 +26,7 @@ struct Request {
   std::string from_counts;        // analyse a recorded run (no program, no GPU)
   std::string save_counts;        // keep the raw counts and modules here (new or empty)
   std::string constants;          // loop-cost constants ("" = the committed fit)
+  std::string memory;             // a --sweep memory result: the memory levels in place of the constants' ("" = theirs)
   std::string nvdisasm;
   int jobs = 4;
   int repeat = 1;                 // 2: run twice, mark kernels whose counts differ

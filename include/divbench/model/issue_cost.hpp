@@ -27,6 +27,12 @@ struct IssueCost {
   bool scoreboard_wait = false;  // waits on any scoreboard (a variable-latency producer, in this block or not)
   bool memory_measured = false;
   double memory_cycles = 0;
+  // The memory accesses whose scoreboard this instruction waits on, in this block or reaching it along
+  // the CFG (the last setter of each waited scoreboard on every path in): instruction indices.
+  std::vector<std::size_t> memory_producers;
+  // Of `cycles`, the part a pass spends fetching a gather's sectors (model/memory_cost.hpp): the same
+  // sectors are fetched however the lanes are grouped, so divergence does not add it (0: none).
+  double sector_cycles = 0;
 };
 
 // Per instruction of `f` (parallel to f.instructions), with the constants `c` (B and W; a constant

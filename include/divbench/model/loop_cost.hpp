@@ -25,6 +25,7 @@
 
 #include "divbench/core/json_io.hpp"
 #include "divbench/model/kernel_facts.hpp"
+#include "divbench/model/memory_cost.hpp"
 
 namespace divbench::model {
 
@@ -53,6 +54,11 @@ struct CostConstants {
   // starting earlier in its block gets [a - below, a]. nullopt (files before it): the band everywhere.
   std::optional<int> excess_from_offset;
   json source = json::object();            // measurements and binary the fit used
+  // A global load's pass against its sectors, per memory level (model/memory_cost.hpp), from a
+  // `--sweep memory` result (`kernels fit --memory`); empty: not measured (attribute then charges a
+  // load's whole pass per extra pass). memory_source: that result's file, device and commit.
+  std::vector<MemoryLevelCost> memory_levels;
+  json memory_source = nullptr;
 };
 
 struct CostPrediction {

@@ -27,6 +27,7 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <regex>
@@ -45,12 +46,15 @@ namespace {
 
 using json = nlohmann::json;
 
-// The metrics, in the order of a counts row after the pc.
+// The metrics, in the order of a counts row after the pc. The last, the global-memory sectors each
+// instruction requested (the memory rule of attribute/run.cpp), is optional: a chip or CUPTI without it
+// leaves it out of metrics[] and of the rows.
 const char* const kMetrics[] = {"smsp__sass_inst_executed", "smsp__sass_thread_inst_executed",
                                 "smsp__sass_thread_inst_executed_pred_on",
                                 "smsp__sass_branch_targets_threads_divergent",
-                                "smsp__sass_branch_targets_threads_uniform"};
-constexpr int kMetricCount = 5;
+                                "smsp__sass_branch_targets_threads_uniform", "smsp__sass_sectors_mem_global"};
+constexpr int kMetricCount = 6;
+constexpr int kRequiredMetrics = 5;
 
 struct State {
   std::mutex mu;
@@ -140,7 +144,14 @@ bool configure_device(State& s, std::uint32_t device) {
     auto gp = params<CUpti_SassMetrics_GetProperties_Params>(CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE);
     gp.pChipName = cn.pChipName;
     gp.pMetricName = kMetrics[m];
-    INJECT_TRY(s, cuptiSassMetricsGetProperties(&gp));
+    if (m >= kRequiredMetrics) {
+      if (cuptiSassMetricsGetProperties(&gp) != CUPTI_SUCCESS) {
+        debug("optional metric %s not available on %s", kMetrics[m], cn.pChipName ? cn.pChipName : "?");
+        continue;
+      }
+    } else {
+      INJECT_TRY(s, cuptiSassMetricsGetProperties(&gp));
+    }
     s.metric_slot[gp.metric.metricId] = m;
     configs.push_back({gp.metric.metricId, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU});
   }
@@ -269,11 +280,17 @@ void write_counts(State& s) {
   json doc{{"schema", "divbench.attribute_counts/1"}, {"pid", ::getpid()}, {"device", s.device},
            {"metrics", json::array()}, {"dropped_records", s.dropped}, {"cubins", json::array()},
            {"functions", json::array()}};
-  for (const char* m : kMetrics) doc["metrics"].push_back(m);
+  const bool sectors = std::any_of(s.metric_slot.begin(), s.metric_slot.end(),
+                                   [](const auto& m) { return m.second == kRequiredMetrics; });
+  for (int m = 0; m < (sectors ? kMetricCount : kRequiredMetrics); ++m) doc["metrics"].push_back(kMetrics[m]);
   for (const auto& [crc, file] : s.cubins) doc["cubins"].push_back({{"crc", crc}, {"file", file}});
   for (const auto& [key, pcs] : s.counts) {
     json rows = json::array();
-    for (const auto& [pc, v] : pcs) rows.push_back({pc, v[0], v[1], v[2], v[3], v[4]});
+    for (const auto& [pc, v] : pcs) {
+      json row{pc, v[0], v[1], v[2], v[3], v[4]};
+      if (sectors) row.push_back(v[5]);
+      rows.push_back(row);
+    }
     doc["functions"].push_back({{"crc", key.first}, {"name", key.second}, {"pcs", rows}});
   }
   json launches = json::object();
