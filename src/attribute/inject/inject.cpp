@@ -34,6 +34,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <set>
 #include <mutex>
@@ -159,7 +160,17 @@ bool configure_device(State& s, std::uint32_t device) {
   sc.numOfMetricConfig = configs.size();
   sc.pConfigs = configs.data();
   sc.deviceIndex = device;
-  INJECT_TRY(s, cuptiSassMetricsSetConfig(&sc));
+  if (configs.size() > static_cast<std::size_t>(kRequiredMetrics) && cuptiSassMetricsSetConfig(&sc) != CUPTI_SUCCESS) {
+    // The optional metrics refused together with the others: configure the required ones alone.
+    debug("SetConfig with the optional metrics failed; without them");
+    configs.resize(kRequiredMetrics);
+    for (auto it = s.metric_slot.begin(); it != s.metric_slot.end();)
+      it = it->second >= kRequiredMetrics ? s.metric_slot.erase(it) : std::next(it);
+    sc.numOfMetricConfig = configs.size();
+    INJECT_TRY(s, cuptiSassMetricsSetConfig(&sc));
+  } else if (configs.size() <= static_cast<std::size_t>(kRequiredMetrics)) {
+    INJECT_TRY(s, cuptiSassMetricsSetConfig(&sc));
+  }
   CUdevice dev = 0;
   char name[256] = {0};
   int major = 0, minor = 0, sms = 0, threads_per_sm = 0;
