@@ -38,13 +38,14 @@ MemoryConfig parse(const RunOptions& o) {
   if (c.ns.size() != 2 || c.ns[0] == 0)
     throw UsageError("--sweep memory: --n takes two different positive load counts (e.g. 64,320)");
   if (c.ns[1] > 4096) throw UsageError("--sweep memory: --n at most 4096 loads per lane (the L1 table's size)");
-  c.timing = parse_timing(o, Body::fma_chain);
+  c.timing = parse_timing(o, Body::fma_chain);  // warp-per-SM unless --sampling says otherwise
   return c;
 }
 
 json to_json(const MemoryConfig& c) {
   json j{{"model", "a = (T(n2) - T(n1)) / (n2 - n1) cycles per dependent load, per level and active lanes; "
                    "per level a = fixed + per_sector x lanes (one sector per lane)"},
+         {"body", "memory_lanes"},  // its noise class: a memory body's (data/noise_criterion.json memory_bodies)
          {"levels", c.levels},
          {"lanes", c.lanes},
          {"ns", c.ns}};
@@ -99,7 +100,15 @@ Experiment memory_experiment() {
   ExperimentDef<MemoryConfig> d{"memory", {}, "sweep",
                                 "cycles of a dependent global load against the lanes (sectors) it fetches, per memory "
                                 "level: the memory rule of divbench attribute",
-                                parse, to_json, nullptr, plan, finalize, nullptr};
+                                parse, to_json, nullptr, plan, finalize, [](const MemoryConfig& c) {
+                                  std::vector<std::string> notes;
+                                  if (c.timing.sampling == Sampling::warp_per_sm)
+                                    notes.push_back(
+                                        "the noise criterion (data/noise_criterion.json) has no quiet level for warp-per-SM "
+                                        "points of a body that touches memory: these points are judged for co-tenants and "
+                                        "throttling, not for their spread (repeat the sweep and compare)");
+                                  return notes;
+                                }};
   AxisSpec level("level", AxisType::string, "", "", "the memory level the table's size puts the loads in (dram, l2, l1)",
                  AxisLabel::bare);
   AxisSpec lanes("lanes", AxisType::integer, "lanes", "", "active lanes of the warp, each on its own chain");

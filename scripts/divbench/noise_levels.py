@@ -24,7 +24,9 @@ from divbench.cli import ArgumentParser, guarded, tool_main
 from divbench.jsonio import InputError, write_json
 from divbench.paths import rel, repo_root
 
-MEMORY_BODIES = ["mem_divergent"]   # tests/cpu check this against the C++ body_touches_memory()
+# The bodies whose loads touch memory (tests/cpu check these against the C++ body_touches_memory()) and the
+# memory probe's kernel (--sweep memory, config.body "memory_lanes").
+MEMORY_BODIES = ["mem_divergent", "memory_lanes"]
 FIT_FLOORS = {"c_min": 0.0, "r2_min": {"compute": 0.999999, "memory": 0.999}}
 
 

@@ -64,9 +64,13 @@ BranchCost cost_branch(const StaticBranch& b, const FunctionCounts& counts, cons
     if (c.inst == 0) continue;
     const double excess = double(c.inst) - double(c.thread_inst) / ideal;
     r.excess_warp_instructions += excess;
-    r.cycles_lost += excess * (costs[i].cycles - costs[i].sector_cycles);
+    // A gather's passes at the ideal lanes are fuller and each costs more (model/memory_cost.hpp): the
+    // ideal T / A passes at ratio x the pass measured now.
+    const double fuller = double(c.thread_inst) / ideal * costs[i].cycles *
+                          (costs[i].load.ratio(double(c.thread_inst) / double(c.inst), ideal) - 1.0);
+    r.cycles_lost += excess * costs[i].cycles - fuller;
     if (costs[i].memory_wait) {
-      if (costs[i].memory_measured) r.memory_wait_cycles_lost += excess * std::max(0.0, costs[i].memory_cycles - costs[i].sector_cycles);
+      if (costs[i].memory_measured) r.memory_wait_cycles_lost += std::max(0.0, excess * costs[i].memory_cycles - fuller);
       else r.lower_bound = true;
     }
   }

@@ -233,15 +233,16 @@ bool measured_class(const sass::Instruction& ins, const model::IssueCost& c) {
          ins.base == "JMX";
 }
 
-// The memory rule (model/memory_cost.hpp): a measured wait on a global load of a gather keeps its
-// sectors' part out of the loss. The load's sectors per pass come from the counts' sectors column;
-// without it (older recordings, a CUPTI without the metric) or without memory levels in the constants,
-// nothing is split. Returns {"split_instructions", "gathers", "levels": {level: instructions}}.
-json split_gather_waits(std::vector<model::IssueCost>& costs, const sass::Function& f, const FunctionCounts& counts,
-                        const std::vector<model::MemoryLevelCost>& levels) {
-  json levels_used = json::object();
-  std::size_t split = 0, gathers = 0;
+// The memory rule (model/memory_cost.hpp): a measured wait on a global load scales with the lanes of
+// a pass as the memory probe's curve says (a gather; a coalesced load does not). The load's sectors
+// per pass come from the counts' sectors column; without it (older recordings, a CUPTI without the
+// metric) or without memory levels, nothing scales. Returns {"scaled_instructions", "gathers",
+// "levels": {level: instructions}} or null.
+json scale_load_waits(std::vector<model::IssueCost>& costs, const sass::Function& f, const FunctionCounts& counts,
+                      const std::vector<model::MemoryLevelCost>& levels) {
   if (!counts.has_sectors || levels.empty()) return nullptr;
+  json levels_used = json::object();
+  std::size_t scaled = 0, gathers = 0;
   for (std::size_t i = 0; i < f.instructions.size() && i < costs.size(); ++i) {
     if (!costs[i].memory_measured || !costs[i].memory_wait || costs[i].memory_producers.empty()) continue;
     // The producer that fetches the most sectors per pass: the one the wait is longest for.
@@ -253,15 +254,13 @@ json split_gather_waits(std::vector<model::IssueCost>& costs, const sass::Functi
       if (s > sectors) sectors = s, lanes = double(c->thread_inst) / double(c->inst);
     }
     if (sectors <= 0) continue;
-    const model::LoadSplit cut = model::split_load_pass(levels, costs[i].cycles, sectors, lanes);
-    if (!cut.level) continue;
-    ++split;
-    levels_used[cut.level->level] = levels_used.value(cut.level->level, 0) + 1;
-    if (!cut.gather) continue;
-    ++gathers;
-    costs[i].sector_cycles = cut.sector_cycles;
+    costs[i].load = model::scale_load(levels, costs[i].cycles, sectors, lanes);
+    if (!costs[i].load.level) continue;
+    ++scaled;
+    gathers += costs[i].load.gather;
+    levels_used[costs[i].load.level->level] = levels_used.value(costs[i].load.level->level, 0) + 1;
   }
-  return json{{"split_instructions", split}, {"gathers", gathers}, {"levels", levels_used}};
+  return json{{"scaled_instructions", scaled}, {"gathers", gathers}, {"levels", levels_used}};
 }
 
 json price_waits(std::vector<model::IssueCost>& costs, const sass::Function& f, const FunctionCounts& counts,
@@ -771,7 +770,7 @@ Outcome run(const Request& q) {
         const double per_sm = std::clamp(double(warps) / launches / sms, 1.0, std::max(1.0, limit));
         json priced = price_waits(out.costs[i], *analyses[i]->function, fc, *samples, pcs.period_cycles, per_sm);
         if (!priced.is_null()) {
-          priced["memory_rule"] = split_gather_waits(out.costs[i], *analyses[i]->function, fc, constants->memory_levels);
+          priced["memory_rule"] = scale_load_waits(out.costs[i], *analyses[i]->function, fc, constants->memory_levels);
           sampling[fc.name] = priced;
         }
       }
@@ -812,9 +811,10 @@ Outcome run(const Request& q) {
                   {"memory_levels", constants->memory_levels.empty() ? json(nullptr) : model::memory_levels_json(constants->memory_levels)},
                   {"memory_rule", constants->memory_levels.empty()
                                       ? "not measured (no memory_levels in the constants): a load's whole pass is lost per extra pass"
-                                      : "a gather's sectors (sectors column of the counts) cost per_sector x sectors of each "
-                                        "pass whether its lanes run together or apart: only the rest of the pass is lost "
-                                        "(model/memory_cost.hpp; levels from " + constants->memory_source.dump() + ")"},
+                                      : "a gather's pass (sectors column of the counts) costs more at more lanes as the "
+                                        "memory probe measured: its ideal passes are priced at f(sectors at the ideal lanes) "
+                                        "/ f(sectors now) x the measured pass (model/memory_cost.hpp; levels from " +
+                                            constants->memory_source.dump() + ")"},
                   {"summary", "issue cycles per instruction from the control words' stall fields, B per branch, W per "
                               "variable-latency wait (model/issue_cost.hpp)" +
                                   std::string(have_pcs ? ", waits on memory and other blocks' producers from PC sampling" : "") +

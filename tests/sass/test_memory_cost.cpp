@@ -1,6 +1,6 @@
-// The memory rule's pieces without a GPU (model/memory_cost.hpp): the level nearest a measured pass,
-// a gather's sectors kept out of the loss and a coalesced load's not, the levels read from a
-// --sweep memory result and carried by the constants.
+// The memory rule's pieces without a GPU (model/memory_cost.hpp): the probe's curve between its
+// measured lanes, the level nearest a measured pass, a gather's pass scaling with its lanes and a
+// coalesced load's not, the levels read from a --sweep memory result and carried by the constants.
 #include <gtest/gtest.h>
 
 #include "divbench/core/errors.hpp"
@@ -12,64 +12,73 @@ using namespace divbench::model;
 
 namespace {
 
-const std::vector<MemoryLevelCost> kLevels{{"dram", 700, 9}, {"l2", 250, 6}, {"l1", 40, 1}};
+// Curves shaped like the probe's: fast growth over the first lanes, slow after.
+const std::vector<MemoryLevelCost> kLevels{{"dram", {1, 8, 16, 32}, {550, 800, 880, 920}},
+                                           {"l2", {1, 8, 16, 32}, {260, 316, 328, 349}},
+                                           {"l1", {1, 8, 16, 32}, {39, 42.7, 46.4, 52.5}}};
 
-json memory_result(json levels) {
-  return json{{"experiment", "memory"}, {"summary", {{"levels", std::move(levels)}}}};
+json memory_result(json per_lanes) {
+  return json{{"experiment", "memory"},
+              {"summary", {{"levels", json::array({json{{"level", "dram"}, {"per_lanes", std::move(per_lanes)}}})}}}};
 }
 
 }  // namespace
 
-TEST(MemoryCost, NearestLevelAndAGathersSectorPart) {
-  // 16 lanes, 16 sectors per pass: DRAM's line gives 700 + 144 = 844, nearest a measured 850.
-  const LoadSplit s = split_load_pass(kLevels, 850, 16, 16);
+TEST(MemoryCost, CurveIsPiecewiseLinearAndFlatBeyondItsEnds) {
+  const MemoryLevelCost& d = kLevels[0];
+  EXPECT_DOUBLE_EQ(d.at(8), 800);
+  EXPECT_DOUBLE_EQ(d.at(12), 840);
+  EXPECT_DOUBLE_EQ(d.at(0.5), 550);
+  EXPECT_DOUBLE_EQ(d.at(64), 920);
+}
+
+TEST(MemoryCost, NearestLevelAndAGathersRatio) {
+  // 16 lanes, 16 sectors a pass, 870 cycles measured: DRAM's 880 is nearest.
+  const LoadScaling s = scale_load(kLevels, 870, 16, 16);
   ASSERT_NE(s.level, nullptr);
   EXPECT_EQ(s.level->level, "dram");
   EXPECT_TRUE(s.gather);
-  EXPECT_DOUBLE_EQ(s.sector_cycles, 9 * 16);
-  // The same sectors at 300 cycles a pass: the L2's line (250 + 96 = 346) is nearest.
-  const LoadSplit l2 = split_load_pass(kLevels, 300, 16, 16);
-  EXPECT_EQ(l2.level->level, "l2");
-  EXPECT_DOUBLE_EQ(l2.sector_cycles, 6 * 16);
+  EXPECT_DOUBLE_EQ(s.ratio(16, 32), 920.0 / 880.0);  // a full pass costs this much more
+  EXPECT_DOUBLE_EQ(s.ratio(16, 16), 1.0);
+  // The same at 330 cycles: the L2.
+  EXPECT_EQ(scale_load(kLevels, 330, 16, 16).level->level, "l2");
 }
 
-TEST(MemoryCost, CoalescedLoadKeepsItsWholePassInTheLoss) {
-  // 16 lanes sharing 2 sectors a pass (contiguous words): not a gather, nothing split off.
-  const LoadSplit s = split_load_pass(kLevels, 720, 2, 16);
+TEST(MemoryCost, CoalescedLoadDoesNotScale) {
+  // 16 lanes sharing 2 sectors a pass: a fuller pass fetches about as much; ratio 1 (whole passes lost).
+  const LoadScaling s = scale_load(kLevels, 560, 2, 16);
   ASSERT_NE(s.level, nullptr);
   EXPECT_FALSE(s.gather);
-  EXPECT_DOUBLE_EQ(s.sector_cycles, 0);
-  // At the threshold: 12 sectors for 16 lanes (0.75 per lane) is a gather, 11 is not.
-  EXPECT_TRUE(split_load_pass(kLevels, 800, 12, 16).gather);
-  EXPECT_FALSE(split_load_pass(kLevels, 800, 11, 16).gather);
-}
-
-TEST(MemoryCost, SectorPartNeverExceedsThePassOrGoesNegative) {
-  EXPECT_DOUBLE_EQ(split_load_pass(kLevels, 50, 32, 32).sector_cycles, 32);  // l1: 1 x 32, within the pass
-  EXPECT_DOUBLE_EQ(split_load_pass({{"x", 0, 100}}, 50, 32, 32).sector_cycles, 50);  // capped at the pass
-  EXPECT_DOUBLE_EQ(split_load_pass({{"x", 500, -3}}, 400, 32, 32).sector_cycles, 0);  // a negative slope: 0
-  EXPECT_EQ(split_load_pass({}, 400, 32, 32).level, nullptr);                        // no levels: no split
-  EXPECT_EQ(split_load_pass(kLevels, 400, 0, 32).level, nullptr);                    // no sectors counted
+  EXPECT_DOUBLE_EQ(s.ratio(16, 32), 1.0);
+  // At the threshold: 12 sectors for 16 lanes (0.75 a lane) is a gather, 11 is not.
+  EXPECT_TRUE(scale_load(kLevels, 800, 12, 16).gather);
+  EXPECT_FALSE(scale_load(kLevels, 800, 11, 16).gather);
+  // Nothing to scale with: no levels, no sectors.
+  EXPECT_EQ(scale_load({}, 400, 32, 32).level, nullptr);
+  EXPECT_DOUBLE_EQ(scale_load({}, 400, 32, 32).ratio(16, 32), 1.0);
+  EXPECT_EQ(scale_load(kLevels, 400, 0, 32).level, nullptr);
 }
 
 TEST(MemoryCost, LevelsFromAMemoryResultAndRefusals) {
   const auto v = memory_levels_from_result(
-      memory_result(json::array({json{{"level", "dram"}, {"fixed_cycles", 712.5}, {"cycles_per_sector", 8.5}, {"per_lanes", json::array()}}})),
-      "m.json");
+      memory_result(json::array({json{{"lanes", 1}, {"cycles_per_load", 546.3}}, json{{"lanes", 32}, {"cycles_per_load", 922.7}}})), "m.json");
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].level, "dram");
-  EXPECT_DOUBLE_EQ(v[0].fixed_cycles, 712.5);
-  EXPECT_DOUBLE_EQ(v[0].cycles_per_sector, 8.5);
+  EXPECT_DOUBLE_EQ(v[0].at(32), 922.7);
   EXPECT_THROW(memory_levels_from_result(json{{"experiment", "loops"}, {"summary", {{"levels", json::array()}}}}, "m"), UsageError);
-  EXPECT_THROW(memory_levels_from_result(memory_result(json::array()), "m"), UsageError);
-  // A level without its fitted line (fewer than two lanes measured), or a line out of range.
-  EXPECT_THROW(memory_levels_from_result(memory_result(json::array({json{{"level", "l1"}, {"per_lanes", json::array()}}})), "m"),
+  // One measured lanes count is no curve; lanes out of 1..32, a negative or non-numeric time, lanes not ascending.
+  EXPECT_THROW(memory_levels_from_result(memory_result(json::array({json{{"lanes", 1}, {"cycles_per_load", 546.3}}})), "m"), UsageError);
+  EXPECT_THROW(memory_levels_from_result(memory_result(json::array({json{{"lanes", 0}, {"cycles_per_load", 5}},
+                                                                    json{{"lanes", 2}, {"cycles_per_load", 6}}})), "m"),
                UsageError);
-  EXPECT_THROW(memory_levels_from_result(
-                   memory_result(json::array({json{{"level", "l1"}, {"fixed_cycles", 1e308}, {"cycles_per_sector", 1}}})), "m"),
+  EXPECT_THROW(memory_levels_from_result(memory_result(json::array({json{{"lanes", 1}, {"cycles_per_load", -5}},
+                                                                    json{{"lanes", 2}, {"cycles_per_load", 6}}})), "m"),
                UsageError);
-  EXPECT_THROW(memory_levels_from_result(
-                   memory_result(json::array({json{{"level", "l1"}, {"fixed_cycles", 40}, {"cycles_per_sector", "9"}}})), "m"),
+  EXPECT_THROW(memory_levels_from_result(memory_result(json::array({json{{"lanes", 1}, {"cycles_per_load", "5"}},
+                                                                    json{{"lanes", 2}, {"cycles_per_load", 6}}})), "m"),
+               UsageError);
+  EXPECT_THROW(memory_levels_from_result(memory_result(json::array({json{{"lanes", 4}, {"cycles_per_load", 5}},
+                                                                    json{{"lanes", 2}, {"cycles_per_load", 6}}})), "m"),
                UsageError);
 }
 
@@ -79,9 +88,9 @@ TEST(MemoryCost, ConstantsCarryTheLevelsThroughTheirJson) {
   const CostConstants c = constants_from_json(j, "c.json");
   ASSERT_EQ(c.memory_levels.size(), 3u);
   EXPECT_EQ(c.memory_levels[1].level, "l2");
-  EXPECT_DOUBLE_EQ(c.memory_levels[1].cycles_per_sector, 6);
+  EXPECT_DOUBLE_EQ(c.memory_levels[1].at(8), 316);
   EXPECT_EQ(c.memory_source["file"], "m.json");
-  j["memory_levels"][0]["cycles_per_sector"] = -1e9;
+  j["memory_levels"][0]["cycles_per_load"][0] = -1e9;
   EXPECT_THROW(constants_from_json(j, "c.json"), UsageError);
   j.erase("memory_levels");
   EXPECT_TRUE(constants_from_json(j, "c.json").memory_levels.empty());  // older constants: no levels

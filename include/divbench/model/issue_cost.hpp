@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "divbench/model/loop_cost.hpp"
+#include "divbench/model/memory_cost.hpp"
 #include "divbench/sass/instruction.hpp"
 
 namespace divbench::model {
@@ -30,9 +31,9 @@ struct IssueCost {
   // The memory accesses whose scoreboard this instruction waits on, in this block or reaching it along
   // the CFG (the last setter of each waited scoreboard on every path in): instruction indices.
   std::vector<std::size_t> memory_producers;
-  // Of `cycles`, the part a pass spends fetching a gather's sectors (model/memory_cost.hpp): the same
-  // sectors are fetched however the lanes are grouped, so divergence does not add it (0: none).
-  double sector_cycles = 0;
+  // How the measured pass of the load this instruction waits on scales with a pass's lanes
+  // (model/memory_cost.hpp; no level: it does not, every extra pass is lost whole).
+  LoadScaling load;
 };
 
 // Per instruction of `f` (parallel to f.instructions), with the constants `c` (B and W; a constant

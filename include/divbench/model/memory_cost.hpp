@@ -1,14 +1,17 @@
 // What a pass of a global load costs against the sectors it fetches (the memory rule of `divbench
 // attribute`, docs/attribute.md step 6), from divbench's own probe (`--sweep memory`,
-// experiments/memory/): per memory level, a pass of a dependent load costs fixed + per_sector x sectors
-// cycles. Divergence splits a warp's lanes over more passes; a pass with fewer lanes of a gather (each
-// lane its own sector) fetches fewer sectors, so the sectors' part of the time is spent whether the
-// lanes run together or apart, and only the fixed part of each extra pass is lost:
-//   loss of a load's wait = (W - T / A) x (cycles per pass - per_sector x sectors per pass)
+// experiments/memory/): per memory level, the cycles f(s) of a pass of a dependent load whose lanes
+// fetch s sectors (one per lane), measured at 1..32 lanes. f is not a line: a pass waits for the
+// slowest of its sectors, so it grows fast over the first few and slowly after.
+//
+// Divergence splits a warp's lanes over more passes. A gather (each lane its own sector) fetches the
+// same sectors in fewer, fuller passes when its lanes are compacted, and a fuller pass costs more:
+//   ideal time = (T / A) passes x p x f(s_A) / f(s)        (s = sectors per pass now, s_A = at A lanes)
+//   loss      = W x p - ideal time                          (p = the measured cycles per pass now)
 // A load whose lanes share sectors (coalesced: fewer sectors per pass than 3/4 of its lanes) fetches
-// about the same sectors per pass with more lanes, so its whole pass is lost (the rule before this one).
+// about as many sectors per pass at more lanes: f(s_A) = f(s), every extra pass is lost whole (the
+// rule before this one).
 #pragma once
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,32 +21,36 @@ namespace divbench::model {
 
 struct MemoryLevelCost {
   std::string level;            // "dram", "l2", "l1"
-  double fixed_cycles = 0;      // a pass's cycles at 0 sectors (the line's intercept)
-  double cycles_per_sector = 0; // the line's slope
+  std::vector<double> lanes;    // ascending, 1..32: sectors per pass (one per lane)
+  std::vector<double> cycles;   // f at each: cycles per pass
+  // f at `sectors` (piecewise linear between the measured lanes, constant beyond the ends).
+  double at(double sectors) const;
 };
 
-// The levels of a `--sweep memory` result (summary.levels[] with fixed_cycles and cycles_per_sector);
-// UsageError naming `what` when the document is not one or a value is out of range.
+// The levels of a `--sweep memory` result (summary.levels[].per_lanes); UsageError naming `what` when
+// the document is not one or a value is out of range.
 std::vector<MemoryLevelCost> memory_levels_from_result(const json& result, const std::string& what);
 
-// The same as a constants document keeps them ({"level", "fixed_cycles", "cycles_per_sector"}), and back.
+// The same as a constants document keeps them ({"level", "lanes", "cycles_per_load"}), and back.
 json memory_levels_json(const std::vector<MemoryLevelCost>& levels);
 std::vector<MemoryLevelCost> memory_levels_from_json(const json& levels, const std::string& what);
 
 // Lanes per pass share sectors below this many sectors per lane: a coalesced load, not a gather.
 inline constexpr double kGatherSectorsPerLane = 0.75;
 
-struct LoadSplit {
-  const MemoryLevelCost* level = nullptr;  // the level whose line is nearest the measured pass
-  double sector_cycles = 0;                // per_sector x sectors per pass: not lost to divergence
+// How one load's measured pass scales with the lanes of a pass (attached to the instruction that waits on it).
+struct LoadScaling {
+  const MemoryLevelCost* level = nullptr;  // the level whose f at the pass's sectors lies nearest the measured pass
+  double sectors_per_lane = 0;
   bool gather = false;
+  // f(sectors at `to_lanes`) / f(sectors at `from_lanes`): what a pass costs at to_lanes against now
+  // (1 for a coalesced load or without a level).
+  double ratio(double from_lanes, double to_lanes) const;
 };
 
-// For a measured pass of `cycles_per_pass` cycles at a load with `sectors_per_pass` and
-// `lanes_per_pass`: the level whose fixed + per_sector x sectors lies nearest the measured pass, and
-// (for a gather) the part of the pass that its sectors cost (at most the pass; a negative slope counts 0).
-// No level (empty levels): nothing split.
-LoadSplit split_load_pass(const std::vector<MemoryLevelCost>& levels, double cycles_per_pass, double sectors_per_pass,
-                          double lanes_per_pass);
+// For a load measured at `cycles_per_pass`, `sectors_per_pass` and `lanes_per_pass`. No level (empty
+// levels, no sectors): level null, ratio 1.
+LoadScaling scale_load(const std::vector<MemoryLevelCost>& levels, double cycles_per_pass, double sectors_per_pass,
+                       double lanes_per_pass);
 
 }  // namespace divbench::model
