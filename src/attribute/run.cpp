@@ -245,13 +245,16 @@ json scale_load_waits(std::vector<model::IssueCost>& costs, const sass::Function
   std::size_t scaled = 0, gathers = 0;
   for (std::size_t i = 0; i < f.instructions.size() && i < costs.size(); ++i) {
     if (!costs[i].memory_measured || !costs[i].memory_wait || costs[i].memory_producers.empty()) continue;
-    // The producer that fetches the most sectors per pass: the one the wait is longest for.
+    // Of the loads whose scoreboard reaches the wait, the one executed most often: the wait's usual
+    // producer (a loop's load, not the load before the loop that set the same scoreboard once).
     double sectors = 0, lanes = 0;
+    std::uint64_t passes = 0;
     for (std::size_t p : costs[i].memory_producers) {
       const PcCounts* c = counts.at(f.instructions[p].offset - f.start);
-      if (!c || c->inst == 0 || c->sectors == 0) continue;
-      const double s = double(c->sectors) / double(c->inst);
-      if (s > sectors) sectors = s, lanes = double(c->thread_inst) / double(c->inst);
+      if (!c || c->inst == 0 || c->sectors == 0 || c->inst <= passes) continue;
+      passes = c->inst;
+      sectors = double(c->sectors) / double(c->inst);
+      lanes = double(c->thread_inst) / double(c->inst);
     }
     if (sectors <= 0) continue;
     costs[i].load = model::scale_load(levels, costs[i].cycles, sectors, lanes);

@@ -28,8 +28,10 @@ void link_memory_producers(const sass::Function& f, const sass::Cfg& cfg, std::v
           if (w->wait_mask & (1 << sb))
             for (std::size_t p : state[sb])
               if (is_memory_access(f.instructions[p].base) &&
-                  std::find(out[k].memory_producers.begin(), out[k].memory_producers.end(), p) == out[k].memory_producers.end())
+                  std::find(out[k].memory_producers.begin(), out[k].memory_producers.end(), p) == out[k].memory_producers.end()) {
                 out[k].memory_producers.push_back(p);
+                out[k].memory_wait = true;  // also a wait on a load of another block (a loop's, carried round the back edge)
+              }
       if (w->write_barrier >= 0 && w->write_barrier < 6) state[w->write_barrier] = {k};
     }
     return state;

@@ -7,8 +7,9 @@
 //                                               by a variable-latency producer that is not a memory
 //                                               access: max(0, W - cycles issued since it)
 // A wait on a memory access is not modelled (its latency is not a model constant): the instruction
-// is marked `memory_wait` and a sum over it is a lower bound. Waits on producers in another block
-// are not modelled either (taken as zero). Without a decoded control word an instruction costs 1
+// is marked `memory_wait` and a sum over it is a lower bound; that includes a load that reaches it
+// from another block (a loop's load used in the next iteration). Waits on other producers in another
+// block are not modelled either (taken as zero). Without a decoded control word an instruction costs 1
 // and is marked `no_control`.
 #pragma once
 #include <vector>
