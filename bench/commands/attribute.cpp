@@ -84,7 +84,9 @@ std::vector<std::string> run_inputs(const AttributeOptions& o, const attribute::
   std::vector<std::string> inputs;
   if (!q.argv.empty()) inputs.push_back(attribute::resolve_program(q.argv[0]));
   inputs.push_back(o.constants.empty() ? model::default_constants_path(own_executable_dir()) : o.constants);
-  if (!o.memory.empty()) inputs.push_back(o.memory);
+  if (const std::string m = o.memory.empty() ? attribute::default_memory_path(inputs.back()) : o.memory;
+      !m.empty() && m != "none")
+    inputs.push_back(m);
   const auto found = [&](auto&& find) {
     try {
       inputs.push_back(find());
@@ -204,8 +206,9 @@ divbench::cli::Command attribute_command() {
                  "constants come from another architecture)");
     sub.add_option("--constants", o->constants, "Loop-cost constants (divbench.loop_cost/1; default: the committed H200 fit)");
     sub.add_option("--memory", o->memory,
-                   "A --sweep memory result: a global load's pass against its sectors per memory level, in place of the "
-                   "constants' memory_levels (the memory rule, docs/attribute.md step 6)");
+                   "A --sweep memory result: a global load's pass against its sectors per memory level (the memory rule, "
+                   "docs/attribute.md step 6); default: the constants' memory_levels, else memory.json beside the "
+                   "constants; 'none': no memory rule");
     cli::add_nvdisasm_option(sub, o->nvdisasm);
     sub.add_option("--save-counts", o->save_counts, "Keep the raw counts and the program's modules in DIR (new or empty)");
     sub.add_option("--from-counts", o->from_counts, "Analyse the counts a run kept with --save-counts (no program, no GPU)");

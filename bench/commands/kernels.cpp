@@ -147,7 +147,7 @@ int run_fit(const FitOptions& o) {
     fit.constants.memory_levels = model::memory_levels_from_result(m, o.memory);
     fit.constants.memory_source = json{{"file", o.memory},
                                        {"device", m.value("device", json(nullptr))},
-                                       {"git_commit", m.value("provenance", json::object()).value("git_commit", json(nullptr))}};
+                                       {"git", m.value("git", json(nullptr))}};
   }
   json doc = model::to_json(fit);
   if (!o.validation.empty()) {

@@ -13,8 +13,6 @@
 #   thrust_one_kernel.json    attribute --kernel on one kernel (the overhead of a targeted question)
 #   timing.txt                wall milliseconds: the plain program (5 runs), each attribute call (the
 #                             overhead calls on Thrust/CUB and the 128 kernels three times each)
-#   memory.json               divbench --sweep memory: a dependent load's cycles against its lanes (sectors) per
-#                             memory level; the shapes' attribute calls read it (--memory)
 #   shapes_time.json          tests/attribute/shapes.cu: warp cycles of every shape in the random and the sorted
 #                             order (5 launches each)
 #   shapes_<order>.json, .md, shapes_<order>/  attribute on each order (PC sampling on), its report, its
@@ -36,6 +34,9 @@
 #   hostile.log, hostile/     tests/attribute/hostile_test.sh: programs that trap, hang, ignore TERM, fork, unload
 #                             an NVRTC module; each case's line, and the documents and stderr of each call
 #   validation.json           python3 -m divbench.attribute_validation over the folder
+# and, beside the folder, ../memory.json: divbench --sweep memory (a dependent load's cycles against its
+# lanes, one sector each, per memory level), which the shapes' attribute calls read (--memory) and which
+# `divbench attribute` finds beside the committed constants (results/<gpu>/memory.json).
 STAGE=attribute
 # shellcheck source=scripts/gpu/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -105,9 +106,9 @@ step "attribute thrust repeat" "$DIVBENCH" attribute --quiet --no-pc-sampling --
 # 5. Ground truth by compaction, out of sample: nineteen shapes (seven held out, in two sets), each in a random
 # and a sorted order. First divbench's memory probe (--sweep memory: a dependent load's cycles against the
 # lanes, one sector each, per memory level), whose levels the shapes' attribute calls use (--memory).
-step "memory probe" "$DIVBENCH" --sweep memory --quiet --out "$A/memory.json"
+step "memory probe" "$DIVBENCH" --sweep memory --quiet --out "$G/memory.json"
 MEM=()
-[ -f "$A/memory.json" ] && MEM=(--memory "$A/memory.json")
+[ -f "$G/memory.json" ] && MEM=(--memory "$G/memory.json")
 S="$BIN/divbench_attribute_shapes"
 step "shapes time" "$S" time --launches 5 >"$A/shapes_time.json"
 for o in random sorted; do

@@ -334,6 +334,12 @@ bool kernel_matches(const std::regex& re, const std::string& mangled) {
   return std::regex_search(mangled, re) || std::regex_search(model::demangle(mangled), re);
 }
 
+std::string default_memory_path(const std::string& constants_path) {
+  std::error_code ec;
+  const fs::path beside = fs::path(constants_path).parent_path() / "memory.json";
+  return constants_path.empty() || !fs::is_regular_file(beside, ec) ? std::string() : beside.string();
+}
+
 void check_request(const Request& q) {
   if (q.argv.empty() && q.from_counts.empty())
     throw UsageError("attribute: give the program to run after --, e.g. divbench attribute -- ./app");
@@ -362,11 +368,18 @@ Outcome run(const Request& q) {
   std::string used, why;
   auto constants = model::load_constants(q.constants, used, why);
   if (!constants) throw UsageError("attribute: no loop-cost constants (" + why + "); give --constants FILE (divbench.loop_cost/1)");
-  if (!q.memory.empty()) {
-    const json m = read_json_file(q.memory);
-    constants->memory_levels = model::memory_levels_from_result(m, q.memory);
-    constants->memory_source = json{{"file", q.memory}, {"device", m.value("device", json(nullptr))},
-                                    {"git_commit", m.value("provenance", json::object()).value("git_commit", json(nullptr))}};
+  // The memory levels: --memory, else the constants' own, else the probe's result beside the constants
+  // (results/<gpu>/memory.json, stage 50's --sweep memory).
+  // "--memory none": no levels (a load's whole pass is lost per extra pass: the rule before, a control).
+  const std::string memory = q.memory == "none"                  ? std::string()
+                             : !q.memory.empty()                 ? q.memory
+                             : constants->memory_levels.empty() ? default_memory_path(used)
+                                                                : std::string();
+  if (q.memory == "none") constants->memory_levels.clear();
+  if (!memory.empty()) {
+    const json m = read_json_file(memory);
+    constants->memory_levels = model::memory_levels_from_result(m, memory);
+    constants->memory_source = json{{"file", memory}, {"device", m.value("device", json(nullptr))}, {"git", m.value("git", json(nullptr))}};
   }
   // Without B every branch would be priced at 0 cycles: refused, as kernels predict predicts no loop without it.
   if (!constants->taken_branch)

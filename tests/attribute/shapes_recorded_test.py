@@ -11,6 +11,8 @@ run had them) and the warp cycles of both orders (shapes_time.json, the program'
     exit instead of those that entered it prices the while loop at zero (the bug this rule fixed);
   - every shape's error equals the one results/h200/attribute/validation.json publishes, when that file
     was made from the same recording (its "recording" names the run);
+  - the shapes whose time is load waits are within 10% under the memory rule, and the rule is what puts
+    the gathers there (without it, `--memory none`, gather_loop and gather_compute are beyond 10%);
   - the modules disassembled in three nvdisasm runs (DIVBENCH_NVDISASM_PARTS=3) give the same document.
 usage: shapes_recorded_test.py DIVBENCH SOURCE_DIR"""
 import json
@@ -22,6 +24,11 @@ import tempfile
 from pathlib import Path
 
 LOOP_SHAPES = ("while_compound", "loop_break", "nested_outer")
+# Shapes whose time is mostly load waits (the memory rule, model/memory_cost.hpp): within 10% with the
+# probe's levels (results/h200/memory.json, found beside the committed constants), the gathers scaled by
+# it; and the control, `--memory none` (a load's whole pass lost per extra pass), beyond 10% on these.
+MEMORY_SHAPES = ("pointer_chase", "gather_loop", "gather_l2", "chase_if", "gather_compute", "coalesced_if")
+MEMORY_CONTROL_MISSES = ("gather_loop", "gather_compute")
 
 
 def main() -> int:
@@ -72,6 +79,33 @@ def main() -> int:
                                 f"(rel_err {r['rel_err']:+.3f}, beyond 10%)")
             elif r["loops_random"] < 1:
                 failures.append(f"{shape}: no divergent loop found")
+        docs = {o: json.loads((t / f"shapes_{o}.json").read_text()) for o in ("random",)}
+        for shape in MEMORY_SHAPES:
+            r = rows.get(shape)
+            if r is None or r["rel_err"] is None or abs(r["rel_err"]) > attribute_validation.GOALS["cycles_lost_rel_err"]:
+                failures.append(f"{shape}: not within 10% under the memory rule ({r and r['rel_err']})")
+                continue
+            k = attribute_validation._kernel_of_type(docs["random"], r["kernel"])
+            rule = ((k or {}).get("time_sampling") or {}).get("memory_rule") or {}
+            if shape != "coalesced_if" and not rule.get("gathers"):
+                failures.append(f"{shape}: the memory rule scaled no gather ({rule})")
+            if shape == "coalesced_if" and rule.get("gathers"):
+                failures.append(f"coalesced_if: a coalesced load taken for a gather ({rule})")
+        control = t / "control"
+        control.mkdir()
+        shutil.copy(data / "shapes_time.json", control / "shapes_time.json")
+        for order in ("random", "sorted"):
+            r = subprocess.run([divbench, "attribute", "--quiet", "--memory", "none", "--from-counts", str(data / order),
+                                "--out", str(control / f"shapes_{order}.json")], capture_output=True, text=True, timeout=300)
+            if r.returncode != 0:
+                failures.append(f"--memory none {order}: exit {r.returncode}: {r.stderr.strip()}")
+        if not failures:
+            without = {r["shape"]: r for r in attribute_validation.shapes_checks(control)}
+            for shape in MEMORY_CONTROL_MISSES:
+                e = without[shape]["rel_err"]
+                print(f"{shape} without the memory rule: rel_err {e}")
+                if e is None or abs(e) <= attribute_validation.GOALS["cycles_lost_rel_err"]:
+                    failures.append(f"{shape}: within 10% without the memory rule too ({e}): the control shows nothing")
         published = root / "results" / "h200" / "attribute" / "validation.json"
         meta = json.loads((data / "recording.json").read_text())
         if published.is_file():

@@ -26,7 +26,7 @@ struct Request {
   std::string from_counts;        // analyse a recorded run (no program, no GPU)
   std::string save_counts;        // keep the raw counts and modules here (new or empty)
   std::string constants;          // loop-cost constants ("" = the committed fit)
-  std::string memory;             // a --sweep memory result: the memory levels in place of the constants' ("" = theirs)
+  std::string memory;             // a --sweep memory result ("" = the constants' levels, else memory.json beside them)
   std::string nvdisasm;
   int jobs = 4;
   int repeat = 1;                 // 2: run twice, mark kernels whose counts differ
@@ -79,5 +79,8 @@ bool kernel_matches(const std::regex& re, const std::string& mangled);
 
 // The request's checks alone (also part of run()): exit-2 errors before any GPU work.
 void check_request(const Request& request);
+
+// The memory probe's result beside a constants file (DIR/memory.json), or "" when there is none.
+std::string default_memory_path(const std::string& constants_path);
 
 }  // namespace divbench::attribute

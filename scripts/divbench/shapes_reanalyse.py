@@ -1,0 +1,55 @@
+"""The shapes' ground truth against a recorded run under another binary or memory probe.
+
+    python3 -m divbench.shapes_reanalyse DIVBENCH FOLDER [--memory MEMORY.json] --out OUT.json
+
+FOLDER holds what scripts/gpu/50-attribute.sh records for the shapes (shapes_random/, shapes_sorted/,
+shapes_time.json). Each order's counts and PC samples are analysed again (`divbench attribute
+--from-counts`, with `--memory` when given) and the truth/estimate rows of attribute_validation are
+written: how results/h200/earlier-8418717/reanalysed_*.json were made (results/h200/README.md).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from divbench import attribute_validation as av
+
+KEYS = ("shape", "held_out_set", "truth_cycles", "estimated_cycles", "rel_err", "ok")
+
+
+def reanalyse(divbench: str, folder: Path, memory: str | None) -> list[dict]:
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        shutil.copy(folder / "shapes_time.json", t / "shapes_time.json")
+        for order in ("random", "sorted"):
+            cmd = [divbench, "attribute", "--quiet", "--from-counts", str(folder / f"shapes_{order}"),
+                   "--out", str(t / f"shapes_{order}.json")] + (["--memory", memory] if memory else [])
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                sys.exit(f"shapes_reanalyse: {' '.join(cmd)} failed: {r.stderr.strip()}")
+        return [{k: row.get(k) for k in KEYS} for row in av.shapes_checks(t)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("divbench")
+    p.add_argument("folder", type=Path)
+    p.add_argument("--memory", help="a --sweep memory result (attribute --memory)")
+    p.add_argument("--label", help="what the binary is, for the document (default: its path)")
+    p.add_argument("--out", required=True, type=Path)
+    a = p.parse_args(argv)
+    rows = reanalyse(a.divbench, a.folder, a.memory)
+    a.out.write_text(json.dumps({"binary": a.label or a.divbench, "recording": str(a.folder), "memory": a.memory,
+                                 "shapes": rows}, indent=1) + "\n")
+    for r in rows:
+        print(f"{r['shape']:24s} {str(r['held_out_set'] or ''):2s} {100 * r['rel_err']:+6.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
