@@ -19,6 +19,7 @@ from pathlib import Path
 
 from divbench import attribute_validation as av
 
+SCHEMA = "divbench.shapes_reanalysed/1"
 KEYS = ("shape", "held_out_set", "truth_cycles", "estimated_cycles", "rel_err", "ok")
 
 
@@ -44,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True, type=Path)
     a = p.parse_args(argv)
     rows = reanalyse(a.divbench, a.folder, a.memory)
-    a.out.write_text(json.dumps({"binary": a.label or a.divbench, "recording": str(a.folder), "memory": a.memory,
+    a.out.write_text(json.dumps({"schema": SCHEMA, "binary": a.label or a.divbench, "recording": str(a.folder), "memory": a.memory,
                                  "shapes": rows}, indent=1) + "\n")
     for r in rows:
         print(f"{r['shape']:24s} {str(r['held_out_set'] or ''):2s} {100 * r['rel_err']:+6.1f}%")

@@ -185,7 +185,9 @@ std::string recovery_hint(const BranchCost& c, const LoopCost* loop) {
   if (c.branch->indirect)
     return "indirect branch (switch or call): grouping work by case, so that a warp's lanes take the same target, "
            "recovers up to this loss";
-  if (c.branch->region.size() <= 8)
+  // Short and run through at most once per side: a region that loops (a short loop body run many
+  // times per execution: chase_if's 7 instructions made 12 dependent loads) is not one for a select.
+  if (c.branch->region.size() <= 8 && c.region_warp_instructions <= 2 * c.branch->region.size() * c.executions)
     return "short region (" + std::to_string(c.branch->region.size()) +
            " instructions): predication (both sides computed, a select) removes the branch";
   return "two-way branch: grouping work so that a warp's lanes take the same side (sorting, binning, or warp-level "

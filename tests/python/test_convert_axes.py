@@ -107,8 +107,10 @@ def test_every_committed_result_carries_its_axes():
         names = [a["name"] for a in doc["config"]["axes"]]
         for p in doc["points"]:
             assert list(p["axes"]) == names, f
-            # the reader takes the file's axes, and they agree with the older keys they came from
-            assert dr.point_coords(p, doc["experiment"]) == dr.legacy_point_axes(doc["experiment"], p)
+            # the reader takes the file's axes, and they agree with the older keys they came from (an
+            # experiment newer than config.axes, as memory, has no older keys)
+            if doc["experiment"] in dr.LEGACY_AXES:
+                assert dr.point_coords(p, doc["experiment"]) == dr.legacy_point_axes(doc["experiment"], p)
 
 
 @pytest.mark.parametrize("exp", sorted(ca.AXIS_META))
