@@ -158,8 +158,8 @@ int run_nvrtc(bool library, bool unload) {
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode != "trap" && mode != "hang" && mode != "ignore_term" && mode != "fork" && mode != "nvrtc" &&
-      mode != "nvrtc_library" && mode != "nvrtc_first" && mode != "nvrtc_keep") {
-    std::fprintf(stderr, "usage: divbench_attribute_hostile trap|hang|ignore_term|fork|nvrtc|nvrtc_library|nvrtc_first|nvrtc_keep\n");
+      mode != "nvrtc_library" && mode != "nvrtc_first" && mode != "nvrtc_keep" && mode != "plant_links") {
+    std::fprintf(stderr, "usage: divbench_attribute_hostile trap|hang|ignore_term|fork|nvrtc|nvrtc_library|nvrtc_first|nvrtc_keep|plant_links\n");
     return 2;
   }
   if (mode == "ignore_term") ::signal(SIGTERM, SIG_IGN);
@@ -196,6 +196,21 @@ int main(int argc, char** argv) {
       std::exit(0);  // the atexit handlers too, the injection library's among them
     }
     return pid > 0 ? 0 : 1;
+  }
+  if (mode == "plant_links") {
+    // Links out of the folder attribute records into (--save-counts copies it): a directory link to /
+    // and a file link to /etc/hostname. They must be copied as links, never followed.
+    const char* dir = std::getenv("DIVBENCH_ATTRIBUTE_DIR");
+    if (!dir) {
+      std::fprintf(stderr, "hostile: DIVBENCH_ATTRIBUTE_DIR is not set (run under divbench attribute)\n");
+      return 4;
+    }
+    const std::string base(dir);
+    if (::symlink("/", (base + "/escape_dir").c_str()) != 0 || ::symlink("/etc/hostname", (base + "/escape_file").c_str()) != 0) {
+      std::perror("hostile: symlink");
+      return 4;
+    }
+    return 0;
   }
   if (mode == "nvrtc_first") return 0;
   return run_nvrtc(mode == "nvrtc_library", mode != "nvrtc_keep");

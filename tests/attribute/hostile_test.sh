@@ -8,6 +8,8 @@
 #   fork         exit 0 within 15 s (not the child's 20 s), the warning about the child, the kernel counted
 #   nvrtc, nvrtc_library, nvrtc_first, nvrtc_keep  exit 0, the checked kernel counted, the NVRTC kernel counted or else
 #                named (warning, collection.launched_without_counts): never silently missing
+#   plant_links  the program plants links out of the recording folder (a directory link to /, a file link to
+#                /etc/hostname): --save-counts keeps them as links, copies nothing through them, exit 0
 #   usage: hostile_test.sh DIVBENCH HOSTILE [OUT_DIR]   (OUT_DIR: keep the logs and documents there)
 set -uo pipefail
 divbench=$1 hostile=$2
@@ -94,6 +96,16 @@ print('counted' if counted and not named else 'named' if named and not counted e
     check $m "warns that a kernel launched has no counts" "$(grep -q 'launched but CUPTI recorded no counts for them (first: hostile_nvrtc)' "$d/$m.err"; echo $?)"
   fi
 done
+
+# --save-counts copies the run's folder with its links kept as links (copy_symlinks), never what they name.
+run plant_links --save-counts "$d/plant_links.saved" -- "$hostile" plant_links
+check plant_links "exit 0" "$([ $rc = 0 ] && echo 0 || echo 1)"
+dir_link=$(find "$d/plant_links.saved" -name escape_dir | head -1)
+file_link=$(find "$d/plant_links.saved" -name escape_file | head -1)
+check plant_links "the directory link copied as a link" "$([ -n "$dir_link" ] && [ -L "$dir_link" ] && echo 0 || echo 1)"
+check plant_links "the file link copied as a link" "$([ -n "$file_link" ] && [ -L "$file_link" ] && echo 0 || echo 1)"
+saved_kib=$(du -sk "$d/plant_links.saved" 2>/dev/null | cut -f1)
+check plant_links "nothing copied through them (${saved_kib:-?} KiB saved)" "$([ -n "$saved_kib" ] && [ "$saved_kib" -lt 65536 ] && echo 0 || echo 1)"
 
 echo "$fails failure(s)"
 [ "$fails" = 0 ]
