@@ -79,9 +79,9 @@ RunCounts read_recorded(const std::string& dir) {
 }
 
 // The calibration: `divbench --sweep cost` on a small grid (k 1,2; n 0,1000; one placement; every
-// body) and `divbench kernels fit` on it with this binary's kernel facts, in `dir`. Returns
-// {"command", "cost_exit_code", "trustworthy", "wall_s", "constants" (the file)}; UsageError when a
-// step fails.
+// body), the memory probe (`--sweep memory`), and `divbench kernels fit --memory` on them with this
+// binary's kernel facts, in `dir`. Returns {"command", "cost_exit_code", "memory_exit_code",
+// "trustworthy", "wall_s", "constants" (the file)}; UsageError when a step fails.
 json calibrate(const std::string& dir) {
   fs::create_directories(dir);
   const std::string self = own_executable();
@@ -96,15 +96,21 @@ json calibrate(const std::string& dir) {
   if (r.exit_code != 0 && r.exit_code != 4)
     throw UsageError("attribute: the calibration sweep failed (exit " + std::to_string(r.exit_code) + "): " +
                      one_line(r.err.substr(0, r.err.find('\n'))));
-  const ProcessResult f = run_process({self, "kernels", "fit", "--cost", dir + "/cost.json", "--facts", facts, "--out",
-                                       dir + "/loop_cost.json"});
+  // The memory probe (the memory rule's curves for this GPU): exit 4 is kept, as for the cost sweep.
+  const ProcessResult m = run_process({self, "--sweep", "memory", "--quiet", "--no-samples", "--out", dir + "/memory.json"});
+  if (m.exit_code != 0 && m.exit_code != 4)
+    throw UsageError("attribute: the calibration's memory probe failed (exit " + std::to_string(m.exit_code) + "): " +
+                     one_line(m.err.substr(0, m.err.find('\n'))));
+  const ProcessResult f = run_process({self, "kernels", "fit", "--cost", dir + "/cost.json", "--facts", facts, "--memory",
+                                       dir + "/memory.json", "--out", dir + "/loop_cost.json"});
   if (f.exit_code != 0)
     throw UsageError("attribute: the calibration fit failed: " + one_line(f.err.substr(0, f.err.find('\n'))));
   std::string command;
   for (std::size_t i = 1; i < sweep.size() - 2; ++i) command += (i > 1 ? " " : "") + sweep[i];
-  return json{{"command", "divbench " + command + " && divbench kernels fit"},
+  return json{{"command", "divbench " + command + " && divbench --sweep memory && divbench kernels fit --memory"},
               {"cost_exit_code", r.exit_code},
-              {"trustworthy", r.exit_code == 0},
+              {"memory_exit_code", m.exit_code},
+              {"trustworthy", r.exit_code == 0 && m.exit_code == 0},
               {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
               {"constants", dir + "/loop_cost.json"}};
 }
@@ -340,6 +346,23 @@ std::string default_memory_path(const std::string& constants_path) {
   return constants_path.empty() || !fs::is_regular_file(beside, ec) ? std::string() : beside.string();
 }
 
+// The memory levels the run uses (model/memory_cost.hpp): `memory` ("none": no levels, the rule before,
+// a control), else the constants' own, else the probe's result beside the constants file.
+void apply_memory(const std::string& memory_option, model::CostConstants& c, const std::string& constants_path) {
+  if (memory_option == "none") {
+    c.memory_levels.clear();
+    c.memory_source = nullptr;
+    return;
+  }
+  const std::string memory = !memory_option.empty() ? memory_option
+                             : c.memory_levels.empty() ? default_memory_path(constants_path)
+                                                       : std::string();
+  if (memory.empty()) return;
+  const json m = read_json_file(memory);
+  c.memory_levels = model::memory_levels_from_result(m, memory);
+  c.memory_source = json{{"file", memory}, {"device", m.value("device", json(nullptr))}, {"git", m.value("git", json(nullptr))}};
+}
+
 void check_request(const Request& q) {
   if (q.argv.empty() && q.from_counts.empty())
     throw UsageError("attribute: give the program to run after --, e.g. divbench attribute -- ./app");
@@ -368,19 +391,7 @@ Outcome run(const Request& q) {
   std::string used, why;
   auto constants = model::load_constants(q.constants, used, why);
   if (!constants) throw UsageError("attribute: no loop-cost constants (" + why + "); give --constants FILE (divbench.loop_cost/1)");
-  // The memory levels: --memory, else the constants' own, else the probe's result beside the constants
-  // (results/<gpu>/memory.json, stage 50's --sweep memory).
-  // "--memory none": no levels (a load's whole pass is lost per extra pass: the rule before, a control).
-  const std::string memory = q.memory == "none"                  ? std::string()
-                             : !q.memory.empty()                 ? q.memory
-                             : constants->memory_levels.empty() ? default_memory_path(used)
-                                                                : std::string();
-  if (q.memory == "none") constants->memory_levels.clear();
-  if (!memory.empty()) {
-    const json m = read_json_file(memory);
-    constants->memory_levels = model::memory_levels_from_result(m, memory);
-    constants->memory_source = json{{"file", memory}, {"device", m.value("device", json(nullptr))}, {"git", m.value("git", json(nullptr))}};
-  }
+  apply_memory(q.memory, *constants, used);
   // Without B every branch would be priced at 0 cycles: refused, as kernels predict predicts no loop without it.
   if (!constants->taken_branch)
     throw UsageError(used + ": (/taken_branch_cycles) is null: the taken-branch constant B is not fitted, so branches "
@@ -643,6 +654,7 @@ Outcome run(const Request& q) {
     if (!c || !c->taken_branch)
       throw UsageError("attribute: the calibration's constants cannot be read (" + (c ? std::string("B not fitted") : cwhy) + ")");
     constants = c;
+    if (!q.memory.empty()) apply_memory(q.memory, *constants, "");  // --memory stands over the calibration's
     used = "calibration on this GPU (" + calibration.value("command", std::string()) + ")";
     if (!calibration.value("trustworthy", false))
       std::cerr << "divbench attribute: WARNING the calibration sweep was disturbed (exit 4: another process on the "
