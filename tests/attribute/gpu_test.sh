@@ -2,7 +2,8 @@
 # `divbench attribute` on the GPU against ground truth (label gpu; exit 77 without a GPU): divbench's own
 # k-way kernel (estimated cycles lost per warp within 10% of the measured T(k) - T(1); none at k = 1),
 # the lane kernels (host-known executions, divergent executions and active lanes), the predicated kernel
-# (no divergent branch) — the checks of python3 -m divbench.attribute_validation on a smaller run.
+# (no divergent branch) — the checks of python3 -m divbench.attribute_validation on a smaller run; and
+# --calibrate: the cost sweep, the memory probe and the fit on this GPU, the curves in the result.
 #   usage: gpu_test.sh DIVBENCH TARGETS SCRIPTS_DIR
 set -uo pipefail
 divbench=$1 targets=$2 scripts=$3
@@ -16,6 +17,17 @@ for k in 1 4; do
 done
 "$divbench" attribute --quiet --out "$d/lanes.json" -- "$targets" lanes 2 >"$d/lanes.target.json" || exit 1
 "$divbench" attribute --quiet --out "$d/predication.json" -- "$targets" predication 1000 3 >"$d/predication.target.json" || exit 1
+"$divbench" attribute --quiet --calibrate --no-pc-sampling --kernel kway_kernel --out "$d/calibrated.json" \
+  -- "$targets" kway fma_chain 4 1000 3 >/dev/null || exit 1
+python3 - "$d/calibrated.json" <<'PY' || exit 1
+import json, sys
+cm = json.load(open(sys.argv[1]))["cost_model"]
+cal, levels = cm.get("calibration") or {}, cm.get("memory_levels") or []
+print("calibration", cal.get("cost_exit_code"), cal.get("memory_exit_code"), [l["level"] for l in levels])
+ok = cal.get("cost_exit_code") in (0, 4) and cal.get("memory_exit_code") in (0, 4) and \
+    {l["level"] for l in levels} == {"dram", "l2", "l1"} and all(len(l["lanes"]) >= 2 for l in levels)
+sys.exit(0 if ok else 1)
+PY
 PYTHONPATH="$scripts" python3 - "$d" <<'PY'
 import sys
 from pathlib import Path
