@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "divbench/core/errors.hpp"
+#include "divbench/cuda/occupancy.hpp"
 #include "divbench/core/fit.hpp"
 #include "experiments/memory/launcher.hpp"
 #include "divbench/summary/iteration_cost.hpp"
@@ -20,10 +21,14 @@ namespace divbench {
 namespace {
 
 const std::vector<int> kLanes{1, 2, 4, 8, 12, 16, 20, 24, 28, 32};
+// Warps resident per SM: 1 is the curve attribute's memory rule reads (summary.levels); the others say how
+// the curve changes with occupancy (summary.occupancy), which the rule does not model.
+const std::vector<int> kWarps{1, 4, 16};
 
 struct MemoryConfig {
   std::vector<std::string> levels;
   std::vector<int> lanes;
+  std::vector<int> warps;         // warps per SM (one block per SM of that many warps)
   std::vector<std::uint32_t> ns;  // two load counts per lane
   TimingConfig timing;
 };
@@ -32,6 +37,7 @@ MemoryConfig parse(const RunOptions& o) {
   MemoryConfig c;
   for (const auto& l : memory_levels()) c.levels.push_back(l.name);
   c.lanes = kLanes;
+  c.warps = kWarps;
   c.ns = o.has("--n") ? o.ns : std::vector<std::uint32_t>{64, 320};
   std::sort(c.ns.begin(), c.ns.end());
   c.ns.erase(std::unique(c.ns.begin(), c.ns.end()), c.ns.end());
@@ -48,6 +54,7 @@ json to_json(const MemoryConfig& c) {
          {"body", "memory_lanes"},  // its noise class: a memory body's (data/noise_criterion.json memory_bodies)
          {"levels", c.levels},
          {"lanes", c.lanes},
+         {"warps_per_sm", c.warps},
          {"ns", c.ns}};
   json sizes = json::object();
   for (const auto& l : memory_levels()) sizes[l.name] = std::uint64_t{l.nodes} * 4;
@@ -59,15 +66,23 @@ json to_json(const MemoryConfig& c) {
 std::vector<PointSpec> plan(const MemoryConfig& c, const DeviceRecord& dev) {
   std::vector<PointSpec> pts;
   const TimedRun run{c.timing, std::nullopt, false};
-  for (const auto& level : c.levels)
-    for (int lanes : c.lanes)
-      for (std::uint32_t n : c.ns)
-        pts.push_back(timed_point_spec({{"level", level}, {"lanes", lanes}, {"n", n}}, memory_timed_kernel(level, lanes, n),
-                                       run, dev, 1, {{"loads_per_lane", n}}));
+  for (int w : c.warps) {
+    // One warp per SM: the sampling the configuration names. More: a fixed grid of one block of w warps
+    // on every SM (pinned by shared memory), each launch reduced to the median of its warps.
+    TimedRun at = run;
+    if (w > 1) at.shape = LaunchShape{dev.sm_count, 32 * w, smem_to_pin_blocks_per_sm(dev.index, 1)};
+    for (const auto& level : c.levels)
+      for (int lanes : c.lanes)
+        for (std::uint32_t n : c.ns)
+          pts.push_back(timed_point_spec({{"level", level}, {"lanes", lanes}, {"n", n}, {"warps_per_sm", w}},
+                                         memory_timed_kernel(level, lanes, n), at, dev, 1, {{"loads_per_lane", n}}));
+  }
   return pts;
 }
 
-void finalize(const MemoryConfig& c, ResultRecord& r) {
+// Per level, the cycles per load against the lanes at `warps` warps per SM (a file before the warps axis:
+// its points count as 1).
+json level_curves(const MemoryConfig& c, const ResultRecord& r, int warps) {
   json levels = json::array();
   for (const auto& level : c.levels) {
     json per = json::array();
@@ -75,7 +90,8 @@ void finalize(const MemoryConfig& c, ResultRecord& r) {
     for (int lanes : c.lanes) {
       std::vector<const TimedPoint*> pts;
       for (const auto& p : r.points)
-        if (p.axes.value("level", "") == level && p.axes.value("lanes", -1) == lanes) pts.push_back(&p);
+        if (p.axes.value("level", "") == level && p.axes.value("lanes", -1) == lanes && p.axes.value("warps_per_sm", 1) == warps)
+          pts.push_back(&p);
       const std::optional<IterationCost> a = iteration_cost(pts);
       if (!a) continue;
       per.push_back(json{{"lanes", lanes}, {"cycles_per_load", a->c}, {"t1", a->t1}, {"t2", a->t2}});
@@ -92,7 +108,19 @@ void finalize(const MemoryConfig& c, ResultRecord& r) {
     }
     levels.push_back(entry);
   }
-  r.summary["levels"] = levels;
+  return levels;
+}
+
+void finalize(const MemoryConfig& c, ResultRecord& r) {
+  r.summary["levels"] = level_curves(c, r, 1);
+  json occupancy = json::array();
+  for (int w : c.warps)
+    if (w > 1) occupancy.push_back(json{{"warps_per_sm", w}, {"levels", level_curves(c, r, w)}});
+  r.summary["occupancy"] = occupancy;
+  if (c.timing.sampling == Sampling::warp_per_sm)
+    r.summary["noise_check"] =
+        "not judged for spread: the noise criterion has no quiet level for warp-per-SM or grid points of a body "
+        "that touches memory; co-tenants and throttling are judged";
   add_quality_summary(r);
 }
 
@@ -105,16 +133,18 @@ Experiment memory_experiment() {
                                   if (c.timing.sampling == Sampling::warp_per_sm)
                                     notes.push_back(
                                         "the noise criterion (data/noise_criterion.json) has no quiet level for warp-per-SM "
-                                        "points of a body that touches memory: these points are judged for co-tenants and "
-                                        "throttling, not for their spread (repeat the sweep and compare)");
+                                        "or grid points of a body that touches memory: these points are judged for "
+                                        "co-tenants and throttling, not for their spread (repeat the sweep and compare)");
                                   return notes;
                                 }};
   AxisSpec level("level", AxisType::string, "", "", "the memory level the table's size puts the loads in (dram, l2, l1)",
                  AxisLabel::bare);
   AxisSpec lanes("lanes", AxisType::integer, "lanes", "", "active lanes of the warp, each on its own chain");
+  AxisSpec warps("warps_per_sm", AxisType::integer, "warps", "", "warps resident per SM, each chasing (1: the curve the rule reads)");
   d.axes = {{level, [](const MemoryConfig& c) { return json(c.levels); }},
             {lanes, [](const MemoryConfig& c) { return json(c.lanes); }},
-            {n_axis("--n"), [](const MemoryConfig& c) { return json(c.ns); }}};
+            {n_axis("--n"), [](const MemoryConfig& c) { return json(c.ns); }},
+            {warps, [](const MemoryConfig& c) { return json(c.warps); }}};
   d.settings = {"--reps", "--warmup", "--sampling", "--no-samples"};
   d.in_all = false;
   return make_experiment<MemoryConfig>(d);

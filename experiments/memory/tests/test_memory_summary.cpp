@@ -30,4 +30,26 @@ TEST(Finalize, MemoryCyclesPerLoadAndEachLevelsLine) {
   EXPECT_NEAR(levels[0]["per_lanes"][3]["cycles_per_load"].get<double>(), 700 + 72, 1e-9);
   EXPECT_NEAR(levels[1]["cycles_per_sector"].get<double>(), 6, 1e-9);
   EXPECT_FALSE(levels[2].contains("fixed_cycles"));
+  // Points without warps_per_sm count as one warp per SM; more warps go to summary.occupancy.
+  EXPECT_TRUE(r.summary["occupancy"].is_array());
+}
+
+TEST(Finalize, MemoryCurvesPerWarpsPerSm) {
+  // At 4 warps per SM the DRAM pass costs 1000 + 20 lanes: summary.occupancy, not summary.levels.
+  std::vector<TimedPoint> pts;
+  for (int warps : {1, 4})
+    for (int lanes : {1, 32})
+      for (std::uint32_t n : {64u, 320u}) {
+        const double a = warps == 1 ? 700 + 9.0 * lanes : 1000 + 20.0 * lanes;
+        pts.push_back(point(1, a * n + 500, 0, {{"level", "dram"}, {"lanes", lanes}, {"n", n}, {"warps_per_sm", warps}}));
+        pts.back().axes.erase("k");
+        pts.back().axes.erase("placement");
+      }
+  const ResultRecord r = finalize("sweep", "memory", RunOptions{}, pts);
+  EXPECT_NEAR(r.summary["levels"][0]["per_lanes"][1]["cycles_per_load"].get<double>(), 700 + 9 * 32, 1e-9);
+  const json& occ = r.summary["occupancy"];
+  ASSERT_EQ(occ.size(), 2u);  // 4 and 16 (no points at 16: no line)
+  EXPECT_EQ(occ[0]["warps_per_sm"], 4);
+  EXPECT_NEAR(occ[0]["levels"][0]["per_lanes"][1]["cycles_per_load"].get<double>(), 1000 + 20 * 32, 1e-9);
+  EXPECT_NEAR(occ[0]["levels"][0]["cycles_per_sector"].get<double>(), 20, 1e-9);
 }
