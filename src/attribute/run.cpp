@@ -242,13 +242,15 @@ bool measured_class(const sass::Instruction& ins, const model::IssueCost& c) {
 // The memory rule (model/memory_cost.hpp): a measured wait on a global load scales with the lanes of
 // a pass as the memory probe's curve says (a gather; a coalesced load does not). The load's sectors
 // per pass come from the counts' sectors column; without it (older recordings, a CUPTI without the
-// metric) or without memory levels, nothing scales. Returns {"scaled_instructions", "gathers",
-// "levels": {level: instructions}} or null.
+// metric) or without memory levels, nothing scales. The curves are those measured at the warps per SM
+// nearest the kernel's resident warps. Returns {"scaled_instructions", "gathers", "levels": {level:
+// instructions}, "curves_warps_per_sm"} or null.
 json scale_load_waits(std::vector<model::IssueCost>& costs, const sass::Function& f, const FunctionCounts& counts,
-                      const std::vector<model::MemoryLevelCost>& levels) {
+                      const std::vector<model::MemoryLevelCost>& levels, double warps_per_sm) {
   if (!counts.has_sectors || levels.empty()) return nullptr;
   json levels_used = json::object();
   std::size_t scaled = 0, gathers = 0;
+  int curve_warps = 0;
   for (std::size_t i = 0; i < f.instructions.size() && i < costs.size(); ++i) {
     if (!costs[i].memory_measured || !costs[i].memory_wait || costs[i].memory_producers.empty()) continue;
     // Of the loads whose scoreboard reaches the wait, the one executed most often: the wait's usual
@@ -263,13 +265,15 @@ json scale_load_waits(std::vector<model::IssueCost>& costs, const sass::Function
       lanes = double(c->thread_inst) / double(c->inst);
     }
     if (sectors <= 0) continue;
-    costs[i].load = model::scale_load(levels, costs[i].cycles, sectors, lanes);
+    costs[i].load = model::scale_load(levels, costs[i].cycles, sectors, lanes, warps_per_sm);
     if (!costs[i].load.level) continue;
+    curve_warps = costs[i].load.level->warps_per_sm;
     ++scaled;
     gathers += costs[i].load.gather;
     levels_used[costs[i].load.level->level] = levels_used.value(costs[i].load.level->level, 0) + 1;
   }
-  return json{{"scaled_instructions", scaled}, {"gathers", gathers}, {"levels", levels_used}};
+  return json{{"scaled_instructions", scaled}, {"gathers", gathers}, {"levels", levels_used},
+              {"curves_warps_per_sm", curve_warps ? json(curve_warps) : json(nullptr)}};
 }
 
 json price_waits(std::vector<model::IssueCost>& costs, const sass::Function& f, const FunctionCounts& counts,
@@ -798,7 +802,7 @@ Outcome run(const Request& q) {
         const double per_sm = std::clamp(double(warps) / launches / sms, 1.0, std::max(1.0, limit));
         json priced = price_waits(out.costs[i], *analyses[i]->function, fc, *samples, pcs.period_cycles, per_sm);
         if (!priced.is_null()) {
-          priced["memory_rule"] = scale_load_waits(out.costs[i], *analyses[i]->function, fc, constants->memory_levels);
+          priced["memory_rule"] = scale_load_waits(out.costs[i], *analyses[i]->function, fc, constants->memory_levels, per_sm);
           sampling[fc.name] = priced;
         }
       }

@@ -46,6 +46,7 @@ std::vector<MemoryLevelCost> memory_levels_from_json(const json& levels, const s
       throw UsageError(what + ": (" + key + ") is not {\"level\", \"lanes\": [...], \"cycles_per_load\": [...]} of one length");
     MemoryLevelCost m;
     m.level = l["level"].get<std::string>();
+    if (l.contains("warps_per_sm")) m.warps_per_sm = static_cast<int>(in_range(l["warps_per_sm"], what, key + "/warps_per_sm", 1, 64));
     for (std::size_t j = 0; j < l["lanes"].size(); ++j) {
       m.lanes.push_back(in_range(l["lanes"][j], what, key + "/lanes/" + std::to_string(j), 1, 32));
       m.cycles.push_back(in_range(l["cycles_per_load"][j], what, key + "/cycles_per_load/" + std::to_string(j), 1e-3, 1e6));
@@ -56,37 +57,56 @@ std::vector<MemoryLevelCost> memory_levels_from_json(const json& levels, const s
   return v;
 }
 
-std::vector<MemoryLevelCost> memory_levels_from_result(const json& result, const std::string& what) {
-  if (!result.is_object() || result.value("experiment", "") != "memory" || !result.contains("summary") ||
-      !result["summary"].is_object() || !result["summary"].contains("levels"))
-    throw UsageError(what + ": not a --sweep memory result (experiment \"memory\" with summary.levels)");
-  const json& levels = result["summary"]["levels"];
-  if (!levels.is_array() || levels.empty()) throw UsageError(what + ": (/summary/levels) is not a non-empty list");
-  std::vector<MemoryLevelCost> v;
+namespace {
+
+// The levels of one list of summary.levels' shape, measured at `warps` warps per SM; `key` its JSON path.
+void levels_of(const json& levels, int warps, const std::string& what, const std::string& key, std::vector<MemoryLevelCost>& v) {
+  if (!levels.is_array() || levels.empty()) throw UsageError(what + ": (" + key + ") is not a non-empty list");
   for (std::size_t i = 0; i < levels.size(); ++i) {
-    const std::string key = "/summary/levels/" + std::to_string(i);
+    const std::string lk = key + "/" + std::to_string(i);
     const json& l = levels[i];
     if (!l.is_object() || !l.contains("level") || !l["level"].is_string() || !l.contains("per_lanes") || !l["per_lanes"].is_array())
-      throw UsageError(what + ": (" + key + ") is not {\"level\", \"per_lanes\"}");
+      throw UsageError(what + ": (" + lk + ") is not {\"level\", \"per_lanes\"}");
     MemoryLevelCost m;
     m.level = l["level"].get<std::string>();
+    m.warps_per_sm = warps;
     for (std::size_t j = 0; j < l["per_lanes"].size(); ++j) {
       const json& p = l["per_lanes"][j];
-      const std::string pk = key + "/per_lanes/" + std::to_string(j);
+      const std::string pk = lk + "/per_lanes/" + std::to_string(j);
       if (!p.is_object() || !p.contains("lanes") || !p.contains("cycles_per_load"))
         throw UsageError(what + ": (" + pk + ") is not {\"lanes\", \"cycles_per_load\"}");
       m.lanes.push_back(in_range(p["lanes"], what, pk + "/lanes", 1, 32));
       m.cycles.push_back(in_range(p["cycles_per_load"], what, pk + "/cycles_per_load", 1e-3, 1e6));
     }
-    check_level(m, what, key);
+    check_level(m, what, lk);
     v.push_back(std::move(m));
+  }
+}
+
+}  // namespace
+
+std::vector<MemoryLevelCost> memory_levels_from_result(const json& result, const std::string& what) {
+  if (!result.is_object() || result.value("experiment", "") != "memory" || !result.contains("summary") ||
+      !result["summary"].is_object() || !result["summary"].contains("levels"))
+    throw UsageError(what + ": not a --sweep memory result (experiment \"memory\" with summary.levels)");
+  std::vector<MemoryLevelCost> v;
+  levels_of(result["summary"]["levels"], 1, what, "/summary/levels", v);
+  const json& occ = result["summary"].value("occupancy", json::array());
+  if (!occ.is_array()) throw UsageError(what + ": (/summary/occupancy) is not a list");
+  for (std::size_t i = 0; i < occ.size(); ++i) {
+    const std::string key = "/summary/occupancy/" + std::to_string(i);
+    if (!occ[i].is_object() || !occ[i].contains("warps_per_sm") || !occ[i].contains("levels"))
+      throw UsageError(what + ": (" + key + ") is not {\"warps_per_sm\", \"levels\"}");
+    levels_of(occ[i]["levels"], static_cast<int>(in_range(occ[i]["warps_per_sm"], what, key + "/warps_per_sm", 2, 64)), what,
+              key + "/levels", v);
   }
   return v;
 }
 
 json memory_levels_json(const std::vector<MemoryLevelCost>& levels) {
   json j = json::array();
-  for (const auto& l : levels) j.push_back(json{{"level", l.level}, {"lanes", l.lanes}, {"cycles_per_load", l.cycles}});
+  for (const auto& l : levels)
+    j.push_back(json{{"level", l.level}, {"warps_per_sm", l.warps_per_sm}, {"lanes", l.lanes}, {"cycles_per_load", l.cycles}});
   return j;
 }
 
@@ -97,11 +117,17 @@ double LoadScaling::ratio(double from_lanes, double to_lanes) const {
 }
 
 LoadScaling scale_load(const std::vector<MemoryLevelCost>& levels, double cycles_per_pass, double sectors_per_pass,
-                       double lanes_per_pass) {
+                       double lanes_per_pass, double warps_per_sm) {
   LoadScaling s;
   if (levels.empty() || !(cycles_per_pass > 0) || !(sectors_per_pass > 0) || !(lanes_per_pass > 0)) return s;
+  // The warps per SM measured nearest the kernel's (by ratio).
+  const double w = std::max(1.0, warps_per_sm);
+  int warps = levels.front().warps_per_sm;
+  for (const auto& l : levels)
+    if (std::fabs(std::log(l.warps_per_sm / w)) < std::fabs(std::log(warps / w))) warps = l.warps_per_sm;
   double best = 0;
   for (const auto& l : levels) {
+    if (l.warps_per_sm != warps) continue;
     const double d = std::fabs(l.at(sectors_per_pass) - cycles_per_pass);
     if (!s.level || d < best) s.level = &l, best = d;
   }

@@ -13,9 +13,9 @@ using namespace divbench::model;
 namespace {
 
 // Curves shaped like the probe's: fast growth over the first lanes, slow after.
-const std::vector<MemoryLevelCost> kLevels{{"dram", {1, 8, 16, 32}, {550, 800, 880, 920}},
-                                           {"l2", {1, 8, 16, 32}, {260, 316, 328, 349}},
-                                           {"l1", {1, 8, 16, 32}, {39, 42.7, 46.4, 52.5}}};
+const std::vector<MemoryLevelCost> kLevels{{"dram", 1, {1, 8, 16, 32}, {550, 800, 880, 920}},
+                                           {"l2", 1, {1, 8, 16, 32}, {260, 316, 328, 349}},
+                                           {"l1", 1, {1, 8, 16, 32}, {39, 42.7, 46.4, 52.5}}};
 
 json memory_result(json per_lanes) {
   return json{{"experiment", "memory"},
@@ -44,6 +44,18 @@ TEST(MemoryCost, NearestLevelAndAGathersRatio) {
   EXPECT_EQ(scale_load(kLevels, 330, 16, 16).level->level, "l2");
 }
 
+TEST(MemoryCost, CurvesOfTheNearestWarpsPerSm) {
+  // The same DRAM level at 16 warps per SM, where a pass grows about with its sectors.
+  std::vector<MemoryLevelCost> levels = kLevels;
+  levels.push_back({"dram", 16, {1, 8, 16, 32}, {565, 934, 1560, 3360}});
+  EXPECT_EQ(scale_load(levels, 870, 16, 16, 1).level->warps_per_sm, 1);
+  EXPECT_EQ(scale_load(levels, 870, 16, 16, 3).level->warps_per_sm, 1);    // 3 is nearer 1 than 16 by ratio
+  EXPECT_EQ(scale_load(levels, 1500, 16, 16, 8).level->warps_per_sm, 16);  // 8 is nearer 16
+  const LoadScaling s = scale_load(levels, 1500, 16, 16, 40);
+  EXPECT_EQ(s.level->level, "dram");
+  EXPECT_DOUBLE_EQ(s.ratio(16, 32), 3360.0 / 1560.0);
+}
+
 TEST(MemoryCost, CoalescedLoadDoesNotScale) {
   // 16 lanes sharing 2 sectors a pass: a fuller pass fetches about as much; ratio 1 (whole passes lost).
   const LoadScaling s = scale_load(kLevels, 560, 2, 16);
@@ -64,7 +76,16 @@ TEST(MemoryCost, LevelsFromAMemoryResultAndRefusals) {
       memory_result(json::array({json{{"lanes", 1}, {"cycles_per_load", 546.3}}, json{{"lanes", 32}, {"cycles_per_load", 922.7}}})), "m.json");
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].level, "dram");
+  EXPECT_EQ(v[0].warps_per_sm, 1);
   EXPECT_DOUBLE_EQ(v[0].at(32), 922.7);
+  // summary.occupancy's curves come with their warps per SM.
+  json with_occ = memory_result(json::array({json{{"lanes", 1}, {"cycles_per_load", 546.3}}, json{{"lanes", 32}, {"cycles_per_load", 922.7}}}));
+  with_occ["summary"]["occupancy"] = json::array({json{{"warps_per_sm", 16}, {"levels", with_occ["summary"]["levels"]}}});
+  const auto w = memory_levels_from_result(with_occ, "m.json");
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[1].warps_per_sm, 16);
+  with_occ["summary"]["occupancy"][0]["warps_per_sm"] = 0;
+  EXPECT_THROW(memory_levels_from_result(with_occ, "m"), UsageError);
   EXPECT_THROW(memory_levels_from_result(json{{"experiment", "loops"}, {"summary", {{"levels", json::array()}}}}, "m"), UsageError);
   // One measured lanes count is no curve; lanes out of 1..32, a negative or non-numeric time, lanes not ascending.
   EXPECT_THROW(memory_levels_from_result(memory_result(json::array({json{{"lanes", 1}, {"cycles_per_load", 546.3}}})), "m"), UsageError);
@@ -89,6 +110,7 @@ TEST(MemoryCost, ConstantsCarryTheLevelsThroughTheirJson) {
   ASSERT_EQ(c.memory_levels.size(), 3u);
   EXPECT_EQ(c.memory_levels[1].level, "l2");
   EXPECT_DOUBLE_EQ(c.memory_levels[1].at(8), 316);
+  EXPECT_EQ(c.memory_levels[1].warps_per_sm, 1);
   EXPECT_EQ(c.memory_source["file"], "m.json");
   j["memory_levels"][0]["cycles_per_load"][0] = -1e9;
   EXPECT_THROW(constants_from_json(j, "c.json"), UsageError);

@@ -21,17 +21,19 @@ namespace divbench::model {
 
 struct MemoryLevelCost {
   std::string level;            // "dram", "l2", "l1"
+  int warps_per_sm = 1;         // the warps resident per SM it was measured at
   std::vector<double> lanes;    // ascending, 1..32: sectors per pass (one per lane)
   std::vector<double> cycles;   // f at each: cycles per pass
   // f at `sectors` (piecewise linear between the measured lanes, constant beyond the ends).
   double at(double sectors) const;
 };
 
-// The levels of a `--sweep memory` result (summary.levels[].per_lanes); UsageError naming `what` when
-// the document is not one or a value is out of range.
+// The levels of a `--sweep memory` result: summary.levels[].per_lanes (one warp per SM) and those of
+// summary.occupancy[] (more warps per SM); UsageError naming `what` when the document is not one or a
+// value is out of range.
 std::vector<MemoryLevelCost> memory_levels_from_result(const json& result, const std::string& what);
 
-// The same as a constants document keeps them ({"level", "lanes", "cycles_per_load"}), and back.
+// The same as a constants document keeps them ({"level", "warps_per_sm", "lanes", "cycles_per_load"}), and back.
 json memory_levels_json(const std::vector<MemoryLevelCost>& levels);
 std::vector<MemoryLevelCost> memory_levels_from_json(const json& levels, const std::string& what);
 
@@ -48,9 +50,13 @@ struct LoadScaling {
   double ratio(double from_lanes, double to_lanes) const;
 };
 
-// For a load measured at `cycles_per_pass`, `sectors_per_pass` and `lanes_per_pass`. No level (empty
-// levels, no sectors): level null, ratio 1.
+// For a load measured at `cycles_per_pass`, `sectors_per_pass` and `lanes_per_pass` in a kernel of
+// `warps_per_sm` resident warps: the curves measured at the warps per SM nearest it (by ratio), and
+// among them the level whose f lies nearest the pass. The probe shows why: at 16 warps per SM a DRAM
+// gather's pass grows about in proportion to its sectors beyond 12 lanes (the memory system, not the
+// wait for the slowest sector, is the limit), at one warp per SM it grows 12% from 16 to 32 lanes. No
+// level (empty levels, no sectors): level null, ratio 1.
 LoadScaling scale_load(const std::vector<MemoryLevelCost>& levels, double cycles_per_pass, double sectors_per_pass,
-                       double lanes_per_pass);
+                       double lanes_per_pass, double warps_per_sm = 1);
 
 }  // namespace divbench::model
