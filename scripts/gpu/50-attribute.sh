@@ -106,7 +106,7 @@ step "attribute thrust repeat" "$DIVBENCH" attribute --quiet --no-pc-sampling --
 # 5. Ground truth by compaction, out of sample: nineteen shapes (seven held out, in two sets), each in a random
 # and a sorted order. First divbench's memory probe (--sweep memory: a dependent load's cycles against the
 # lanes, one sector each, per memory level), whose levels the shapes' attribute calls use (--memory).
-step "memory probe" "$DIVBENCH" --sweep memory --quiet --out "$G/memory.json"
+step "memory probe" "$DIVBENCH" --sweep memory --quiet --no-samples --out "$G/memory.json"
 MEM=()
 [ -f "$G/memory.json" ] && MEM=(--memory "$G/memory.json")
 S="$BIN/divbench_attribute_shapes"
