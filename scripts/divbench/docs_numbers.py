@@ -420,6 +420,14 @@ def SK(order: str, tag: str, what: str, compute: Callable[[dict], float]) -> Val
     return F(f"{H200}/attribute/shapes_{order}.json", f"{tag}: {what}", lambda: compute(shape_kernel(order, tag)))
 
 
+
+def memory_curve(warps: int, level: str, lanes: int) -> float:
+    """results/h200/memory.json: cycles per load of `level` at `lanes` lanes and `warps` warps per SM."""
+    d = json.loads((ROOT / H200 / "memory.json").read_text())
+    levels = d["summary"]["levels"] if warps == 1 else next(o["levels"] for o in d["summary"]["occupancy"] if o["warps_per_sm"] == warps)
+    curve = next(l for l in levels if l["level"] == level)
+    return next(p["cycles_per_load"] for p in curve["per_lanes"] if p["lanes"] == lanes)
+
 def sampled_over_model(order: str, tag: str) -> float:
     t = shape_kernel(order, tag)["time_sampling"]
     return t["model_cycles_per_sample"] / t["warp_cycles_per_sample"]
@@ -746,7 +754,7 @@ CHECKS: list[Check] = [
     Check("docs/attribute.md", "(without this rule, on the 8418717 recording: pointer chase +{}%, held-out gather loop +{}%)",
           [J(f"{H200}/earlier-8418717/reanalysed_no_memory_rule.json", "shapes[shape=pointer_chase].rel_err", 100),
            J(f"{H200}/earlier-8418717/reanalysed_no_memory_rule.json", "shapes[shape=gather_loop].rel_err", 100)]),
-    Check("docs/attribute.md", "it moved from +{}% (8418717) to\n  −{}% (9462a63)",
+    Check("docs/attribute.md", "it moved from +{}% (8418717) to\n  −{}% (3af4ba5)",
           [J(f"{H200}/earlier-8418717/reanalysed_9462a63.json", "shapes[shape=coalesced_if].rel_err", 100),
            J(f"{H200}/attribute/validation.json", "shapes[shape=coalesced_if].rel_err", -100)]),
     Check("docs/attribute.md", "Its first\nmeasurement (stage at 8418717, re-analysed with the fixed probe, results/h200/README.md) gave +{}%,\n"
@@ -755,6 +763,12 @@ CHECKS: list[Check] = [
            J(f"{H200}/earlier-8418717/reanalysed_a3ee7cb.json", "shapes[shape=coalesced_if].rel_err", 100),
            J(f"{H200}/earlier-8418717/reanalysed_a3ee7cb.json", "shapes[shape=chase_if].rel_err", 100),
            J(f"{H200}/earlier-8418717/reanalysed_a3ee7cb.json", "shapes[shape=gather_compute].rel_err", 100)]),
+    Check("docs/attribute.md", "a DRAM pass at one warp per SM costs {} cycles at 16 lanes and {} at 32 (the wait\n"
+                               "   for the slowest sector), at 16 warps per SM {} and {}",
+          [F(f"{H200}/memory.json", "dram, 1 warp per SM, 16 lanes", lambda: memory_curve(1, "dram", 16)),
+           F(f"{H200}/memory.json", "dram, 1 warp per SM, 32 lanes", lambda: memory_curve(1, "dram", 32)),
+           F(f"{H200}/memory.json", "dram, 16 warps per SM, 16 lanes", lambda: memory_curve(16, "dram", 16)),
+           F(f"{H200}/memory.json", "dram, 16 warps per SM, 32 lanes", lambda: memory_curve(16, "dram", 32))]),
     Check("docs/attribute.md", "after that fix (9462a63) chase_if −{}%",
           [J(f"{H200}/earlier-8418717/reanalysed_9462a63.json", "shapes[shape=chase_if].rel_err", -100)]),
     Check("docs/attribute.md", "/ warp_cycles_per_sample = {} random, against {}–{} for the arithmetic shapes)",
