@@ -7,6 +7,10 @@
 namespace divbench {
 namespace {
 
+// Student's t through the regularized incomplete beta function, written here rather than taken from
+// Boost.Math: that is a ~150 MB package for one function in a build that has none of Boost; its values
+// are tested against scipy's (tests/cpu/test_fit.cpp StudentTAgreesWithScipy). The 3x3 inverse below
+// (Gauss-Jordan with pivoting) likewise: Eigen for one small solve would be a new dependency.
 // Continued fraction for the regularized incomplete beta function (Numerical Recipes' betacf).
 double betacf(double a, double b, double x) {
   const int max_it = 300;

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <random>
 
@@ -80,6 +83,20 @@ TEST(Fit, StudentTPValues) {
   EXPECT_NEAR(divbench::student_t_two_sided_p(0.0, 5), 1.0, 1e-12);
   EXPECT_NEAR(divbench::student_t_two_sided_p(2.042, 30), 0.05, 1e-3);
   EXPECT_LT(divbench::student_t_two_sided_p(50, 29), 1e-20);
+}
+
+TEST(Fit, StudentTAgreesWithScipy) {
+  // tests/data/student_t_scipy.json: scipy.stats.t's two-sided p on a grid of t and degrees of freedom
+  // (python3 -m divbench.student_t_reference; the gate's t test is scipy's, the fit's is fit.cpp's).
+  std::ifstream in(std::string(DIVBENCH_SOURCE_DIR) + "/tests/data/student_t_scipy.json");
+  ASSERT_TRUE(in.good());
+  const nlohmann::json ref = nlohmann::json::parse(in);
+  ASSERT_GE(ref["rows"].size(), 100u);
+  for (const auto& r : ref["rows"]) {
+    const double p = r["p"].get<double>();
+    const double ours = divbench::student_t_two_sided_p(r["t"].get<double>(), r["dof"].get<double>());
+    EXPECT_NEAR(ours, p, 1e-9 + 1e-7 * p) << "t " << r["t"] << " dof " << r["dof"];
+  }
 }
 
 TEST(Fit, RejectsBadInput) {

@@ -57,3 +57,17 @@ def test_holm():
     assert stats.holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
     assert stats.holm([]) == []
     assert stats.holm([0.5, 0.9]) == [1.0, 1.0]
+
+
+def test_student_t_reference_is_scipys():
+    """tests/data/student_t_scipy.json is what scipy gives now: the reference of tests/cpu/test_fit.cpp's
+    StudentTAgreesWithScipy (the C++ t distribution of the T(k) fit against the one the gate uses)."""
+    import json
+    from pathlib import Path
+
+    from divbench import student_t_reference as ref
+    committed = json.loads((Path(__file__).resolve().parents[2] / "tests" / "data" / "student_t_scipy.json").read_text())
+    now = ref.reference()
+    assert [(r["t"], r["dof"]) for r in committed["rows"]] == [(r["t"], r["dof"]) for r in now["rows"]]
+    for c, n in zip(committed["rows"], now["rows"]):
+        assert c["p"] == pytest.approx(n["p"], rel=1e-12, abs=1e-300), (c["t"], c["dof"])
