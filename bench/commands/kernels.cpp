@@ -142,13 +142,7 @@ int run_fit(const FitOptions& o) {
   check_output("--out", o.out, inputs);
   require_writable(o.out, "--out");
   model::CostFit fit = fit_inputs(o);
-  if (!o.memory.empty()) {
-    const json m = read_json_file(o.memory);
-    fit.constants.memory_levels = model::memory_levels_from_result(m, o.memory);
-    fit.constants.memory_source = json{{"file", o.memory},
-                                       {"device", m.value("device", json(nullptr))},
-                                       {"git", m.value("git", json(nullptr))}};
-  }
+  if (!o.memory.empty()) model::set_memory_levels(fit.constants, o.memory);
   json doc = model::to_json(fit);
   if (!o.validation.empty()) {
     const json facts = read_json_file(o.facts);

@@ -23,16 +23,20 @@ SCHEMA = "divbench.shapes_reanalysed/1"
 KEYS = ("shape", "held_out_set", "truth_cycles", "estimated_cycles", "rel_err", "ok")
 
 
-def reanalyse(divbench: str, folder: Path, memory: str | None) -> list[dict]:
+def reanalyse(divbench: str, folder: Path, memory: str | None, prefix: str = "shapes_") -> list[dict]:
+    """The rows of attribute_validation.shapes_checks for the recording in `folder`: its orders in
+    `<prefix>random/` and `<prefix>sorted/` (tests/data/attribute/shapes has them without the prefix),
+    `memory` given to --memory when set ("none": the control without the memory rule). RuntimeError
+    naming the command when divbench fails."""
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
         shutil.copy(folder / "shapes_time.json", t / "shapes_time.json")
         for order in ("random", "sorted"):
-            cmd = [divbench, "attribute", "--quiet", "--from-counts", str(folder / f"shapes_{order}"),
+            cmd = [divbench, "attribute", "--quiet", "--from-counts", str(folder / f"{prefix}{order}"),
                    "--out", str(t / f"shapes_{order}.json")] + (["--memory", memory] if memory else [])
-            r = subprocess.run(cmd, capture_output=True, text=True)
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
             if r.returncode != 0:
-                sys.exit(f"shapes_reanalyse: {' '.join(cmd)} failed: {r.stderr.strip()}")
+                raise RuntimeError(f"{' '.join(cmd)} failed (exit {r.returncode}): {r.stderr.strip()}")
         return [{k: row.get(k) for k in KEYS} for row in av.shapes_checks(t)]
 
 
@@ -44,7 +48,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--label", help="what the binary is, for the document (default: its path)")
     p.add_argument("--out", required=True, type=Path)
     a = p.parse_args(argv)
-    rows = reanalyse(a.divbench, a.folder, a.memory)
+    try:
+        rows = reanalyse(a.divbench, a.folder, a.memory)
+    except RuntimeError as e:
+        sys.exit(f"shapes_reanalyse: {e}")
     a.out.write_text(json.dumps({"schema": SCHEMA, "binary": a.label or a.divbench, "recording": str(a.folder), "memory": a.memory,
                                  "shapes": rows}, indent=1) + "\n")
     for r in rows:

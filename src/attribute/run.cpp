@@ -252,7 +252,7 @@ json scale_load_waits(std::vector<model::IssueCost>& costs, const sass::Function
   std::size_t scaled = 0, gathers = 0;
   int curve_warps = 0;
   for (std::size_t i = 0; i < f.instructions.size() && i < costs.size(); ++i) {
-    if (!costs[i].memory_measured || !costs[i].memory_wait || costs[i].memory_producers.empty()) continue;
+    if (!costs[i].memory_measured || costs[i].memory_producers.empty()) continue;  // producers imply memory_wait
     // Of the loads whose scoreboard reaches the wait, the one executed most often: the wait's usual
     // producer (a loop's load, not the load before the loop that set the same scoreboard once).
     double sectors = 0, lanes = 0;
@@ -361,10 +361,7 @@ void apply_memory(const std::string& memory_option, model::CostConstants& c, con
   const std::string memory = !memory_option.empty() ? memory_option
                              : c.memory_levels.empty() ? default_memory_path(constants_path)
                                                        : std::string();
-  if (memory.empty()) return;
-  const json m = read_json_file(memory);
-  c.memory_levels = model::memory_levels_from_result(m, memory);
-  c.memory_source = json{{"file", memory}, {"device", m.value("device", json(nullptr))}, {"git", m.value("git", json(nullptr))}};
+  if (!memory.empty()) model::set_memory_levels(c, memory);
 }
 
 void check_request(const Request& q) {

@@ -136,6 +136,12 @@ std::string default_constants_path(const std::string& exe_dir) {
   return "";
 }
 
+void set_memory_levels(CostConstants& c, const std::string& path) {
+  const json m = read_json_file(path);
+  c.memory_levels = memory_levels_from_result(m, path);
+  c.memory_source = json{{"file", path}, {"device", m.value("device", json(nullptr))}, {"git", m.value("git", json(nullptr))}};
+}
+
 std::optional<CostConstants> load_constants(const std::string& path, std::string& used, std::string& why) {
   used = path.empty() ? default_constants_path(own_executable_dir()) : path;
   if (used.empty()) {

@@ -34,7 +34,7 @@ MEMORY_CONTROL_MISSES = ("gather_loop", "gather_compute")
 def main() -> int:
     divbench, root = sys.argv[1], Path(sys.argv[2])
     sys.path.insert(0, str(root / "scripts"))
-    from divbench import attribute_validation, schemas  # noqa: E402 - the package lives in scripts/
+    from divbench import attribute_validation, schemas, shapes_reanalyse  # noqa: E402 - the package lives in scripts/
 
     data = root / "tests" / "data" / "attribute" / "shapes"
     failures = []
@@ -91,16 +91,11 @@ def main() -> int:
                 failures.append(f"{shape}: the memory rule scaled no gather ({rule})")
             if shape == "coalesced_if" and rule.get("gathers"):
                 failures.append(f"coalesced_if: a coalesced load taken for a gather ({rule})")
-        control = t / "control"
-        control.mkdir()
-        shutil.copy(data / "shapes_time.json", control / "shapes_time.json")
-        for order in ("random", "sorted"):
-            r = subprocess.run([divbench, "attribute", "--quiet", "--memory", "none", "--from-counts", str(data / order),
-                                "--out", str(control / f"shapes_{order}.json")], capture_output=True, text=True, timeout=300)
-            if r.returncode != 0:
-                failures.append(f"--memory none {order}: exit {r.returncode}: {r.stderr.strip()}")
+        try:
+            without = {r["shape"]: r for r in shapes_reanalyse.reanalyse(divbench, data, "none", prefix="")}
+        except RuntimeError as e:
+            failures.append(f"--memory none: {e}")
         if not failures:
-            without = {r["shape"]: r for r in attribute_validation.shapes_checks(control)}
             for shape in MEMORY_CONTROL_MISSES:
                 e = without[shape]["rel_err"]
                 print(f"{shape} without the memory rule: rel_err {e}")

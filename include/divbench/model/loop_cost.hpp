@@ -114,6 +114,10 @@ std::string default_constants_path(const std::string& exe_dir);
 // read. nullopt with `why` set when there is no such file or it is not a loop-cost document.
 std::optional<CostConstants> load_constants(const std::string& path, std::string& used, std::string& why);
 
+// Puts the curves of the `--sweep memory` result at `path` into `c` (memory_levels, and memory_source:
+// the file, its device and git); UsageError naming the file when it cannot be read or is not one.
+void set_memory_levels(CostConstants& c, const std::string& path);
+
 // The block the placement excess is located in: 128 bytes, eight 16-byte instructions (an assumed
 // instruction-fetch granularity; the committed fit shows the excess only in the last 32 bytes).
 inline constexpr int kFetchBlockBytes = 128;
