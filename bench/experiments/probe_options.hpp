@@ -9,6 +9,7 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/core/json_io.hpp"
 #include "divbench/kernels/progress.hpp"
+#include "harness/common_settings.hpp"
 #include "harness/config.hpp"
 #include "harness/experiment.hpp"
 
@@ -21,23 +22,20 @@ namespace divbench {
 struct ProbeRuns {
   int launches = 1;      // what runs
   int launches_cap = 1;  // this probe's maximum
-  int reps_requested = 201;
+  int reps_requested = 0;
 };
 
 // --reps as checked launches, capped at `cap`.
-inline ProbeRuns probe_runs(const RunOptions& o, int cap) {
+inline ProbeRuns probe_runs(const SettingValues& s, int cap) {
   ProbeRuns r;
   r.launches_cap = cap;
-  r.reps_requested = o.reps;
-  r.launches = std::max(1, std::min(o.reps, cap));
+  r.reps_requested = static_cast<int>(s.integer("--reps"));
+  r.launches = std::max(1, std::min(r.reps_requested, cap));
   return r;
 }
 
 // The one option every probe takes (its settings): --reps, as checked launches.
-inline const std::vector<std::string>& probe_settings() {
-  static const std::vector<std::string> v{"--reps"};
-  return v;
-}
+inline std::vector<SettingSpec> probe_settings() { return {reps_setting()}; }
 
 inline json to_json(const ProbeRuns& r) {
   return json{{"launches", r.launches}, {"launches_cap", r.launches_cap}, {"reps_requested", r.reps_requested}};
@@ -115,9 +113,9 @@ struct ProbeConfig {
 
 // A probe's Config as parsed: --reps as its checked launches (capped at `cap`), the rest its defaults.
 template <class Config>
-Config parse_probe_config(const RunOptions& o, int cap) {
+Config parse_probe_config(const SettingValues& s, int cap) {
   Config c;
-  c.runs = probe_runs(o, cap);
+  c.runs = probe_runs(s, cap);
   return c;
 }
 

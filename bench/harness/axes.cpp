@@ -4,6 +4,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "common_settings.hpp"
 #include "divbench/core/errors.hpp"
 
 namespace divbench {
@@ -30,13 +31,6 @@ AxisSpec map_axis() { return {"map", AxisType::string, "", "--map", "lane-to-pat
 
 AxisSpec n_axis(const std::string& option) {
   return {"n", AxisType::integer, "iterations per path", option, "loop iterations of the work body on each path"};
-}
-
-const std::vector<std::string>& harness_options() {
-  static const std::vector<std::string> v{"--sweep", "--probe", "--all",    "--list",   "--device",
-                                          "--out",   "--format", "--quiet", "--metrics", "--version",
-                                          "--max-attempts", "--noise-factor"};
-  return v;
 }
 
 json axes_config_json(const std::vector<AxisDecl>& axes) {
@@ -94,7 +88,7 @@ std::string axes_label(const std::vector<AxisDecl>& axes, const json& point_axes
 void check_options(const std::vector<std::string>& given, const std::string& who,
                    const std::vector<std::string>& accepted) {
   std::set<std::string> ok(accepted.begin(), accepted.end());
-  ok.insert(harness_options().begin(), harness_options().end());
+  for (const auto& h : harness_settings()) ok.insert(h.option);
   for (const auto& opt : given) {
     if (ok.count(opt)) continue;
     std::set<std::string> takes(accepted.begin(), accepted.end());

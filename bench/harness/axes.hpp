@@ -60,10 +60,6 @@ json axis_names(const std::vector<T>& values, Name name) {
 }
 AxisSpec n_axis(const std::string& option);  // iterations per path ("--n", or "" where fixed)
 
-// Options every experiment takes: the selection, the device, the output and the counters (the harness
-// reads these, not the experiment).
-const std::vector<std::string>& harness_options();
-
 // The declaration as the result records it under config.axes.
 json axes_config_json(const std::vector<AxisDecl>& axes);
 
@@ -78,7 +74,7 @@ std::string axes_label(const std::vector<AxisDecl>& axes, const json& point_axes
 // The one accepted-options check. `who` names the selection as the user gave it ("--probe order",
 // "--all"); `accepted` is what the selected experiments declare (their axes' options and settings).
 // UsageError "WHO: OPTION does not apply (...)" for the first option given that neither they nor the
-// harness take.
+// harness (harness_settings()) take.
 void check_options(const std::vector<std::string>& given, const std::string& who,
                    const std::vector<std::string>& accepted);
 

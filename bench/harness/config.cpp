@@ -19,12 +19,12 @@ int warmup_launches(const TimingConfig& t, bool fixed_grid) {
 
 Sampling default_sampling(Body body) { return body_touches_memory(body) ? Sampling::single : Sampling::warp_per_sm; }
 
-TimingConfig parse_timing(const RunOptions& o, Body body) {
+TimingConfig parse_timing(const SettingValues& s, Body body) {
   TimingConfig t;
-  t.reps = o.reps;
-  t.warmup = o.has("--warmup") ? o.warmup : -1;
-  t.sampling = o.sampling.empty() ? default_sampling(body) : parse_sampling(o.sampling);
-  t.keep_samples = o.samples;
+  t.reps = static_cast<int>(s.integer("--reps"));
+  t.warmup = s.has("--warmup") ? static_cast<int>(s.integer("--warmup")) : -1;
+  t.sampling = s.has("--sampling") ? parse_sampling(s.text("--sampling")) : default_sampling(body);
+  t.keep_samples = !s.flag("--no-samples");
   return t;
 }
 
@@ -32,12 +32,12 @@ json to_json(const WorkConfig& w) {
   return json{{"body", body_name(w.body)}, {"map", lane_map_name(w.map)}, {"iters", w.iters}, {"seed", w.seed}};
 }
 
-WorkConfig parse_work(const RunOptions& o) {
+WorkConfig parse_work(const SettingValues& s) {
   WorkConfig w;
-  w.body = parse_body(o.body);
-  w.map = parse_lane_map(o.map);
-  w.iters = static_cast<std::uint32_t>(o.iters);
-  w.seed = o.seed;
+  w.body = parse_body(s.text("--body"));
+  w.map = parse_lane_map(s.text("--map"));
+  w.iters = static_cast<std::uint32_t>(s.integer("--iters"));
+  w.seed = s.whole("--seed");
   return w;
 }
 
@@ -47,11 +47,8 @@ std::vector<int> all_path_counts() {
   return ks;
 }
 
-std::vector<int> parse_placements(const RunOptions& o, int default_count) {
-  const int n = o.has("--placements") ? o.placements : default_count;
-  if (n < 1 || n > kPlacements)
-    throw UsageError("--placements: " + std::to_string(n) + " is outside 1.." + std::to_string(kPlacements) +
-                     " (the code placements the kernels are built at)");
+std::vector<int> parse_placements(const SettingValues& s) {
+  const int n = static_cast<int>(s.integer("--placements"));  // 1..kPlacements, checked by the declaration
   std::vector<int> v;
   for (int i = 0; i < n; ++i) v.push_back(i * kPlacements / n);
   return v;

@@ -1,13 +1,15 @@
 // The experiment registry. An experiment declares a typed configuration and four functions over it
 // (nvbench's model: what an experiment declares is what runs and what gets recorded):
-//   parse(RunOptions) -> Config      validation; UsageError (exit 2) before any GPU work
+//   parse(SettingValues) -> Config   typed values of its declared settings; UsageError (exit 2) before any GPU work
 //   to_json(Config)                  exactly what the result's "config" records
 //   plan(Config, Device) -> points   the points, built from the same Config
 //   finalize(Config, ResultRecord&)  fit and summary from the collected points (host-only: CPU tests
 //                                    drive it with synthetic points, no GPU)
-// and declares its axes and settings once (axes.hpp): what its points vary over, with the option that
-// sets each, and the other options it reads. Labels, point.axes, config.axes and the accepted options
-// all come from that declaration; plan() gives each point its coordinates, never a hand-built label.
+// and declares its axes (axes.hpp) and its settings (settings.hpp) once: what its points vary over, with
+// the option that sets each, and every option it reads with type, default, unit, help and valid values.
+// Labels, point.axes, config.axes, the command line (main.cpp registers the declared settings in one
+// loop), the accepted options and --axis NAME=VALUES all come from that declaration; plan() gives each
+// point its coordinates, never a hand-built label.
 // One folder per experiment, experiments/<name>/ (docs/dynamic.md "Adding an experiment"): its
 // experiment.cpp registers itself with DIVBENCH_REGISTER_EXPERIMENT.
 #pragma once
@@ -19,7 +21,7 @@
 
 #include "axes.hpp"
 #include "divbench/core/result.hpp"
-#include "options.hpp"
+#include "settings.hpp"
 
 namespace divbench {
 
@@ -50,6 +52,7 @@ struct PreparedExperiment {
   json config;              // to_json(Config), with "axes": the declared axes and their values
   std::vector<AxisDecl> axes;  // the declared axes with this Config's values
   std::vector<std::string> notes;  // said once on stderr before the run (e.g. a capped --reps)
+  std::vector<std::string> inputs; // files the run reads (--loop-cost): no output may land on them
   std::function<std::vector<PointSpec>(const DeviceRecord&)> plan;
   std::function<void(ResultRecord&)> finalize;
 };
@@ -59,17 +62,21 @@ struct Experiment {
   std::vector<std::string> aliases;  // other names --sweep/--probe accept ("k" for "kway")
   std::string kind;                  // "sweep" or "probe"
   std::string help;
-  std::function<PreparedExperiment(const RunOptions&)> prepare;  // parse; throws UsageError
+  std::function<PreparedExperiment(const SettingValues&)> prepare;  // parse; throws UsageError
   bool in_all = true;  // run by --all (the reproduction); the validation sweeps (cost, sampling) run alone
-  std::vector<std::string> options;            // what it declares: its axes' options and its settings
-  std::vector<std::string> ignored_under_all;  // of those, the ones it leaves at its defaults under --all
+  std::vector<SettingSpec> settings;  // every option it reads, its axes' included
+  std::vector<AxisSpec> axes;         // what its points vary over (--axis NAME=VALUES sets those with an option)
 };
+
+// A declaration's own consistency (std::logic_error, at registration): every axis's option declared as a
+// setting, no option declared twice, an own setting under a shared option's name of the shared type.
+void check_declaration(const Experiment& e);
 
 // What an experiment file declares.
 template <class Config>
 struct ExperimentDef {
   ExperimentDef(std::string name_, std::vector<std::string> aliases_, std::string kind_, std::string help_,
-                std::function<Config(const RunOptions&)> parse_, std::function<json(const Config&)> to_json_,
+                std::function<Config(const SettingValues&)> parse_, std::function<json(const Config&)> to_json_,
                 std::function<std::string(const Config&)> result_name_,
                 std::function<std::vector<PointSpec>(const Config&, const DeviceRecord&)> plan_,
                 std::function<void(const Config&, ResultRecord&)> finalize_,
@@ -81,20 +88,22 @@ struct ExperimentDef {
   std::vector<std::string> aliases;
   std::string kind;
   std::string help;
-  std::function<Config(const RunOptions&)> parse;
+  std::function<Config(const SettingValues&)> parse;
   std::function<json(const Config&)> to_json;
   std::function<std::string(const Config&)> result_name;
   std::function<std::vector<PointSpec>(const Config&, const DeviceRecord&)> plan;
   std::function<void(const Config&, ResultRecord&)> finalize;
   std::function<std::vector<std::string>(const Config&)> notes;  // optional
+  std::function<std::vector<std::string>(const Config&)> inputs;  // optional: files it reads (PreparedExperiment::inputs)
   // What its points vary over: each axis with the values this Config gives it.
   struct Axis {
     AxisSpec spec;
     std::function<json(const Config&)> values;
   };
   std::vector<Axis> axes;
-  std::vector<std::string> settings;           // the other options parse() reads ("--reps", "--body")
-  std::vector<std::string> ignored_under_all;  // options it declares but leaves at its defaults under --all
+  // Every option parse() reads, with its type, default and help: the shared ones (common_settings.hpp,
+  // with this experiment's default where it differs) and its own. An axis's option is one of them.
+  std::vector<SettingSpec> settings;
   bool in_all = true;  // run by --all; false for the validation sweeps that run alone
 };
 
@@ -113,10 +122,10 @@ std::vector<PointSpec> with_declared_axes(const std::string& experiment, const s
 
 template <class Config>
 Experiment make_experiment(ExperimentDef<Config> d) {
-  Experiment e{d.name, d.aliases, d.kind, d.help, nullptr, d.in_all, d.settings, d.ignored_under_all};
-  for (const auto& a : d.axes)
-    if (!a.spec.option.empty()) e.options.push_back(a.spec.option);
-  e.prepare = [d](const RunOptions& o) {
+  Experiment e{d.name, d.aliases, d.kind, d.help, nullptr, d.in_all, d.settings, {}};
+  for (const auto& a : d.axes) e.axes.push_back(a.spec);
+  check_declaration(e);
+  e.prepare = [d](const SettingValues& o) {
     auto c = std::make_shared<const Config>(d.parse(o));
     PreparedExperiment p;
     p.name = d.name;
@@ -126,6 +135,7 @@ Experiment make_experiment(ExperimentDef<Config> d) {
     p.config["axes"] = axes_config_json(axes);
     p.axes = axes;
     if (d.notes) p.notes = d.notes(*c);
+    if (d.inputs) p.inputs = d.inputs(*c);
     p.plan = [d, c, axes](const DeviceRecord& dev) { return with_declared_axes(d.name, axes, d.plan(*c, dev)); };
     p.finalize = [d, c](ResultRecord& r) {
       if (d.finalize) d.finalize(*c, r);
@@ -138,9 +148,24 @@ Experiment make_experiment(ExperimentDef<Config> d) {
 std::vector<Experiment>& experiment_registry();
 const Experiment* find_experiment(const std::string& name, const std::string& kind);
 
-// The accepted-options check for a selection (check_options over what the selected experiments declare;
-// under --all, less what each leaves at its defaults there). UsageError naming the option.
-void check_selected_options(const RunOptions& o, const std::string& who, const std::vector<const Experiment*>& sel);
+// Every option the command line takes (main.cpp registers these in one loop): the harness's settings,
+// then each option the experiments declare, once, with the shared help and each own meaning named.
+std::vector<SettingSpec> declared_options();
+
+// The experiments a command line selects (--sweep, --probe or --all) and how to name them in a message.
+struct Selection {
+  std::vector<const Experiment*> experiments;
+  std::string who;  // "--sweep k", "--probe order", "--all"
+};
+Selection select_experiments(const SettingValues& harness);
+
+// The values that reach each selected experiment (in selection order), after the one accepted-options
+// check: an option no selected experiment (nor the harness) declares is refused naming it; --axis
+// NAME=VALUES gives the option of each selected experiment's axis NAME (refused when none has one, or
+// when that option is given too). Of several experiments, one whose own setting shares a shared option's
+// name does not get it (its meaning there is not the option's): `notes` says so. Every value that reaches
+// an experiment is checked against its declaration here (UsageError naming the option).
+std::vector<SettingValues> resolve_settings(const Selection& sel, const CommandLine& cl, std::vector<std::string>& notes);
 
 struct ExperimentRegistrar {
   explicit ExperimentRegistrar(Experiment e) { experiment_registry().push_back(std::move(e)); }

@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "divbench/core/errors.hpp"
-#include "options.hpp"
+#include "k_list.hpp"
 
 namespace divbench {
 namespace {

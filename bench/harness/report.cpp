@@ -6,6 +6,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "common_settings.hpp"
+
 namespace divbench {
 
 void Progress::note(const std::string& line) const {
@@ -29,7 +31,22 @@ void Progress::point(std::size_t done, std::size_t total, const std::string& nam
     std::fprintf(stderr, "[divbench] (%zu/%zu) %s: done\n", done, total, name.c_str());
 }
 
-void print_experiment_list(std::ostream& os) {
+void print_experiment_list(std::ostream& os, const std::string& format) {
+  if (format == "json") {
+    json list{{"schema", "divbench.experiments/1"}, {"harness_settings", json::array()}, {"experiments", json::array()}};
+    for (const auto& s : harness_settings()) list["harness_settings"].push_back(setting_json(s));
+    for (const auto& e : experiment_registry()) {
+      json j{{"name", e.name}, {"aliases", e.aliases}, {"kind", e.kind}, {"help", e.help}, {"in_all", e.in_all},
+             {"axes", json::array()}, {"settings", json::array()}};
+      for (const auto& a : e.axes)
+        j["axes"].push_back({{"name", a.name}, {"type", axis_type_name(a.type)}, {"unit", a.unit},
+                             {"option", a.option.empty() ? json(nullptr) : json(a.option)}, {"help", a.help}});
+      for (const auto& s : e.settings) j["settings"].push_back(setting_json(s));
+      list["experiments"].push_back(j);
+    }
+    os << list.dump(2) << "\n";
+    return;
+  }
   for (const char* kind : {"sweep", "probe"}) {
     os << kind << "s:\n";
     for (const auto& e : experiment_registry())
@@ -79,16 +96,16 @@ std::string points_csv(const ResultRecord& rec) {
   return os.str();
 }
 
-void report_result(std::ostream& os, const RunOptions& opts, const ResultRecord& rec, const json& doc) {
-  if (opts.format == "json") {
+void report_result(std::ostream& os, const std::string& format, bool quiet, const ResultRecord& rec, const json& doc) {
+  if (format == "json") {
     os << json_text(doc);
     return;
   }
-  if (opts.format == "csv") {
+  if (format == "csv") {
     os << points_csv(rec);
     return;
   }
-  if (opts.quiet) return;
+  if (quiet) return;
   os << "\n== " << rec.experiment << " on " << rec.device.name << " (cc " << rec.device.cc << ", "
      << rec.device.sm_count << " SMs)\n";
   // One column per declared axis (as wide as its name or widest value), then the measurement.

@@ -5,7 +5,6 @@
 
 #include "divbench/core/result.hpp"
 #include "experiment.hpp"
-#include "options.hpp"
 
 namespace divbench {
 
@@ -21,10 +20,12 @@ class Progress {
   bool quiet_;
 };
 
-void print_experiment_list(std::ostream& os);
+// --list: the experiments, or with format "json" every experiment's declaration (axes and settings,
+// each setting with type, default, unit, help and valid values) and the harness's settings.
+void print_experiment_list(std::ostream& os, const std::string& format);
 
 // Console: a table of points and the fit; json: the document; csv: one row per point.
-void report_result(std::ostream& os, const RunOptions& opts, const ResultRecord& rec, const json& doc);
+void report_result(std::ostream& os, const std::string& format, bool quiet, const ResultRecord& rec, const json& doc);
 
 // The CSV form of a result's points (header + rows); shared with tests.
 std::string points_csv(const ResultRecord& rec);

@@ -24,17 +24,11 @@
 #include "interrupt.hpp"
 #include "measure.hpp"
 #include "output.hpp"
+#include "common_settings.hpp"
 #include "report.hpp"
 
 namespace divbench {
 namespace {
-
-std::string names_of(const std::string& kind) {
-  std::string s;
-  for (const auto& e : experiment_registry())
-    if (e.kind == kind) s += (s.empty() ? "" : ", ") + e.name;
-  return s;
-}
 
 struct Job {
   const PreparedExperiment* exp;
@@ -71,34 +65,28 @@ int report_verdict(const Progress& progress, const json& q, const std::vector<st
 
 }  // namespace
 
-std::vector<PreparedExperiment> prepare_experiments(const RunOptions& o) {
-  std::vector<const Experiment*> sel;
-  if (o.all) {
-    for (const auto& e : experiment_registry())
-      if (e.in_all) sel.push_back(&e);
-  } else if (!o.sweep.empty()) {
-    const Experiment* e = find_experiment(o.sweep, "sweep");
-    if (!e) throw UsageError("unknown sweep '" + o.sweep + "' (sweeps: " + names_of("sweep") + ")");
-    sel.push_back(e);
-  } else if (!o.probe.empty()) {
-    const Experiment* e = find_experiment(o.probe, "probe");
-    if (!e) throw UsageError("unknown probe '" + o.probe + "' (probes: " + names_of("probe") + ")");
-    sel.push_back(e);
-  }
-  const std::string who = o.all ? "--all" : !o.sweep.empty() ? "--sweep " + o.sweep : "--probe " + o.probe;
-  if (!sel.empty()) check_selected_options(o, who, sel);  // the one accepted-options check (axes.hpp)
+std::vector<PreparedExperiment> prepare_experiments(const CommandLine& cl, std::vector<std::string>* notes) {
+  const SettingValues h(harness_settings(), cl.given);
+  const Selection sel = select_experiments(h);
+  std::vector<std::string> dropped;
+  const std::vector<SettingValues> values = resolve_settings(sel, cl, dropped);
   std::vector<PreparedExperiment> out;
-  for (const Experiment* e : sel) out.push_back(e->prepare(o));
+  for (std::size_t i = 0; i < sel.experiments.size(); ++i) out.push_back(sel.experiments[i]->prepare(values[i]));
+  if (notes) *notes = dropped;
   return out;
 }
 
-int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args) {
-  if (opts.list) {
-    print_experiment_list(std::cout);
+int run_dynamic(const CommandLine& cl, const std::vector<std::string>& gb_args) {
+  const SettingValues opts(harness_settings(), cl.given);
+  for (const auto& h : harness_settings())  // each harness setting given is valid, whatever runs
+    if (cl.has(h.option)) parse_setting(h, cl.given.at(h.option));
+  if (opts.flag("--list")) {
+    print_experiment_list(std::cout, opts.text("--format"));
     return kExitOk;
   }
   // Everything that can be checked without a GPU is checked first (exit 2 before exit 3).
-  const std::vector<PreparedExperiment> prepared = prepare_experiments(opts);
+  std::vector<std::string> dropped;
+  const std::vector<PreparedExperiment> prepared = prepare_experiments(cl, &dropped);
   check_benchmark_flags(gb_args);
   std::vector<char*> gb_argv;
   std::vector<std::string> gb_store = gb_args;
@@ -109,28 +97,29 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
     throw UsageError("unrecognized Google Benchmark flag");
   // Output targets are checked (and released again, leaving nothing) before the device is looked
   // for; with --device all they are planned again once the devices are known.
-  const bool all_devices = opts.device == "all";
+  const std::string out_target = opts.text("--out");
+  const bool all_devices = opts.text("--device") == "all";
   // The output rule (check_output): the inputs of this run are the loop-cost constants (given, or
   // the committed file found from the executable); neither divbench's own --out (the file, or each
   // result file of --out DIR/) nor Google Benchmark's --benchmark_out may land on them, and
   // --benchmark_out is none of the result files of `plan`.
-  const std::string constants_input =
-      opts.loop_cost.empty() ? model::default_constants_path(own_executable_dir()) : opts.loop_cost;
+  std::vector<std::string> inputs{model::default_constants_path(own_executable_dir())};
+  for (const auto& p : prepared) inputs.insert(inputs.end(), p.inputs.begin(), p.inputs.end());
   auto check_outputs = [&](const OutputPlan& plan, const std::vector<std::string>& stems) {
     std::vector<std::string> results;
     for (const auto& s : stems)
       if (!plan.path_of(s).empty()) results.push_back(plan.path_of(s));
-    for (const auto& r : results) check_output("--out", r, {constants_input});
-    check_benchmark_out(gb_args, {constants_input}, opts.out, results);
+    for (const auto& r : results) check_output("--out", r, inputs);
+    check_benchmark_out(gb_args, inputs, out_target, results);
   };
   {
     std::vector<std::string> stems_one;
     for (const auto& p : prepared) stems_one.push_back(p.result_name);
-    OutputPlan check(opts.out, stems_one);
+    OutputPlan check(out_target, stems_one);
     check_outputs(check, stems_one);
   }
 
-  const std::vector<int> devices = resolve_devices(opts.device);  // NoDeviceError (exit 3) without a GPU
+  const std::vector<int> devices = resolve_devices(opts.text("--device"));  // NoDeviceError (exit 3) without a GPU
   const bool many_devices = all_devices && devices.size() > 1;
   auto stem_of = [&](const PreparedExperiment& p, int dev) {
     return p.result_name + (many_devices ? "_dev" + std::to_string(dev) : "");
@@ -138,10 +127,14 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
   std::vector<std::string> stems;
   for (int dev : devices)
     for (const auto& p : prepared) stems.push_back(stem_of(p, dev));
-  OutputPlan output(opts.out, stems);
+  OutputPlan output(out_target, stems);
   if (many_devices) check_outputs(output, stems);  // the per-device result files (_dev<N>) are known only now
 
-  const Progress progress(opts.quiet);
+  const bool quiet = opts.flag("--quiet");
+  const std::string format = opts.text("--format");
+  const bool metrics = opts.flag("--metrics");
+  const Progress progress(quiet);
+  for (const auto& d : dropped) progress.note(d);
   for (const auto& p : prepared)
     for (const auto& n : p.notes) progress.note(p.name + ": " + n);
   std::vector<std::unique_ptr<Job>> jobs;
@@ -157,7 +150,7 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
       job->stem = stem_of(p, dev);
       job->record.experiment = p.name;
       job->record.device = info;
-      job->record.provenance = make_provenance(opts.command_line);
+      job->record.provenance = make_provenance(cl.text);
       job->record.config = p.config;
       job->points = p.plan(info);
       job->ran.assign(job->points.size(), false);
@@ -168,8 +161,9 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
   // Register every point of every job, then run them all in one Google Benchmark pass; with --metrics
   // the points' counter launches are queued and profiled together after the timed runs. A disturbed
   // point is measured again (measure.hpp); SIGINT/SIGTERM stop the run between points.
-  const RetryPolicy policy{opts.max_attempts,
-                           opts.noise_factor > 0 ? opts.noise_factor : noise_criterion().factor, &noise_criterion()};
+  const RetryPolicy policy{static_cast<int>(opts.integer("--max-attempts")),
+                           opts.has("--noise-factor") ? opts.number("--noise-factor") : noise_criterion().factor,
+                           &noise_criterion()};
   const InterruptGuard interrupts;
   DeferredMetrics deferred;
   std::size_t total = 0, done = 0;
@@ -179,7 +173,7 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
     for (std::size_t i = 0; i < j->points.size(); ++i) {
       const std::string name =
           j->exp->name + (many_devices ? "/dev:" + std::to_string(j->device) : "") + "/" + j->points[i].label;
-      benchmark::RegisterBenchmark(name.c_str(), [j, i, &opts, &progress, &done, total, name, &deferred, &policy](benchmark::State& st) {
+      benchmark::RegisterBenchmark(name.c_str(), [j, i, metrics, &progress, &done, total, name, &deferred, &policy](benchmark::State& st) {
         DIVBENCH_CUDA_CHECK(cudaSetDevice(j->device));
         if (interrupted_signal()) {
           st.SkipWithError("interrupted");
@@ -192,7 +186,7 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
                             [] { return interrupted_signal() != 0; });
           st.SetIterationTime(r.seconds);
         }
-        if (opts.metrics && j->points[i].launch_once) {
+        if (metrics && j->points[i].launch_once) {
           const bool timed = r.timed;
           const std::size_t at = timed ? j->record.points.size() : j->record.points_extra.size();
           deferred.add(j->device, {j->points[i].launch_once, j->points[i].launch_twin, j->points[i].launch_key},
@@ -220,7 +214,7 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
     }
   }
   std::unique_ptr<benchmark::BenchmarkReporter> display;
-  if (opts.quiet || opts.format != "console") display = std::make_unique<SilentReporter>();
+  if (quiet || format != "console") display = std::make_unique<SilentReporter>();
   else display = std::make_unique<GpuConsoleReporter>();
   const auto wall0 = std::chrono::steady_clock::now();
   benchmark::RunSpecifiedBenchmarks(display.get());
@@ -266,7 +260,7 @@ int run_dynamic(const RunOptions& opts, const std::vector<std::string>& gb_args)
     region_s += job_region_ms / 1000.0;
     json doc = to_json(j->record);
     doc["quality"] = add_verdict(j->record, doc, policy);
-    report_result(std::cout, opts, j->record, doc);
+    report_result(std::cout, format, quiet, j->record, doc);
     const std::string path = output.commit(j->stem, doc);
     if (!path.empty()) progress.note("wrote " + path);
     std::vector<std::string> names = j->timed_names;

@@ -10,7 +10,9 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/cupti/region.hpp"
 #include "experiments/calibration/launcher.hpp"
+#include "harness/common_settings.hpp"
 #include "harness/config.hpp"
+#include "harness/k_list.hpp"
 #include "harness/experiment.hpp"
 
 namespace divbench {
@@ -45,16 +47,15 @@ struct CalibrationConfig {
   bool metrics = false;
 };
 
-CalibrationConfig parse(const RunOptions& o) {
+CalibrationConfig parse(const SettingValues& o) {
   CalibrationConfig c;
   const auto& built = calibration_ks();
-  // Under --all, --k is the k sweep's list: calibration runs its built k.
-  c.ks = o.ks.empty() || o.all ? built : o.ks;
+  c.ks = o.ints("--k");
   for (int k : c.ks)
     if (std::find(built.begin(), built.end(), k) == built.end())
       throw UsageError("--sweep calibration: no calibration kernel for k=" + std::to_string(k) + " (built: 1,2,4,8,16,32)");
-  c.iters = static_cast<std::uint32_t>(o.iters);
-  c.metrics = o.metrics;
+  c.iters = static_cast<std::uint32_t>(o.integer("--iters"));
+  c.metrics = o.flag("--metrics");
   return c;
 }
 
@@ -103,8 +104,13 @@ Experiment calibration_experiment() {
       "counter calibration: kernels of known divergence, k = 1,2,4,8,16,32 (use with --metrics)", parse, to_json,
       nullptr, plan, finalize, nullptr};
   d.axes = {{k_axis(), [](const CalibrationConfig& c) { return json(c.ks); }}};
-  d.settings = {"--iters"};  // untimed: one checked launch per point (no --reps, --warmup, --sampling)
-  d.ignored_under_all = {"--k"};  // under --all, --k is the k sweep's list
+  // Its own --k (the built calibration kernels; under --all --k is the k sweep's list and does not reach
+  // it); untimed: one checked launch per point (no --reps, --warmup, --sampling).
+  std::string built;
+  for (int k : calibration_ks()) built += (built.empty() ? "" : ",") + std::to_string(k);
+  SettingSpec ks{"--k", SettingType::list, built, "paths", "the calibration kernels' k: a list of " + built + " (the built ones)"};
+  ks.parse = [](const std::string& t) { return json(parse_k_list(t)); };
+  d.settings = {ks, iters_setting()};
   return make_experiment<CalibrationConfig>(d);
 }
 

@@ -22,6 +22,7 @@
 #include "divbench/summary/kway_fit.hpp"
 #include "divbench/summary/quality.hpp"
 #include "divbench/summary/loop_shape.hpp"
+#include "harness/common_settings.hpp"
 #include "harness/config.hpp"
 #include "harness/experiment.hpp"
 #include "harness/loop_prediction.hpp"
@@ -44,24 +45,25 @@ struct CostConfig {
   std::string loop_cost;                // --loop-cost: constants of a_predicted ("" = the committed file)
 };
 
-CostConfig parse(const RunOptions& o) {
+CostConfig parse(const SettingValues& o) {
   CostConfig c;
-  if (o.has("--body") && !o.all) c.bodies = {parse_body(o.body)};
+  if (o.has("--body")) c.bodies = {parse_body(o.text("--body"))};
   else c.bodies = all_bodies();
-  c.ks = o.has("--k") && !o.all ? o.ks : all_path_counts();
-  c.ks_memory = o.has("--k") && !o.all ? o.ks : std::vector<int>{1, 2, 4, 8, 16, 32};
-  c.ns = o.has("--n") ? o.ns : std::vector<std::uint32_t>{0, 1000, 3000, 10000};
-  c.ns_memory = o.has("--n") ? o.ns : std::vector<std::uint32_t>{0, 100, 300, 1000};
+  // The declared defaults are the compute bodies'; the memory bodies (single sampling, slower) run fewer.
+  c.ks = o.ints("--k");
+  c.ks_memory = o.has("--k") ? c.ks : std::vector<int>{1, 2, 4, 8, 16, 32};
+  c.ns = o.counts("--n");
+  c.ns_memory = o.has("--n") ? c.ns : std::vector<std::uint32_t>{0, 100, 300, 1000};
   if (c.ks.size() < 2) throw UsageError("--sweep cost needs at least two values of k");
   if (c.ns.size() < 2) throw UsageError("--sweep cost needs at least two values of --n (e.g. 0,1000,3000,10000)");
-  c.placements = parse_placements(o, kPlacements);  // every placement: the control is checked at each
+  c.placements = parse_placements(o);  // every placement by default: the control is checked at each
   c.timing = parse_timing(o, Body::fma_chain);
-  c.sampling_given = !o.sampling.empty();
-  if (o.has("--reps")) c.reps_memory = o.reps;
+  c.sampling_given = o.has("--sampling");
+  if (o.has("--reps")) c.reps_memory = c.timing.reps;
   if (o.has("--loop-cost")) {  // read now: a file that is not there or not constants is bad input (exit 2)
     std::string used, why;
-    if (!model::load_constants(o.loop_cost, used, why)) throw UsageError("--loop-cost: " + why);
-    c.loop_cost = o.loop_cost;
+    if (!model::load_constants(o.text("--loop-cost"), used, why)) throw UsageError("--loop-cost: " + why);
+    c.loop_cost = o.text("--loop-cost");
   }
   return c;
 }
@@ -258,7 +260,13 @@ Experiment cost_experiment() {
              [](const CostConfig&) {
                return json::array({"divergent", "control", "control_slot_q", "control_slot_0"});
              }}};
-  d.settings = {"--reps", "--warmup", "--sampling", "--no-samples", "--loop-cost"};
+  d.settings = {body_setting(), placements_setting().with_default(std::to_string(kPlacements)),
+                iterations_setting().with_default("0,1000,3000,10000"), paths_setting(),
+                {"--loop-cost", SettingType::text, "", "",
+                 "Loop-cost constants (divbench.loop_cost/1) for the cost sweep's a_predicted (default: the committed "
+                 "results/h200/loop_cost.json, found from the executable)"}};
+  for (const auto& s : timing_settings()) d.settings.push_back(s);
+  d.inputs = [](const CostConfig& c) { return c.loop_cost.empty() ? std::vector<std::string>{} : std::vector<std::string>{c.loop_cost}; };
   d.in_all = false;
   return make_experiment<CostConfig>(d);
 }

@@ -1,6 +1,7 @@
 // --sweep k: k = 1..32 equal paths in one warp's divergent region; T(k) = s*k + c fitted at every
 // code placement; s reported as the median over placements with its spread.
 #include "divbench/core/errors.hpp"
+#include "harness/common_settings.hpp"
 #include "harness/config.hpp"
 #include "harness/experiment.hpp"
 #include "divbench/summary/kway_fit.hpp"
@@ -19,13 +20,13 @@ struct KwayConfig {
   bool metrics = false;
 };
 
-KwayConfig parse(const RunOptions& o) {
+KwayConfig parse(const SettingValues& o) {
   KwayConfig c;
   c.work = parse_work(o);
   c.timing = parse_timing(o, c.work.body);
-  c.placements = parse_placements(o, 1);
-  c.metrics = o.metrics;
-  c.ks = o.ks.empty() ? all_path_counts() : o.ks;
+  c.placements = parse_placements(o);
+  c.metrics = o.flag("--metrics");
+  c.ks = o.ints("--k");
   if (c.ks.size() < 2) throw UsageError("--sweep k needs at least two values of k to fit T(k)");
   return c;
 }
@@ -81,7 +82,8 @@ Experiment kway_experiment() {
                               parse, to_json, result_name, plan, finalize, nullptr};
   d.axes = {{placement_axis(), [](const KwayConfig& c) { return json(c.placements); }},
             {k_axis(), [](const KwayConfig& c) { return json(c.ks); }}};
-  d.settings = {"--body", "--map", "--iters", "--seed", "--reps", "--warmup", "--sampling", "--no-samples"};
+  d.settings = {placements_setting(), paths_setting()};
+  for (const auto& v : {work_settings(), timing_settings()}) d.settings.insert(d.settings.end(), v.begin(), v.end());
   return make_experiment<KwayConfig>(d);
 }
 

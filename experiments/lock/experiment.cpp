@@ -112,7 +112,7 @@ struct LockConfig : ProbeConfig {
   std::uint32_t cs_iters = kCsIters;
 };
 
-LockConfig parse(const RunOptions& o) { return parse_probe_config<LockConfig>(o, kLaunches); }
+LockConfig parse(const SettingValues& o) { return parse_probe_config<LockConfig>(o, kLaunches); }
 
 json to_json(const LockConfig& c) {
   json j{{"forms", {"release_in_branch", "release_after_loop"}}};

@@ -10,6 +10,7 @@
 #include "experiments/loops/launcher.hpp"
 #include "divbench/summary/iteration_cost.hpp"
 #include "divbench/summary/quality.hpp"
+#include "harness/common_settings.hpp"
 #include "harness/config.hpp"
 #include "harness/experiment.hpp"
 #include "harness/timed_point.hpp"
@@ -24,15 +25,15 @@ struct LoopsConfig {
   TimingConfig timing;
 };
 
-LoopsConfig parse(const RunOptions& o) {
+LoopsConfig parse(const SettingValues& o) {
   LoopsConfig c;
   c.bodies = validation_body_names();
-  c.ns = o.has("--n") ? o.ns : std::vector<std::uint32_t>{1000, 5000};
+  c.ns = o.counts("--n");
   std::sort(c.ns.begin(), c.ns.end());
   c.ns.erase(std::unique(c.ns.begin(), c.ns.end()), c.ns.end());
   if (c.ns.size() != 2 || c.ns[0] == 0)
     throw UsageError("--sweep loops: --n takes two different positive iteration counts (e.g. 1000,5000)");
-  c.placements = parse_placements(o, kPlacements);
+  c.placements = parse_placements(o);
   c.timing = parse_timing(o, Body::fma_chain);
   return c;
 }
@@ -94,7 +95,9 @@ Experiment loops_experiment() {
   d.axes = {{body, [](const LoopsConfig& c) { return json(c.bodies); }},
             {placement, [](const LoopsConfig& c) { return json(c.placements); }},
             {n_axis("--n"), [](const LoopsConfig& c) { return json(c.ns); }}};
-  d.settings = {"--reps", "--warmup", "--sampling", "--no-samples"};
+  d.settings = {placements_setting().with_default(std::to_string(kPlacements)),
+                iterations_setting().with_default("1000,5000")};
+  for (const auto& s : timing_settings()) d.settings.push_back(s);
   d.in_all = false;
   return make_experiment<LoopsConfig>(d);
 }

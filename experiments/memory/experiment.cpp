@@ -13,6 +13,7 @@
 #include "experiments/memory/launcher.hpp"
 #include "divbench/summary/iteration_cost.hpp"
 #include "divbench/summary/quality.hpp"
+#include "harness/common_settings.hpp"
 #include "harness/config.hpp"
 #include "harness/experiment.hpp"
 #include "harness/timed_point.hpp"
@@ -33,12 +34,12 @@ struct MemoryConfig {
   TimingConfig timing;
 };
 
-MemoryConfig parse(const RunOptions& o) {
+MemoryConfig parse(const SettingValues& o) {
   MemoryConfig c;
   for (const auto& l : memory_levels()) c.levels.push_back(l.name);
   c.lanes = kLanes;
   c.warps = kWarps;
-  c.ns = o.has("--n") ? o.ns : std::vector<std::uint32_t>{64, 320};
+  c.ns = o.counts("--n");
   std::sort(c.ns.begin(), c.ns.end());
   c.ns.erase(std::unique(c.ns.begin(), c.ns.end()), c.ns.end());
   if (c.ns.size() != 2 || c.ns[0] == 0)
@@ -145,7 +146,9 @@ Experiment memory_experiment() {
             {lanes, [](const MemoryConfig& c) { return json(c.lanes); }},
             {n_axis("--n"), [](const MemoryConfig& c) { return json(c.ns); }},
             {warps, [](const MemoryConfig& c) { return json(c.warps); }}};
-  d.settings = {"--reps", "--warmup", "--sampling", "--no-samples"};
+  d.settings = {iterations_setting().with_default("64,320").with_help(
+      "Dependent loads per lane: two counts, differenced (at most 4096, the L1 table's size)")};
+  for (const auto& s : timing_settings()) d.settings.push_back(s);
   d.in_all = false;
   return make_experiment<MemoryConfig>(d);
 }

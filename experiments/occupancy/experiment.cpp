@@ -16,7 +16,9 @@
 #include "experiments/kway/launcher.hpp"
 #include "experiments/occupancy/summary.hpp"
 #include "divbench/summary/quality.hpp"
+#include "harness/common_settings.hpp"
 #include "harness/config.hpp"
+#include "harness/k_list.hpp"
 #include "harness/experiment.hpp"
 #include "harness/timed_point.hpp"
 
@@ -30,7 +32,7 @@ constexpr double kSteadyMinShare = 0.9;  // steady_state: region x waves >= 0.9 
 const std::vector<int> kWaves{2, 4};     // oversubscription at the maximum residency
 
 struct OccupancyConfig {
-  int k_divergent = 32;  // the k whose penalty over k = 1 is measured
+  int k_divergent = 0;   // the k whose penalty over k = 1 is measured (its own --k, default 32)
   WorkConfig work;
   TimingConfig timing;   // reps = launches of each grid
 };
@@ -44,20 +46,18 @@ struct Residency {
   int theoretical_blocks_per_sm = 0;   // occupancy API
 };
 
-OccupancyConfig parse(const RunOptions& o) {
+OccupancyConfig parse(const SettingValues& o) {
   OccupancyConfig c;
   c.work = parse_work(o);
-  c.timing = parse_timing(o, c.work.body);
-  if (!o.has("--reps")) c.timing.reps = kDefaultOccupancyLaunches;
+  c.timing.reps = static_cast<int>(o.integer("--reps"));
+  c.timing.warmup = o.has("--warmup") ? static_cast<int>(o.integer("--warmup")) : -1;
   // Up to tens of thousands of warps per launch: the per-launch medians are the samples kept.
   c.timing.keep_samples = false;
-  if (!o.all) {
-    if (o.ks.size() > 1) throw UsageError("--sweep occupancy takes one --k value (the divergent k, default 32)");
-    if (!o.ks.empty() && o.ks.front() < 2)
-      throw UsageError("--sweep occupancy: --k must be at least 2 (the penalty is T(k)/T(1))");
-    if (!o.ks.empty()) c.k_divergent = o.ks.front();
-  }
-  // Under --all, --k is the k sweep's list: the occupancy sweep keeps k = 32.
+  // Its own --k: under --all --k is the k sweep's list and does not reach it (it keeps k = 32).
+  const std::vector<int> ks = o.ints("--k");
+  if (ks.size() > 1) throw UsageError("--sweep occupancy takes one --k value (the divergent k, default 32)");
+  if (ks.front() < 2) throw UsageError("--sweep occupancy: --k must be at least 2 (the penalty is T(k)/T(1))");
+  c.k_divergent = ks.front();
   return c;
 }
 
@@ -190,8 +190,11 @@ Experiment occupancy_experiment() {
              }},
             {k_axis("paths: 1 and the divergent k"),
              [](const OccupancyConfig& c) { return json{1, c.k_divergent}; }}};
-  d.settings = {"--body", "--map", "--iters", "--seed", "--reps", "--warmup"};
-  d.ignored_under_all = {"--k"};  // under --all, --k is the k sweep's list
+  SettingSpec k{"--k", SettingType::list, "32", "paths", "the divergent k, one value 2..32 (its penalty is T(k)/T(1))"};
+  k.parse = [](const std::string& t) { return json(parse_k_list(t)); };
+  d.settings = work_settings();
+  for (const auto& s : {k, reps_setting().with_default(std::to_string(kDefaultOccupancyLaunches)), warmup_setting()})
+    d.settings.push_back(s);
   return make_experiment<OccupancyConfig>(d);
 }
 

@@ -23,6 +23,7 @@
 #include "experiments/order/launcher.hpp"
 #include "experiments/order/summary.hpp"
 #include "harness/experiment.hpp"
+#include "harness/k_list.hpp"
 #include "experiments/probe_layout.hpp"
 #include "experiments/probe_options.hpp"
 
@@ -38,15 +39,16 @@ struct OrderConfig : ProbeConfig {
   std::vector<OrderForm> forms = all_order_forms();
 };
 
-OrderConfig parse(const RunOptions& o) {
+OrderConfig parse(const SettingValues& o) {
   auto c = parse_probe_config<OrderConfig>(o, kLaunches);
   c.caps.max_spins = 1u << 10;  // the flag is set before the launch: no lane should poll at all
-  if (o.has("--k") && !o.all) {  // under --all, --k is the path counts of the sweeps
-    for (int g : o.ks)
+  if (o.has("--k")) {  // its own --k (under --all --k is the path counts of the sweeps and does not reach it)
+    const std::vector<int> ks = o.ints("--k");
+    for (int g : ks)
       if (g < 1 || g > 31)
         throw UsageError("--probe order: --k " + std::to_string(g) +
                          " is not a group size (1..31: both sides of the branch need a lane)");
-    c.group_sizes = o.ks;
+    c.group_sizes = ks;
   }
   return c;
 }
@@ -267,8 +269,10 @@ Experiment order_experiment() {
              [](const OrderConfig& c) { return axis_names(c.positions, group_position_name); }},
             {{"group_arm", AxisType::string, "", "", "the branch arm the group takes (then or else)", AxisLabel::bare},
              [](const OrderConfig&) { return json{"then", "else"}; }}};
+  SettingSpec groups{"--k", SettingType::list, "", "lanes", "group sizes, lanes 1..31 (default: the built set)"};
+  groups.parse = [](const std::string& t) { return json(parse_k_list(t)); };
   d.settings = probe_settings();
-  d.ignored_under_all = {"--k"};  // under --all, --k is the path counts of the sweeps
+  d.settings.push_back(groups);
   return make_experiment<OrderConfig>(d);
 }
 

@@ -56,7 +56,7 @@ struct PeerWaitConfig : ProbeConfig {
   std::uint32_t rounds = kRounds;
 };
 
-PeerWaitConfig parse(const RunOptions& o) { return parse_probe_config<PeerWaitConfig>(o, kLaunches); }
+PeerWaitConfig parse(const SettingValues& o) { return parse_probe_config<PeerWaitConfig>(o, kLaunches); }
 
 json to_json(const PeerWaitConfig& c) {
   json j = probe_config_json(c);

@@ -12,7 +12,9 @@
 #include "divbench/summary/loop_shape.hpp"
 #include "experiments/predication/summary.hpp"
 #include "divbench/summary/quality.hpp"
+#include "harness/common_settings.hpp"
 #include "harness/config.hpp"
+#include "harness/k_list.hpp"
 #include "harness/experiment.hpp"
 #include "harness/timed_point.hpp"
 
@@ -26,29 +28,27 @@ struct PredicationConfig {
   TimingConfig timing;
 };
 
-PredicationConfig parse(const RunOptions& o) {
+PredicationConfig parse(const SettingValues& o) {
   PredicationConfig c;
   const auto& built = predicated_arm_counts();
-  // Under --all, --k is the k sweep's and --n the cost sweep's: this sweep keeps its defaults.
-  if (!o.all) {
-    for (int k : o.ks)
-      if (std::find(built.begin(), built.end(), k) == built.end())
-        throw UsageError("--sweep predication: --k " + std::to_string(k) +
-                         " is not a built arm count (use 1, 2, 4, 8, 16 or 32)");
-    if (o.has("--n") && o.ns.size() != 2)
-      throw UsageError("--sweep predication: --n takes exactly two iteration counts (e.g. 1000,10000): the cost "
-                       "of one iteration is the difference of their times");
-    if (o.has("--n") && o.ns.front() == 0)
-      throw UsageError("--sweep predication: --n 0 is not an iteration count here (a loop that runs no iteration "
-                       "takes another path through the kernel): give two counts >= 1");
-  }
-  c.predicated_arms = o.ks.empty() || o.all ? built : o.ks;
+  // Its own --k, the arm counts (under --all --k is the k sweep's list and does not reach it).
+  c.predicated_arms = o.has("--k") ? o.ints("--k") : built;
+  for (int k : c.predicated_arms)
+    if (std::find(built.begin(), built.end(), k) == built.end())
+      throw UsageError("--sweep predication: --k " + std::to_string(k) +
+                       " is not a built arm count (use 1, 2, 4, 8, 16 or 32)");
+  c.ns = o.counts("--n");
+  if (c.ns.size() != 2)
+    throw UsageError("--sweep predication: --n takes exactly two iteration counts (e.g. 1000,10000): the cost "
+                     "of one iteration is the difference of their times");
+  if (c.ns.front() == 0)
+    throw UsageError("--sweep predication: --n 0 is not an iteration count here (a loop that runs no iteration "
+                     "takes another path through the kernel): give two counts >= 1");
   for (int base : {1, 2})
     if (std::find(c.predicated_arms.begin(), c.predicated_arms.end(), base) == c.predicated_arms.end())
       c.predicated_arms.push_back(base);
   std::sort(c.predicated_arms.begin(), c.predicated_arms.end());
-  c.ns = o.has("--n") && !o.all ? o.ns : std::vector<std::uint32_t>{1000, 10000};
-  c.placements = parse_placements(o, kPlacements);
+  c.placements = parse_placements(o);
   c.timing = parse_timing(o, Body::fma_chain);
   return c;
 }
@@ -128,9 +128,11 @@ Experiment predication_experiment() {
               "arms of the variant (predicated: lanes select arm = lane % arms)"},
              [](const PredicationConfig& c) { return json(c.predicated_arms); }},
             {n_axis("--n"), [](const PredicationConfig& c) { return json(c.ns); }}};
-  d.settings = {"--reps", "--warmup", "--sampling", "--no-samples"};
-  // Under --all, --k is the k sweep's and --n the cost sweep's: this sweep keeps its defaults.
-  d.ignored_under_all = {"--k", "--n"};
+  SettingSpec arms{"--k", SettingType::list, "", "arms", "the predicated arm counts: a list of 1,2,4,8,16,32 (default all)"};
+  arms.parse = [](const std::string& t) { return json(parse_k_list(t)); };
+  d.settings = {placements_setting().with_default(std::to_string(kPlacements)), arms,
+                iterations_setting().with_default("1000,10000")};
+  for (const auto& s : timing_settings()) d.settings.push_back(s);
   return make_experiment<PredicationConfig>(d);
 }
 

@@ -141,7 +141,7 @@ struct ProducerConsumerConfig : ProbeConfig {
   std::vector<std::uint32_t> works = kWorks;
 };
 
-ProducerConsumerConfig parse(const RunOptions& o) {
+ProducerConsumerConfig parse(const SettingValues& o) {
   auto c = parse_probe_config<ProducerConsumerConfig>(o, kLaunches);
   c.caps = pc_caps();
   return c;

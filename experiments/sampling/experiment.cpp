@@ -8,6 +8,7 @@
 #include "divbench/core/fit.hpp"
 #include "experiments/kway/launcher.hpp"
 #include "divbench/summary/quality.hpp"
+#include "harness/common_settings.hpp"
 #include "harness/config.hpp"
 #include "harness/experiment.hpp"
 #include "harness/timed_point.hpp"
@@ -19,21 +20,24 @@ struct SamplingConfig {
   std::vector<Body> bodies;
   std::vector<LaneMap> maps;
   std::vector<int> ks;
-  std::uint32_t iters = 10000;         // compute bodies
-  std::uint32_t iters_memory = 1000;   // bodies that touch memory (single sampling is slow for them)
-  std::uint64_t seed = 20260729;
+  std::uint32_t iters = 0;             // compute bodies (--iters)
+  std::uint32_t iters_memory = 1000;   // bodies that touch memory (single sampling is slow for them), unless --iters
+  std::uint64_t seed = 0;
   TimingConfig timing;                 // reps, warmup, samples; both modes run
   double tolerance = 1e-4;             // largest |rel_diff| for which the modes count as equal
 };
 
-SamplingConfig parse(const RunOptions& o) {
+SamplingConfig parse(const SettingValues& o) {
   SamplingConfig c;
-  c.bodies = o.has("--body") && !o.all ? std::vector<Body>{parse_body(o.body)} : all_bodies();
-  c.maps = o.has("--map") && !o.all ? std::vector<LaneMap>{parse_lane_map(o.map)} : all_lane_maps();
-  c.ks = o.has("--k") && !o.all ? o.ks : std::vector<int>{1, 2, 8, 32};
-  if (o.has("--iters")) c.iters = c.iters_memory = static_cast<std::uint32_t>(o.iters);
-  c.seed = o.seed;
-  c.timing = parse_timing(o, Body::fma_chain);
+  c.bodies = o.has("--body") ? std::vector<Body>{parse_body(o.text("--body"))} : all_bodies();
+  c.maps = o.has("--map") ? std::vector<LaneMap>{parse_lane_map(o.text("--map"))} : all_lane_maps();
+  c.ks = o.ints("--k");
+  c.iters = static_cast<std::uint32_t>(o.integer("--iters"));
+  if (o.has("--iters")) c.iters_memory = c.iters;
+  c.seed = o.whole("--seed");
+  c.timing.reps = static_cast<int>(o.integer("--reps"));  // both modes run: no --sampling
+  c.timing.warmup = o.has("--warmup") ? static_cast<int>(o.integer("--warmup")) : -1;
+  c.timing.keep_samples = !o.flag("--no-samples");
   return c;
 }
 
@@ -146,7 +150,8 @@ Experiment sampling_experiment() {
             {{"sampling", AxisType::string, "", "",
               "how the point was sampled: one warp per launch or one warp on every SM", AxisLabel::bare},
              [](const SamplingConfig&) { return json{"single", "warp-per-sm"}; }}};
-  d.settings = {"--iters", "--seed", "--reps", "--warmup", "--no-samples"};
+  d.settings = {body_setting(), map_setting(), paths_setting().with_default("1,2,8,32"), iters_setting(), seed_setting(),
+                reps_setting(), warmup_setting(), no_samples_setting()};
   d.in_all = false;
   return make_experiment<SamplingConfig>(d);
 }

@@ -4,7 +4,7 @@
 
 #include "divbench/core/errors.hpp"
 #include "divbench/core/lane_map.hpp"
-#include "harness/options.hpp"
+#include "harness/k_list.hpp"
 
 using namespace divbench;
 

@@ -27,9 +27,17 @@ inline const DeviceRecord& device() {
 inline int cc_major() { return device().cc_major; }
 
 // kind: "sweep" or "probe".
-inline ResultRecord run_experiment(const std::string& kind, const std::string& name, RunOptions o) {
-  (kind == "sweep" ? o.sweep : o.probe) = name;
-  const PreparedExperiment p = find_experiment(name, kind)->prepare(o);
+// The experiment prepared from `o` as on the command line (resolve_settings: the accepted-options check
+// included).
+inline PreparedExperiment prepared(const std::string& kind, const std::string& name, CommandLine o) {
+  const Experiment* e = find_experiment(name, kind);
+  o.set("--" + kind, name);
+  std::vector<std::string> notes;
+  return e->prepare(resolve_settings(Selection{{e}, "--" + kind + " " + name}, o, notes).front());
+}
+
+inline ResultRecord run_experiment(const std::string& kind, const std::string& name, CommandLine o) {
+  const PreparedExperiment p = prepared(kind, name, std::move(o));
   ResultRecord r;
   r.experiment = name;
   r.device = device();
@@ -45,17 +53,14 @@ inline ResultRecord run_experiment(const std::string& kind, const std::string& n
   return r;
 }
 
-inline ResultRecord run_sweep(const std::string& name, RunOptions o) { return run_experiment("sweep", name, std::move(o)); }
-inline ResultRecord run_probe(const std::string& name, RunOptions o) { return run_experiment("probe", name, std::move(o)); }
+inline ResultRecord run_sweep(const std::string& name, CommandLine o) { return run_experiment("sweep", name, std::move(o)); }
+inline ResultRecord run_probe(const std::string& name, CommandLine o) { return run_experiment("probe", name, std::move(o)); }
 
-// Options of a small sweep: 3 launches after 1 warm-up, and the options named marked as given.
-inline RunOptions small_options(std::initializer_list<std::string> given) {
-  RunOptions o;
-  for (const auto& g : given) o.given.insert(g);
-  o.reps = 3;
-  o.warmup = 1;
-  o.given.insert("--reps");
-  o.given.insert("--warmup");
+// Options of a small sweep: 3 launches after 1 warm-up.
+inline CommandLine small_options() {
+  CommandLine o;
+  o.set("--reps", "3");
+  o.set("--warmup", "1");
   return o;
 }
 

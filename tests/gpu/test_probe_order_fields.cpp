@@ -12,9 +12,8 @@ using namespace test;
 // (producer/consumer through the harness runs W = 10^7: that is the GPU stage's; its fields are
 // tested on synthetic points in experiments/order/tests/test_order_probe.cpp)
 TEST(ProbeOrderFields, LockAndPeerWaitRecordThem) {
-  RunOptions o;
-  o.given = {"--reps"};
-  o.reps = 1;
+  CommandLine o;
+  o.set("--reps", "1");
   const ResultRecord lock = run_probe("lock", o);
   for (const auto& p : lock.points_extra) {
     expect_side_fields(p);

@@ -20,9 +20,9 @@ TEST(Finalize, CostRecoversABCPerPlacement) {
     for (double n : {0.0, 1000.0, 3000.0, 10000.0})
       for (int k : {1, 2, 4, 8, 32})
         pts.push_back(point(k, k * (a[p] * n + b[p]) + c[p], p, {{"body", "fma_chain"}, {"n", static_cast<int>(n)}}));
-  RunOptions o;
-  o.given = {"--body", "--placements"};
-  o.placements = 8;  // the points carry placements 0 and 1; finalize fits the placements it finds
+  CommandLine o;
+  o.set("--body", "fma_chain");
+  o.set("--placements", "8");  // the points carry placements 0 and 1; finalize fits the placements it finds
   const ResultRecord r = finalize("sweep", "cost", o, pts);
   EXPECT_NEAR(r.summary["a_cycles_per_iter"].get<double>(), 28.5, 1e-6);
   EXPECT_NEAR(r.summary["a_cycles_per_iter_min"].get<double>(), 28.0, 1e-6);
@@ -55,9 +55,9 @@ TEST(Finalize, CostSplitsBIntoTheLoopOverPathsAndDivergenceByTheControl) {
         pts.push_back(point(k, k * (28 * n + b[i]) + 700, 4 * i, div));  // --placements 2: 0 and 4
         pts.push_back(point(k, k * (28 * n + loop[i]) + 700 + noise, 4 * i, ctl));
       }
-  RunOptions o;
-  o.given = {"--body", "--placements"};
-  o.placements = 2;
+  CommandLine o;
+  o.set("--body", "fma_chain");
+  o.set("--placements", "2");
   const ResultRecord r = finalize("sweep", "cost", o, pts);
   const json& body = r.summary["bodies"][0];
   EXPECT_TRUE(body["linear_in_n"].get<bool>());
@@ -99,9 +99,9 @@ TEST(Finalize, CostSplitsBDivergenceByTheSlotControl) {
         pts.push_back(point(k, k * slotq[i] + 700, 4 * i, q));
         pts.push_back(point(k, k * slot0[i] + 700, 4 * i, z));
       }
-  RunOptions o;
-  o.given = {"--body", "--placements"};
-  o.placements = 2;
+  CommandLine o;
+  o.set("--body", "fma_chain");
+  o.set("--placements", "2");
   const ResultRecord r = finalize("sweep", "cost", o, pts);
   const json& body = r.summary["bodies"][0];
   EXPECT_NEAR(body["b_param_reads_cycles_per_path_min"].get<double>(), 4, 1e-6);
@@ -126,8 +126,8 @@ TEST(Finalize, CostWithoutControlPointsLeavesTheSplitNull) {
   std::vector<TimedPoint> pts;  // a result written before the control: no region axis
   for (double n : {0.0, 1000.0})
     for (int k : {1, 2, 4}) pts.push_back(point(k, k * (28 * n + 180) + 700, 0, {{"body", "fma_chain"}, {"n", static_cast<int>(n)}}));
-  RunOptions o;
-  o.given = {"--body"};
+  CommandLine o;
+  o.set("--body", "fma_chain");
   const ResultRecord r = finalize("sweep", "cost", o, pts);
   const json& body = r.summary["bodies"][0];
   EXPECT_NEAR(body["b_cycles_per_path"].get<double>(), 180, 1e-6);
@@ -143,9 +143,8 @@ TEST(Finalize, CostPublishesNoABCWhereTheFitIsNotLinearInN) {
       for (const char* region : {"divergent", "control"})
         pts.push_back(point(k, k * (180 + 0.4 * n * n) + 1000, 0,
                             {{"body", "mem_divergent"}, {"n", static_cast<int>(n)}, {"region", region}}));
-  RunOptions o;
-  o.given = {"--body"};
-  o.body = "mem_divergent";
+  CommandLine o;
+  o.set("--body", "mem_divergent");
   const ResultRecord r = finalize("sweep", "cost", o, pts);
   const json& body = r.summary["bodies"][0];
   EXPECT_FALSE(body["linear_in_n"].get<bool>());
@@ -160,9 +159,8 @@ TEST(Finalize, CostPublishesNoABCWhereTheFitIsNotLinearInN) {
 }
 
 TEST(SchemaDocuments, CostTwoBodiesTwoPlacements) {
-  RunOptions o;
-  o.given = {"--placements"};
-  o.placements = 2;
+  CommandLine o;
+  o.set("--placements", "2");
   ResultRecord r;
   for (const char* body : {"fma_chain", "sfu"})
     for (int placement : {0, 4})  // --placements 2: the window's two ends

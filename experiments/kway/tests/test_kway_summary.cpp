@@ -20,7 +20,7 @@ TEST(Finalize, KwayFitsEveryPlacementAndReportsTheSpread) {
   const double s[4] = {280000, 283000, 279000, 290000};
   for (int p = 0; p < 4; ++p)
     for (int k = 1; k <= 8; ++k) pts.push_back(point(k, s[p] * k + 700, p));
-  const ResultRecord r = finalize("sweep", "kway", RunOptions{}, pts);
+  const ResultRecord r = finalize("sweep", "kway", CommandLine{}, pts);
   ASSERT_TRUE(r.has_fit);
   ASSERT_EQ(r.fit_placements.size(), 4u);
   EXPECT_NEAR(r.fit_placements[3]["s"].get<double>(), 290000, 1e-6);
@@ -36,16 +36,15 @@ TEST(Finalize, KwayFitsEveryPlacementAndReportsTheSpread) {
 TEST(Finalize, KwayOnePlacementHasNoSpread) {
   std::vector<TimedPoint> pts;
   for (int k : {1, 2, 4, 32}) pts.push_back(point(k, 1000.0 * k + 10));
-  const ResultRecord r = finalize("sweep", "kway", RunOptions{}, pts);
+  const ResultRecord r = finalize("sweep", "kway", CommandLine{}, pts);
   EXPECT_EQ(r.summary["layout_placements"].get<int>(), 1);
   EXPECT_EQ(r.summary["s_layout_spread_rel"].get<double>(), 0.0);
   EXPECT_NEAR(r.summary["ratio_32_over_1"].get<double>(), 32010.0 / 1010.0, 1e-12);
 }
 
 TEST(SchemaDocuments, KwayAtFourPlacementsWithSamples) {
-  RunOptions o;
-  o.given = {"--placements"};
-  o.placements = 4;
+  CommandLine o;
+  o.set("--placements", "4");
   ResultRecord r;
   for (int placement = 0; placement < 4; ++placement)
     for (int k : {1, 2, 4, 8, 16, 32}) {
@@ -66,16 +65,16 @@ TEST(SchemaDocuments, KwayAtFourPlacementsWithSamples) {
 TEST(KwayPlan, MetricLaunchKeysNameTheLaunchAndPlacement) {
   // No GPU needed: plan() only builds the launches. Each point's metric launches carry the key the
   // occupancy sweep gives the same launches (placement 0), one key per (k, placement).
-  RunOptions o = synthetic::with({"--placements", "--k"});
-  o.sweep = "k";
-  o.placements = 2;
-  o.ks = {1, 32};
-  const std::vector<PointSpec> pts = find_experiment("kway", "sweep")->prepare(o).plan(synthetic_device());
+  CommandLine o;
+  o.set("--sweep", "k");
+  o.set("--placements", "2");
+  o.set("--k", "1,32");
+  const std::vector<PointSpec> pts = synthetic::prepare("sweep", "kway", o).plan(synthetic_device());
   ASSERT_EQ(pts.size(), 4u);
   std::set<std::string> keys;
   for (const auto& p : pts) keys.insert(p.launch_key);
   EXPECT_EQ(keys.size(), 4u);
-  const WorkConfig w;  // the defaults the options leave in place
+  const WorkConfig w = parse_work(synthetic::values_for("sweep", "kway", {}));  // the declared defaults
   EXPECT_EQ(keys.count(kway_launch_key(w.body, w.map, 32, w.iters, w.seed, 0)), 1u);
   EXPECT_EQ(keys.count(kway_launch_key(w.body, w.map, 1, w.iters, w.seed, 4)), 1u);
 }

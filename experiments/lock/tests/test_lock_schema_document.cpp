@@ -9,9 +9,8 @@ using namespace divbench;
 using namespace divbench::schema_docs;
 
 TEST(SchemaDocuments, LockProbeRecordsItsLaunchCap) {
-  RunOptions o;
-  o.given = {"--reps"};
-  o.reps = 1000;  // more than the probe's cap: the cap and the request are recorded
+  CommandLine o;
+  o.set("--reps", "1000");  // more than the probe's cap: the cap and the request are recorded
   ResultRecord r;
   const json run{{"lanes_served", 32}, {"completed", true}, {"cap_reached", false}};
   for (const char* form : {"release_in_branch", "release_after_loop"})

@@ -16,9 +16,8 @@ TEST(Finalize, LoopsDifferenceTwoIterationCountsPerBodyAndPlacement) {
       pts.push_back(point(1, a * n + fixed, placement, {{"body", "int_chain"}, {"n", n}}));
       pts.back().axes.erase("k");
     }
-  RunOptions o;
-  o.given = {"--placements"};
-  o.placements = 2;
+  CommandLine o;
+  o.set("--placements", "2");
   const ResultRecord r = finalize("sweep", "loops", o, pts);
   const json& loops = r.summary["loops"];
   ASSERT_EQ(loops.size(), 2u);  // the other bodies have no points

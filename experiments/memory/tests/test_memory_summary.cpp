@@ -19,7 +19,7 @@ TEST(Finalize, MemoryCyclesPerLoadAndEachLevelsLine) {
         pts.back().axes.erase("k");
         pts.back().axes.erase("placement");
       }
-  const ResultRecord r = finalize("sweep", "memory", RunOptions{}, pts);
+  const ResultRecord r = finalize("sweep", "memory", CommandLine{}, pts);
   const json& levels = r.summary["levels"];
   ASSERT_EQ(levels.size(), 3u);  // dram, l2, l1 (no points: no line)
   EXPECT_EQ(levels[0]["level"], "dram");
@@ -45,7 +45,7 @@ TEST(Finalize, MemoryCurvesPerWarpsPerSm) {
         pts.back().axes.erase("k");
         pts.back().axes.erase("placement");
       }
-  const ResultRecord r = finalize("sweep", "memory", RunOptions{}, pts);
+  const ResultRecord r = finalize("sweep", "memory", CommandLine{}, pts);
   EXPECT_NEAR(r.summary["levels"][0]["per_lanes"][1]["cycles_per_load"].get<double>(), 700 + 9 * 32, 1e-9);
   const json& occ = r.summary["occupancy"];
   ASSERT_EQ(occ.size(), 2u);  // 4 and 16 (no points at 16: no line)

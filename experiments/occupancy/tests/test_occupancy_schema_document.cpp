@@ -29,7 +29,7 @@ TEST(SchemaDocuments, OccupancyResidencies) {
       r.points.push_back(std::move(p));
     }
   }
-  const json doc = document("sweep", "occupancy", RunOptions{}, std::move(r));
+  const json doc = document("sweep", "occupancy", CommandLine{}, std::move(r));
   EXPECT_EQ(doc["summary"]["series"].size(), 4u);
   EXPECT_TRUE(doc["points"][0]["steady_state"].get<bool>());
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/experiment.hpp"
+#include "tests/cpu/experiments/synthetic_points.hpp"
 
 using namespace divbench;
 
@@ -29,7 +30,7 @@ TimedPoint pt(int k, int w, int waves, double region_ms, double kernel_ms, doubl
 ResultRecord finalize(std::vector<TimedPoint> pts) {
   ResultRecord r;
   r.points = std::move(pts);
-  find_experiment("occupancy", "sweep")->prepare(RunOptions{}).finalize(r);
+  synthetic::prepare("sweep", "occupancy", CommandLine{}).finalize(r);
   return r;
 }
 
@@ -100,15 +101,14 @@ TEST(OccupancySummary, KernelNotAboveItsOverheadGetsNoPenalty) {
 }
 
 TEST(OccupancyConfig, LaunchesPerPointAndNoRawSamples) {
-  const json c = find_experiment("occupancy", "sweep")->prepare(RunOptions{}).config;
+  const json c = synthetic::prepare("sweep", "occupancy", CommandLine{}).config;
   EXPECT_EQ(c["reps"].get<int>(), 21);
   EXPECT_FALSE(c["samples_kept"].get<bool>());
   EXPECT_EQ(c["oversubscribed_waves"], json({2, 4}));
   EXPECT_NEAR(c["steady_state_min_share"].get<double>(), 0.9, 1e-12);
-  RunOptions o;
-  o.given.insert("--reps");
-  o.reps = 201;
-  EXPECT_EQ(find_experiment("occupancy", "sweep")->prepare(o).config["reps"].get<int>(), 201);
+  CommandLine o;
+  o.set("--reps", "201");
+  EXPECT_EQ(synthetic::prepare("sweep", "occupancy", o).config["reps"].get<int>(), 201);
 }
 
 TEST(OccupancySummary, TheBoundedPenaltyNeverExceedsK) {

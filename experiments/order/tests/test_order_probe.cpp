@@ -10,15 +10,16 @@
 #include "divbench/core/side_order.hpp"
 #include "experiments/probe_layout.hpp"
 #include "harness/experiment.hpp"
+#include "tests/cpu/experiments/synthetic_points.hpp"
 #include "harness/runner.hpp"
 
 using namespace divbench;
 
 namespace {
 
-PreparedExperiment order(RunOptions o) {
-  o.probe = "order";
-  return find_experiment("order", "probe")->prepare(o);
+PreparedExperiment order(CommandLine o) {
+  o.set("--probe", "order");
+  return synthetic::prepare("probe", "order", o);
 }
 
 // One order point as plan() writes it: the six fields from `launches` runs plus the probe's keys.
@@ -55,17 +56,16 @@ json finalize(const PreparedExperiment& e, json points) {
 }  // namespace
 
 TEST(OrderProbe, DefaultsAndOptions) {
-  const json c = order(RunOptions{}).config;
+  const json c = order(CommandLine{}).config;
   EXPECT_EQ(c["group_sizes"], json({1, 2, 4, 8, 15, 16, 17, 24, 28, 31}));
   EXPECT_EQ(c["positions"], json({"low", "high", "scattered"}));
   EXPECT_EQ(c["forms"], json({"bssy", "warpsync", "bssy_backward", "bssy_loop", "warpsync_loop"}));
   EXPECT_EQ(c["launches"], 9);  // --reps 201 (the default) capped
   EXPECT_EQ(c["launches_cap"], 9);
-  EXPECT_FALSE(order(RunOptions{}).notes.empty());
-  RunOptions o;
-  o.given = {"--k", "--reps"};
-  o.ks = {1, 16};
-  o.reps = 3;
+  EXPECT_FALSE(order(CommandLine{}).notes.empty());
+  CommandLine o;
+  o.set("--k", "1,16");
+  o.set("--reps", "3");
   const PreparedExperiment p = order(o);
   EXPECT_EQ(p.config["group_sizes"], json({1, 16}));
   EXPECT_EQ(p.config["launches"], 3);
@@ -73,21 +73,23 @@ TEST(OrderProbe, DefaultsAndOptions) {
 }
 
 TEST(OrderProbe, BadOptionsAreRefused) {
-  RunOptions o;
-  o.given = {"--k"};
-  o.ks = {4, 32};
+  CommandLine o;
+  o.set("--k", "4,32");
   EXPECT_THROW(order(o), UsageError);
   // Options the probe does not declare: refused by the one accepted-options check, before parse().
   for (const char* opt : {"--body", "--map", "--seed", "--n", "--sampling", "--placements", "--iters", "--warmup",
                           "--no-samples"}) {
-    RunOptions b;
-    b.probe = "order";
-    b.given = {opt};
+    CommandLine b;
+    b.set("--probe", "order");
+    b.set(opt, std::string(opt) == "--no-samples" ? "true" : "1");
     EXPECT_THROW(prepare_experiments(b), UsageError) << opt;
   }
   // Under --all, --k is the sweeps' path counts: the order probe keeps its group sizes.
-  o.all = true;
-  EXPECT_EQ(order(o).config["group_sizes"].size(), 10u);
+  o.set("--all");
+  const auto all = prepare_experiments(o);
+  const auto p = std::find_if(all.begin(), all.end(), [](const PreparedExperiment& x) { return x.name == "order"; });
+  ASSERT_NE(p, all.end());
+  EXPECT_EQ(p->config["group_sizes"].size(), 10u);
 }
 
 TEST(OrderProbe, FinalizeFitsTheRuleAndReportsConsistency) {
@@ -100,7 +102,7 @@ TEST(OrderProbe, FinalizeFitsTheRuleAndReportsConsistency) {
       pts.push_back(order_point(g, GroupPosition::low, side, "bssy", {f, f, f}));
     }
   pts.push_back(order_point(1, GroupPosition::high, "taken", "warpsync", {"group", "rest", "group"}));
-  const json s = finalize(order(RunOptions{}), pts);
+  const json s = finalize(order(CommandLine{}), pts);
   EXPECT_EQ(s["rule_id"], "minority_first_tie_fallthrough");
   // Every point here has its fall-through side at the lower address: the "lower address" tie rule fits too.
   EXPECT_EQ(s["rule"],
@@ -130,7 +132,7 @@ TEST(OrderProbe, FinalizeSaysWhereTiesGo) {
     fwd.push_back(order_point(16, GroupPosition::low, side, "bssy", {tie}));
     fwd.push_back(order_point(1, GroupPosition::low, side, "bssy", {"group"}));
   }
-  json s = finalize(order(RunOptions{}), fwd);
+  json s = finalize(order(CommandLine{}), fwd);
   EXPECT_EQ(s["ties"]["verdict"], "undecided");
   EXPECT_EQ(s["ties"]["tie_points"], 2);
   EXPECT_EQ(s["ties"]["tie_points_taken_below"], 0);
@@ -146,7 +148,7 @@ TEST(OrderProbe, FinalizeSaysWhereTiesGo) {
     ft.push_back(backward_point(1, GroupPosition::high, side, {"group"}));
     low.push_back(backward_point(1, GroupPosition::high, side, {"group"}));
   }
-  s = finalize(order(RunOptions{}), ft);
+  s = finalize(order(CommandLine{}), ft);
   EXPECT_EQ(s["ties"]["verdict"], "fallthrough");
   // The ties per branch site: one site with the taken side below so far.
   EXPECT_EQ(s["ties"]["sites_taken_below"], 1);
@@ -163,7 +165,7 @@ TEST(OrderProbe, FinalizeSaysWhereTiesGo) {
         p["order_form"] = site;
         more.push_back(p);
       }
-    const json t = finalize(order(RunOptions{}), more)["ties"];
+    const json t = finalize(order(CommandLine{}), more)["ties"];
     EXPECT_EQ(t["sites_taken_below"], 3);
     EXPECT_EQ(t["by_site"]["bssy_loop"]["tie_points_taken_below"], 2);
     EXPECT_EQ(t["by_site"]["warpsync_loop"]["fallthrough_first"], 2);
@@ -179,7 +181,7 @@ TEST(OrderProbe, FinalizeSaysWhereTiesGo) {
             0u);
   // The same backward points with the lower address (the taken side) winning: "lower_address", and
   // neither tie rule fits every point (the forward ties went to the fall-through = lower side).
-  s = finalize(order(RunOptions{}), low);
+  s = finalize(order(CommandLine{}), low);
   EXPECT_EQ(s["ties"]["verdict"], "lower_address");
   EXPECT_EQ(s["rule_id"], "minority_first_tie_lower");
   EXPECT_TRUE(s["rule_exceptions"].empty());
@@ -195,7 +197,7 @@ TEST(OrderProbe, FinalizeNamesUnverifiedAndMismatchedLayouts) {
   json pts = json::array();
   pts.push_back(order_point(2, GroupPosition::low, "fallthrough", "bssy", {"rest"}, true, false));
   pts.push_back(order_point(2, GroupPosition::low, "taken", "bssy", {"rest"}, false));
-  const json s = finalize(order(RunOptions{}), pts);
+  const json s = finalize(order(CommandLine{}), pts);
   EXPECT_FALSE(s["layout_verified"].get<bool>());
   EXPECT_EQ(s["rule"].get<std::string>().rfind("(fall-through sides not verified in the SASS) the side with more", 0), 0u);
   EXPECT_EQ(s["layout_mismatches"], json({"g=2 low fallthrough bssy"}));
@@ -209,7 +211,7 @@ TEST(OrderProbe, AFormMismatchKeepsTheSassFormAndNamesTheKernel) {
   json warp = order_point(4, GroupPosition::high, "taken", "bssy", {"rest"});
   warp["intended_form"] = "warpsync";
   warp["form_matches_intent"] = false;
-  const json s = finalize(order(RunOptions{}), json::array({bssy, warp}));
+  const json s = finalize(order(CommandLine{}), json::array({bssy, warp}));
   EXPECT_EQ(s["form_mismatches"], json({"g=4 high taken bssy [warpsync kernel]"}));
   EXPECT_TRUE(s["taken_below_mismatches"].empty());
   EXPECT_TRUE(s["rule_by_form"]["warpsync"].get<std::string>().rfind("no points", 0) == 0);
@@ -231,7 +233,7 @@ TEST(ProbeOrderFields, ProducerConsumerConclusionCountsTheProducerSide) {
                                 pc("producer_majority", 0x7fffffffu, "taken", "rest")});
   ResultRecord r;
   r.points_extra = pts;
-  find_experiment("producer_consumer", "probe")->prepare(RunOptions{}).finalize(r);
+  synthetic::prepare("probe", "producer_consumer", CommandLine{}).finalize(r);
   const json& c = r.summary["conclusion"];
   EXPECT_EQ(c["producer_side_first"], 2);
   EXPECT_EQ(c["fit"]["rule_id"], "minority_first_tie_fallthrough");

@@ -35,7 +35,7 @@ TEST(SchemaDocuments, OrderProbeWithItsRule) {
         p["axes"] = json{{"form", kernel}, {"group_size", g}, {"group_position", "low"}, {"group_arm", in_then ? "then" : "else"}};
         r.points_extra.push_back(p);
       }
-  const json doc = document("probe", "order", RunOptions{}, std::move(r));
+  const json doc = document("probe", "order", CommandLine{}, std::move(r));
   EXPECT_EQ(doc["summary"]["rule_id"], "minority_first_tie_fallthrough");
   EXPECT_EQ(doc["summary"]["ties"]["verdict"], "fallthrough");
   EXPECT_EQ(doc["points"].size(), 20u);

@@ -8,10 +8,9 @@ using namespace divbench;
 using namespace divbench::schema_docs;
 
 TEST(SchemaDocuments, Predication) {
-  RunOptions o;
-  o.given = {"--placements", "--k"};
-  o.placements = 2;
-  o.ks = {4};
+  CommandLine o;
+  o.set("--placements", "2");
+  o.set("--k", "4");
   ResultRecord r;
   const json loop{{"available", false}, {"why", "synthetic document: no kernel facts"}};
   for (int placement : {0, 4})  // --placements 2: the window's two ends

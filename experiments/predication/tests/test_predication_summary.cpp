@@ -9,7 +9,6 @@
 #include "harness/runner.hpp"
 
 using namespace divbench;
-using divbench::synthetic::with;
 
 namespace {
 
@@ -38,10 +37,10 @@ json loop(int ffma, int other, int stall, const std::string& fn = "f") {
               {"opcodes", {{"FFMA", ffma}, {"VIADD", 1}, {"ISETP", 1}, {"BRA", other - 2}}}};
 }
 
-ResultRecord finalize_predication(std::vector<TimedPoint> pts, RunOptions o = {}) {
+ResultRecord finalize_predication(std::vector<TimedPoint> pts, CommandLine o = {}) {
   ResultRecord r;
   r.points = std::move(pts);
-  find_experiment("predication", "sweep")->prepare(o).finalize(r);
+  synthetic::prepare("sweep", "predication", o).finalize(r);
   return r;
 }
 
@@ -140,35 +139,35 @@ TEST(PredicationSummary, SassTableAndTheShapeRule) {
 }
 
 TEST(PredicationConfig, TwoCountsPlacementsAndBaselines) {
-  const json c = find_experiment("predication", "sweep")->prepare(RunOptions{}).config;
+  const json c = synthetic::prepare("sweep", "predication", CommandLine{}).config;
   EXPECT_EQ(c["ns"], json({1000, 10000}));
   EXPECT_EQ(c["placements"].size(), 8u);
   EXPECT_EQ(c["predicated_arms"], json({1, 2, 4, 8, 16, 32}));
-  RunOptions o = with({"--k", "--n", "--placements"});
-  o.ks = {32};
-  o.ns = {500, 5000};
-  o.placements = 2;
-  const json d = find_experiment("predication", "sweep")->prepare(o).config;
+  CommandLine o;
+  o.set("--k", "32");
+  o.set("--n", "500,5000");
+  o.set("--placements", "2");
+  const json d = synthetic::prepare("sweep", "predication", o).config;
   EXPECT_EQ(d["predicated_arms"], json({1, 2, 32}));  // the ratios' baselines always run
   EXPECT_EQ(d["ns"], json({500, 5000}));
   EXPECT_EQ(d["placements"], json({0, 4}));  // the window's two ends
 }
 
 TEST(PredicationConfig, BadInput) {
-  const auto* e = find_experiment("predication", "sweep");
-  RunOptions one = with({"--n"});
-  one.ns = {1000};
-  EXPECT_THROW(e->prepare(one), UsageError);
-  RunOptions three = with({"--n"});
-  three.ns = {1, 2, 3};
-  EXPECT_THROW(e->prepare(three), UsageError);
-  RunOptions zero = with({"--n"});
-  zero.ns = {0, 1000};
-  EXPECT_THROW(e->prepare(zero), UsageError);
-  RunOptions iters = with({"--iters"});  // not declared: the accepted-options check refuses it
-  iters.sweep = "predication";
+  CommandLine one;
+  one.set("--n", "1000");
+  EXPECT_THROW(synthetic::prepare("sweep", "predication", one), UsageError);
+  CommandLine three;
+  three.set("--n", "1,2,3");
+  EXPECT_THROW(synthetic::prepare("sweep", "predication", three), UsageError);
+  CommandLine zero;
+  zero.set("--n", "0,1000");
+  EXPECT_THROW(synthetic::prepare("sweep", "predication", zero), UsageError);
+  CommandLine iters;  // not declared: the accepted-options check refuses it
+  iters.set("--iters", "10000");
+  iters.set("--sweep", "predication");
   EXPECT_THROW(prepare_experiments(iters), UsageError);
-  RunOptions arms = with({"--k"});
-  arms.ks = {3};
-  EXPECT_THROW(e->prepare(arms), UsageError);
+  CommandLine arms;
+  arms.set("--k", "3");
+  EXPECT_THROW(synthetic::prepare("sweep", "predication", arms), UsageError);
 }

@@ -25,6 +25,6 @@ TEST(SchemaDocuments, ProducerConsumerWithTheOrderFields) {
     p["axes"] = json{{"variant", variant}, {"producer_arm", "then"}, {"work", 1000}};
     r.points_extra.push_back(p);
   }
-  const json doc = document("probe", "producer_consumer", RunOptions{}, std::move(r));
+  const json doc = document("probe", "producer_consumer", CommandLine{}, std::move(r));
   EXPECT_EQ(doc["summary"]["conclusion"]["producer_side_first"], 2);
 }

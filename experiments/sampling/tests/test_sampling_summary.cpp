@@ -15,7 +15,7 @@ TEST(Finalize, SamplingPairsModesAndSplitsComputeFromMemory) {
     TimedPoint p = point(k, cycles, 0, {{"body", body}, {"map", "modulo"}, {"sampling", mode}});
     return p;
   };
-  const ResultRecord r = finalize("sweep", "sampling", RunOptions{},
+  const ResultRecord r = finalize("sweep", "sampling", CommandLine{},
                                   {pt("fma_chain", 1, "single", 290333), pt("fma_chain", 1, "warp-per-sm", 290336),
                                    pt("mem_divergent", 1, "single", 1000000), pt("mem_divergent", 1, "warp-per-sm", 1010000)});
   EXPECT_NEAR(r.summary["max_rel_diff_compute"].get<double>(), 3.0 / 290333, 1e-12);
@@ -43,7 +43,7 @@ TEST(Finalize, SamplingFitsSeparateAConstantOffsetFromTheSlope) {
     pts.push_back(pt("mem_divergent", k, "single", 300000.0 * k + 90000));
     pts.push_back(pt("mem_divergent", k, "warp-per-sm", 309000.0 * k + 90000));
   }
-  const ResultRecord r = finalize("sweep", "sampling", RunOptions{}, pts);
+  const ResultRecord r = finalize("sweep", "sampling", CommandLine{}, pts);
   const json& chain = r.summary["by_body"]["fma_chain"];
   EXPECT_FALSE(chain["modes_equal"].get<bool>());  // 35 / 280713 > 1e-4
   EXPECT_TRUE(chain["slopes_equal"].get<bool>());
@@ -55,11 +55,10 @@ TEST(Finalize, SamplingFitsSeparateAConstantOffsetFromTheSlope) {
 }
 
 TEST(SchemaDocuments, SamplingModesSideBySide) {
-  RunOptions o;
-  o.given = {"--body", "--map", "--k"};
-  o.body = "fma_chain";
-  o.map = "modulo";
-  o.ks = {1, 8};
+  CommandLine o;
+  o.set("--body", "fma_chain");
+  o.set("--map", "modulo");
+  o.set("--k", "1,8");
   ResultRecord r;
   for (int k : {1, 8})
     for (const char* mode : {"single", "warp-per-sm"})

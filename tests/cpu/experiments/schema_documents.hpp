@@ -15,6 +15,7 @@
 #include "divbench/core/side_order.hpp"
 #include "divbench/cupti/region.hpp"
 #include "harness/experiment.hpp"
+#include "tests/cpu/experiments/synthetic_points.hpp"
 #include "harness/gbench.hpp"
 
 namespace divbench::schema_docs {
@@ -89,9 +90,8 @@ inline json synthetic_metrics(double k) {
               {"session_launches", 12}, {"library", "synthetic"}, {"mode", "synthetic"}};
 }
 
-inline json document(const std::string& kind, const std::string& name, RunOptions o, ResultRecord r) {
-  (kind == "sweep" ? o.sweep : o.probe) = name;
-  const PreparedExperiment p = find_experiment(name, kind)->prepare(o);
+inline json document(const std::string& kind, const std::string& name, CommandLine o, ResultRecord r) {
+  const PreparedExperiment p = synthetic::prepare(kind, name, std::move(o));
   r.experiment = p.name;
   r.device = synthetic_device();
   r.provenance = make_provenance("synthetic document (tests/cpu/experiments/schema_documents.hpp)");

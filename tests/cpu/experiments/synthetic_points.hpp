@@ -3,6 +3,7 @@
 // root ("tests/cpu/experiments/synthetic_points.hpp").
 #pragma once
 #include <initializer_list>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,19 +25,34 @@ inline TimedPoint point(double k, double cycles, int placement = 0, json axes = 
   return p;
 }
 
-// The experiment's finalize() (its real prepare(o)) over `pts`.
-inline ResultRecord finalize(const std::string& kind, const std::string& name, RunOptions o, std::vector<TimedPoint> pts) {
-  ResultRecord r;
-  r.points = std::move(pts);
-  find_experiment(name, kind)->prepare(o).finalize(r);
-  return r;
+// A command line as the CLI gives it: each (option, text) given (a flag's text: "true").
+inline CommandLine args(std::initializer_list<std::pair<std::string, std::string>> given = {}) {
+  CommandLine cl;
+  for (const auto& [option, text] : given) cl.set(option, text);
+  return cl;
 }
 
-// Options as the CLI gives them: the named options marked as given on the command line.
-inline RunOptions with(std::initializer_list<std::string> given) {
-  RunOptions o;
-  for (const auto& g : given) o.given.insert(g);
-  return o;
+// The values that reach experiment `name` selected alone by `cl` (--sweep/--probe NAME added), through
+// the harness's own resolution (its accepted-options check and --axis included).
+inline SettingValues values_for(const std::string& kind, const std::string& name, CommandLine cl) {
+  const Experiment* e = find_experiment(name, kind);
+  if (!e) throw std::runtime_error("no experiment " + name);
+  cl.set(kind == "sweep" ? "--sweep" : "--probe", name);
+  std::vector<std::string> notes;
+  return resolve_settings(Selection{{e}, "--" + kind + " " + name}, cl, notes).front();
+}
+
+// The experiment as prepared from `cl` (values_for, then its real prepare()).
+inline PreparedExperiment prepare(const std::string& kind, const std::string& name, CommandLine cl = {}) {
+  return find_experiment(name, kind)->prepare(values_for(kind, name, std::move(cl)));
+}
+
+// The experiment's finalize() (its real prepare()) over `pts`.
+inline ResultRecord finalize(const std::string& kind, const std::string& name, CommandLine cl, std::vector<TimedPoint> pts) {
+  ResultRecord r;
+  r.points = std::move(pts);
+  prepare(kind, name, std::move(cl)).finalize(r);
+  return r;
 }
 
 }  // namespace divbench::synthetic

@@ -4,6 +4,7 @@
 // selected experiments declares: exit 2).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 
 #include "divbench/core/errors.hpp"
 #include "harness/experiment.hpp"
@@ -22,14 +23,15 @@ std::vector<AxisDecl> cost_like() {
           {k_axis(), json{1, 2}}};
 }
 
-RunOptions selecting(const std::string& kind, const std::string& name, std::initializer_list<std::string> given) {
-  RunOptions o;
-  (kind == "sweep" ? o.sweep : o.probe) = name;
-  for (const auto& g : given) o.given.insert(g);
+CommandLine selecting(const std::string& kind, const std::string& name,
+                      std::initializer_list<std::pair<std::string, std::string>> given) {
+  CommandLine o;
+  o.set("--" + kind, name);
+  for (const auto& [option, text] : given) o.set(option, text);
   return o;
 }
 
-std::string refusal(const RunOptions& o) {
+std::string refusal(const CommandLine& o) {
   try {
     prepare_experiments(o);
   } catch (const UsageError& e) {
@@ -89,9 +91,7 @@ TEST(Axes, HarnessStampsAxesAndLabelsOnTimedAndRawPoints) {
 }
 
 TEST(Axes, KwayConfigAxesCarryTheValuesThatRun) {
-  RunOptions o = selecting("sweep", "k", {"--k", "--placements"});
-  o.ks = {1, 4, 8};
-  o.placements = 2;
+  CommandLine o = selecting("sweep", "k", {{"--k", "1,4,8"}, {"--placements", "2"}});
   const json axes = prepare_experiments(o).at(0).config["axes"];
   ASSERT_EQ(axes.size(), 2u);
   EXPECT_EQ(axes[0]["name"], "placement");
@@ -105,27 +105,74 @@ TEST(Axes, KwayConfigAxesCarryTheValuesThatRun) {
 
 TEST(AcceptedOptions, AnOptionNoAxisOrSettingDeclaresIsRefusedNamingIt) {
   // Options the probes used to ignore without a word.
-  EXPECT_EQ(refusal(selecting("probe", "order", {"--warmup"})),
+  EXPECT_EQ(refusal(selecting("probe", "order", {{"--warmup", "3"}})),
             "--probe order: --warmup does not apply (it takes --k --reps)");
-  EXPECT_EQ(refusal(selecting("probe", "lock", {"--k"})), "--probe lock: --k does not apply (it takes --reps)");
-  EXPECT_NE(refusal(selecting("sweep", "calibration", {"--reps"})).find("--reps does not apply"), std::string::npos);
-  EXPECT_NE(refusal(selecting("sweep", "occupancy", {"--no-samples"})).find("--no-samples does not apply"),
+  EXPECT_EQ(refusal(selecting("probe", "lock", {{"--k", "3"}})), "--probe lock: --k does not apply (it takes --reps)");
+  EXPECT_NE(refusal(selecting("sweep", "calibration", {{"--reps", "5"}})).find("--reps does not apply"), std::string::npos);
+  EXPECT_NE(refusal(selecting("sweep", "occupancy", {{"--no-samples", "true"}})).find("--no-samples does not apply"),
             std::string::npos);
-  EXPECT_NE(refusal(selecting("sweep", "k", {"--n"})).find("--sweep k: --n does not apply"), std::string::npos);
+  EXPECT_NE(refusal(selecting("sweep", "k", {{"--n", "0,1000"}})).find("--sweep k: --n does not apply"), std::string::npos);
   // What they declare passes (the harness's own options always do).
-  EXPECT_EQ(refusal(selecting("probe", "order", {"--k", "--reps", "--out", "--quiet", "--metrics"})), "");
-  RunOptions order_k = selecting("probe", "order", {"--k"});
-  order_k.ks = {3};
-  EXPECT_EQ(prepare_experiments(order_k).at(0).config["group_sizes"], json({3}));
-  EXPECT_EQ(refusal(selecting("sweep", "k", {"--body", "--map", "--iters", "--seed", "--sampling", "--no-samples"})), "");
+  EXPECT_EQ(refusal(selecting("probe", "order",
+                              {{"--k", "3"}, {"--reps", "5"}, {"--out", "x.json"}, {"--quiet", "true"}, {"--metrics", "true"}})),
+            "");
+  EXPECT_EQ(prepare_experiments(selecting("probe", "order", {{"--k", "3"}})).at(0).config["group_sizes"], json({3}));
+  EXPECT_EQ(refusal(selecting("sweep", "k", {{"--body", "sfu"}, {"--map", "permuted"}, {"--iters", "10"}, {"--seed", "7"},
+                                             {"--sampling", "single"}, {"--no-samples", "true"}})),
+            "");
 }
 
 TEST(AcceptedOptions, UnderAllAnOptionMustBeTakenBySomeExperimentThatRuns) {
-  RunOptions o;
-  o.all = true;
-  o.given = {"--k", "--body", "--reps"};
-  o.ks = {1, 2, 4};
+  CommandLine o;
+  o.set("--all");
+  o.set("--body", "fma_chain");
+  o.set("--reps", "201");
+  o.set("--k", "1,2,4");
   EXPECT_EQ(refusal(o), "");  // the k sweep takes them
-  o.given = {"--n"};  // the cost sweep's, which --all does not run; predication keeps its defaults there
-  EXPECT_EQ(refusal(o).rfind("--all: --n does not apply", 0), 0u) << refusal(o);
+  // --n is the shared iteration counts: under --all it reaches the predication sweep's n axis.
+  o.set("--n", "1000,5000");
+  std::vector<std::string> notes;
+  const auto all = prepare_experiments(o, &notes);
+  const auto pred = std::find_if(all.begin(), all.end(), [](const PreparedExperiment& p) { return p.name == "predication"; });
+  ASSERT_NE(pred, all.end());
+  EXPECT_EQ(pred->config["ns"], json({1000, 5000}));
+  // ... and --k, the shared path counts, reaches the k sweep, not predication's own --k (its arm counts),
+  // which keeps its default and is named in a note.
+  const auto kway = std::find_if(all.begin(), all.end(), [](const PreparedExperiment& p) { return p.name == "kway"; });
+  EXPECT_EQ(kway->config["ks"], json({1, 2, 4}));
+  EXPECT_EQ(pred->config["predicated_arms"].size(), 6u);
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(),
+                          [](const std::string& n) { return n.rfind("--k does not reach predication under --all", 0) == 0; }));
+  // An option only an experiment outside --all declares.
+  o.set("--loop-cost", "x.json");
+  EXPECT_EQ(refusal(o).rfind("--all: --loop-cost does not apply", 0), 0u) << refusal(o);
+}
+
+TEST(AxisOption, SetsADeclaredAxisByItsName) {
+  // --axis NAME=VALUES sets the option of the axis NAME: predication's arms (its own --k) and the n axis.
+  CommandLine o = selecting("sweep", "predication", {});
+  o.axis = {{"arms", "2,4"}, {"n", "100,200"}};
+  const json c = prepare_experiments(o).at(0).config;
+  EXPECT_EQ(c["predicated_arms"], json({1, 2, 4}));  // 1 and 2 always run: the ratios' baselines
+  EXPECT_EQ(c["ns"], json({100, 200}));
+  // Under --all it reaches the experiments that have the axis, predication's own arms included.
+  CommandLine all;
+  all.set("--all");
+  all.axis = {{"arms", "4"}};
+  const auto prepared = prepare_experiments(all);
+  const auto pred = std::find_if(prepared.begin(), prepared.end(), [](const PreparedExperiment& p) { return p.name == "predication"; });
+  EXPECT_EQ(pred->config["predicated_arms"], json({1, 2, 4}));
+  // Refused: an axis no selected experiment has, one a value cannot set (placement is set by a count),
+  // the same axis by both names, a bad value (named by its option).
+  CommandLine none = selecting("sweep", "k", {});
+  none.axis = {{"arms", "2"}};
+  EXPECT_EQ(refusal(none), "--axis arms: --sweep k has no axis of that name that a value sets (settable: k)");
+  none.axis = {{"placement", "2"}};
+  EXPECT_NE(refusal(none).find("--axis placement: "), std::string::npos);
+  CommandLine both = selecting("sweep", "k", {{"--k", "1,2"}});
+  both.axis = {{"k", "1-4"}};
+  EXPECT_EQ(refusal(both), "--axis k: --k sets the same axis of kway; give one of them");
+  CommandLine bad = selecting("sweep", "k", {});
+  bad.axis = {{"k", "0-4"}};
+  EXPECT_NE(refusal(bad).find("--k: 0 is outside 1..32"), std::string::npos) << refusal(bad);
 }

@@ -8,6 +8,7 @@
 
 #include "divbench/core/errors.hpp"
 #include "harness/experiment.hpp"
+#include "tests/cpu/experiments/synthetic_points.hpp"
 #include "harness/runner.hpp"
 
 using namespace divbench;
@@ -24,11 +25,7 @@ DeviceRecord device(int major, int minor) {
 }
 // The refusal message plan() throws for this device, "" when it throws none (or another error).
 std::string refusal(const std::string& probe, const DeviceRecord& dev) {
-  const Experiment* e = find_experiment(probe, "probe");
-  if (!e) throw std::runtime_error("no probe " + probe);
-  RunOptions o;
-  o.probe = probe;
-  const PreparedExperiment p = e->prepare(o);
+  const PreparedExperiment p = synthetic::prepare("probe", probe);
   try {
     (void)p.plan(dev);
   } catch (const UsageError& err) {

@@ -76,9 +76,8 @@ TEST(Verdict, AnIdleCoTenantsNoteReachesTheFile) {
 TEST(Verdict, ConsoleMarksThePointAndEndsWithTheVerdict) {
   ResultRecord r = record(true);
   add_verdict(r, to_json(r), RetryPolicy{3, 4, &noise_criterion()});
-  RunOptions o;
   std::ostringstream os;
-  report_result(os, o, r, to_json(r));
+  report_result(os, "console", false, r, to_json(r));
   const std::string out = os.str();
   EXPECT_NE(out.find("DISTURBED"), std::string::npos) << out;
   EXPECT_NE(out.find("verdict: NOT TRUSTWORTHY: 1 disturbed point(s)"), std::string::npos) << out;
@@ -87,7 +86,7 @@ TEST(Verdict, ConsoleMarksThePointAndEndsWithTheVerdict) {
   ResultRecord quiet = record(false);
   add_verdict(quiet, to_json(quiet), RetryPolicy{3, 4, &noise_criterion()});
   std::ostringstream os2;
-  report_result(os2, o, quiet, to_json(quiet));
+  report_result(os2, "console", false, quiet, to_json(quiet));
   EXPECT_NE(os2.str().find("verdict: trustworthy (0 point(s) re-measured)"), std::string::npos) << os2.str();
 }
 
@@ -97,9 +96,8 @@ TEST(Console, ColumnsComeFromThePointsAxes) {
   ResultRecord r = record(false);
   r.points[0].axes = json{{"body", "fma_chain"}, {"placement", 0}, {"n", 1000}, {"k", 1}};
   r.points[1].axes = json{{"body", "int_alu"}, {"placement", 3}, {"n", 0}, {"k", 2}};
-  RunOptions o;
   std::ostringstream os;
-  report_result(os, o, r, to_json(r));
+  report_result(os, "console", false, r, to_json(r));
   const std::string out = os.str();
   const auto header = out.substr(out.find('\n', out.find("==")) + 1);
   const std::string first = header.substr(0, header.find('\n'));

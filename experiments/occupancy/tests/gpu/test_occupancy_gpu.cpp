@@ -47,9 +47,9 @@ TEST(OccupancyGpu, EmptyKernelLaunchOverhead) {
 }
 
 TEST(OccupancyGpu, SweepPinsEverySmAndCorrectsForLaunchOverhead) {
-  RunOptions o = small_options({"--iters", "--k"});
-  o.iters = 2000;  // long enough that every shape's kernel outlasts the empty kernel (100 did not at 1 warp/SM)
-  o.ks = {8};
+  CommandLine o = small_options();
+  o.set("--iters", "2000");  // long enough that every shape's kernel outlasts the empty kernel (100 did not at 1 warp/SM)
+  o.set("--k", "8");
   const ResultRecord r = run_sweep("occupancy", o);
   const json& s = r.summary;
   ASSERT_TRUE(s.contains("series"));
@@ -76,11 +76,8 @@ TEST(OccupancyGpu, SweepPinsEverySmAndCorrectsForLaunchOverhead) {
 TEST(OccupancyGpu, MetricLaunchesAreTheKSweepsAtPlacementZero) {
   // Under --all the occupancy points' metric launches (one warp of the k-way kernel at k = 1 and 32)
   // are the k sweep's at placement 0: equal launch keys, so the run profiles them once.
-  RunOptions o;
-  o.sweep = "k";
-  const std::vector<PointSpec> kway = find_experiment("kway", "sweep")->prepare(o).plan(device());
-  o.sweep = "occupancy";
-  const std::vector<PointSpec> occupancy = find_experiment("occupancy", "sweep")->prepare(o).plan(device());
+  const std::vector<PointSpec> kway = prepared("sweep", "kway", {}).plan(device());
+  const std::vector<PointSpec> occupancy = prepared("sweep", "occupancy", {}).plan(device());
   std::set<std::string> keys;
   for (const auto& p : kway) keys.insert(p.launch_key);
   ASSERT_FALSE(occupancy.empty());

@@ -41,10 +41,9 @@ TEST(OrderProbe, EveryLaneRecordsItsArmAndTheSidesEnterApart) {
 }
 
 TEST(OrderProbe, RunsEndToEndSmall) {
-  RunOptions o;
-  o.given = {"--k", "--reps"};
-  o.ks = {1, 16};
-  o.reps = 2;
+  CommandLine o;
+  o.set("--k", "1,16");
+  o.set("--reps", "2");
   const ResultRecord r = run_probe("order", o);
   const std::size_t points = 2u * 3u * 2u * all_order_forms().size();  // sizes x positions x arms x forms (kernels)
   ASSERT_EQ(all_order_forms().size(), 5u);

@@ -43,10 +43,10 @@ TEST(PredicationGpu, EveryVariantAtEveryPlacementVerifies) {
 }
 
 TEST(PredicationGpu, SweepSummaryFromPerIterationCosts) {
-  RunOptions o = small_options({"--n", "--placements", "--k"});
-  o.ns = {200, 2000};
-  o.placements = 2;
-  o.ks = {2};
+  CommandLine o = small_options();
+  o.set("--n", "200,2000");
+  o.set("--placements", "2");
+  o.set("--k", "2");
   const ResultRecord r = run_sweep("predication", o);
   EXPECT_EQ(r.points.size(), 2u * 2u * 4u);  // placements x n x (single, branchy, predicated 1 and 2)
   const json& s = r.summary;
