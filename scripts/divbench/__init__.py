@@ -8,7 +8,6 @@ Layout: this folder is the package `divbench`; its parent, scripts/, is the impo
   PYTHONPATH=scripts python3 -m divbench.schemas [FILE ...]        (validate outputs; docs/schemas.md)
   PYTHONPATH=scripts python3 -m divbench.metrics_cost write ...    (scripts/gpu/30-metrics.sh)
   PYTHONPATH=scripts python3 -m divbench.study.shards archs|compare (scripts/slurm/: the study per architecture)
-  PYTHONPATH=scripts python3 -m divbench.convert_axes results      (axes into results written before them)
 pytest finds the package through `pythonpath = scripts` in pytest.ini. Nothing edits sys.path.
 
 One of each concept (docs/schemas.md names the formats):
@@ -23,6 +22,6 @@ One of each concept (docs/schemas.md names the formats):
 The tools: compare (cross-GPU table), gate + gate_report + stats (compare gate / --gate, numpy, scipy),
 figures + figure_kway + figure_occupancy + figure_placement + table2 with figure_draw + figure_inputs + series
 (matplotlib), study/ (the static study; study/shards: its Slurm array tasks), merge_kway_metrics (CUPTI vs
-ncu), metrics_cost (what counters cost), convert_axes (point.axes for older results), stage_summary (the GPU
+ncu), metrics_cost (what counters cost), stage_summary (the GPU
 stages' summary lines).
 """

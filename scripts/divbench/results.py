@@ -24,62 +24,14 @@ DEFAULT_BODY = "fma_chain"
 DEFAULT_MAP = "modulo"
 def point_coords(point: dict, experiment: str) -> dict:
     """A point's coordinates on its experiment's declared axes: `axes` as the harness writes it on every
-    point ({"k": 7, "placement": 1}; docs/schemas.md "Axes"). Points of files written before `axes`
-    existed are read by legacy_point_axes(), the one place that knows their older shape."""
+    point ({"k": 7, "placement": 1}; docs/schemas.md "Axes"). InputError for a point without them: a file
+    written before divbench recorded axes (every committed result has them; the converter of such files,
+    convert_axes.py, is in git history at 09e07b9)."""
     axes = point.get("axes")
     if isinstance(axes, dict):
         return axes
-    return legacy_point_axes(experiment, point)
-
-
-# The reader of older files: where each experiment's points kept their axis values before `axes` was
-# written (the committed results were converted by divbench.convert_axes, which uses this table too).
-# Per experiment, (axis, the point's key or a function of the point), in the order the experiment declares
-# its axes (experiments/*/experiment.cpp). A point with no placement ran at placement 0 (results from before
-# code placements); any other key a point lacks is left out of its coordinates.
-def _residency(key: str):
-    return lambda p: (p.get("residency") or {}).get(key) if isinstance(p.get("residency"), dict) else None
-
-
-def _arm(p: dict):
-    v = p.get("producer_in_then")
-    return None if not isinstance(v, bool) else ("then" if v else "else")
-
-
-LEGACY_AXES = {
-    "kway": (("placement", lambda p: p.get("placement", 0)), ("k", "k")),
-    # region (divergent | control) came with the no-divergence control; points before it have none
-    "cost": (("body", "body"), ("placement", lambda p: p.get("placement", 0)), ("n", "iters_per_path"), ("k", "k"),
-             ("region", "region")),
-    "sampling": (("body", "body"), ("map", "map"), ("k", "k"), ("sampling", "sampling")),
-    "predication": (("placement", lambda p: p.get("placement", 0)), ("variant", "variant"), ("arms", "arms"),
-                    ("n", "iters_per_path")),
-    "occupancy": (("series", _residency("series")), ("warps_per_sm", _residency("warps_per_sm")),
-                  ("waves", _residency("waves")), ("k", "k")),
-    "calibration": (("k", "k"),),
-    "loops": (("body", "body"), ("placement", lambda p: p.get("placement", 0)), ("n", "iters_per_path")),
-    "lock": (("form", "form"),),
-    "peer_wait": (("rounds", "rounds"),),
-    # order_form names the kernel (bssy, warpsync, bssy_backward, bssy_loop, warpsync_loop); older files have only intended_form,
-    # the guard kind, which equalled the kernel while there were two
-    "order": (("form", lambda p: p.get("order_form", p.get("intended_form"))), ("group_size", "group_size"), ("group_position", "group_position"),
-              ("group_arm", "group_arm")),
-    "producer_consumer": (("variant", "variant"), ("producer_arm", _arm), ("work", "work")),
-}
-
-
-def legacy_point_axes(experiment: str, point: dict) -> dict:
-    """The coordinates of a point of an older file (no `axes`), from the keys its experiment kept them under
-    (LEGACY_AXES); an experiment the table does not know has none. Whole numbers written as floats (k was
-    1.0) are read as ints, the type the axes declare."""
-    out = {}
-    for name, where in LEGACY_AXES.get(experiment, ()):
-        v = where(point) if callable(where) else point.get(where)
-        if isinstance(v, float) and v.is_integer():
-            v = int(v)
-        if isinstance(v, (str, int, float)) and not isinstance(v, bool):
-            out[name] = v
-    return out
+    raise InputError(f"a point of {experiment} has no axes (a file written before divbench recorded them: "
+                     "run the experiment again, or convert it with scripts/divbench/convert_axes.py of commit 09e07b9)")
 
 
 def coords_label(coords: dict) -> str:

@@ -28,7 +28,8 @@ def record(experiment, dev, config, points, summary=None, fit=None):
 def kway(dev, s, c, iters=100, body="fma_chain", map_="modulo", metrics=True, ks=(1, 2, 4, 8, 16, 32)):
     pts = []
     for k in ks:
-        p = {"k": k, "median_cycles": s * k + c, "min_cycles": s * k + c, "max_cycles": s * k + c, "cv": 0.0}
+        p = {"k": k, "median_cycles": s * k + c, "min_cycles": s * k + c, "max_cycles": s * k + c, "cv": 0.0,
+             "axes": {"placement": 0, "k": k}}
         if metrics:
             p["metrics"] = {"available": True, "values": {"smsp__thread_inst_executed_per_inst_executed.ratio": 32.0 / k + 0.1},
                             "region": {"ratio": 32.0 / k}}
@@ -52,7 +53,8 @@ def make_results(root: Path, with_static=True, with_occupancy=True):
     write(root / "gpu_b", "kway.json", kway(b, 800.0, 20.0, metrics=False))
     write(root / "gpu_a", "kway.gbench.json", {"context": {}, "benchmarks": []})  # not a divbench result: skipped
     # One quiet point each: a result with no points has nothing to trust (quality.py: no_points).
-    quiet = [{"k": 1, "median_cycles": 1000.0, "min_cycles": 1000.0, "max_cycles": 1000.0}]
+    quiet = [{"k": 1, "median_cycles": 1000.0, "min_cycles": 1000.0, "max_cycles": 1000.0,
+              "axes": {"placement": 0, "variant": "single", "arms": 1, "n": 100}}]
     write(root / "gpu_a", "predication.json", record("predication", a, {"iters": 100}, quiet,
           {"ratio_branchy_over_single": 1.99, "ratio_predicated_over_single": 1.01}))
     if with_occupancy:
@@ -97,7 +99,8 @@ def occupancy_v2(dev, max_warps=64):
                            "clock_mhz": 1000.0, "sampling": "grid", "placement": 0,
                            "residency": {"series": name, "warps_per_sm": w, "waves": waves, "total_warps": 4 * w * waves},
                            "kernel_ms": {"median": 0.01 * k * waves}, "kernel_ms_corrected": {"median": 0.01 * k * waves - 0.004},
-                           "steady_state": w < 32})
+                           "steady_state": w < 32,
+                           "axes": {"series": name, "warps_per_sm": w, "waves": waves, "k": k}})
     pens = [x["penalty"] for x in series]
     return record("occupancy", dev, {"axis": "residency", "k_divergent": 32, "ks": [1, 32]}, points,
                   {"penalty_min": min(pens), "penalty_max": max(pens), "launch_overhead_ms": 0.004, "series": series})

@@ -299,10 +299,9 @@ def test_a_table_argument_beside_gate_is_refused(capsys, args):
     assert e.value.code == 2 and err.count("\n") == 1 and "--gate takes every argument after it" in err, err
 
 
-def test_a_run_of_the_current_harness_gates_against_a_result_from_before_it(fixture_factory, tmp_path, capsys):
-    """The current harness records each point's sample count as "n"; results from before it (the committed
-    results/h200) have none. "n" names a point only where the experiment sweeps it (cost: config.ns), so
-    the points still match."""
+def test_the_sample_count_n_names_no_point(fixture_factory, tmp_path, capsys):
+    """The harness records each point's sample count as "n"; a point is named by its axes only, so "n"
+    names a point only where the experiment has an n axis (cost: iterations per path)."""
     ff = fixture_factory
     old = ff["kway"](ff["device"]("SYNTHETIC GPU A", "9.0"), 1000.0, 10.0)
     new = ff["with_samples"](old, n=201)
@@ -312,11 +311,11 @@ def test_a_run_of_the_current_harness_gates_against_a_result_from_before_it(fixt
     b = ff["write"](tmp_path, "b.json", new)
     assert compare.main(["--gate", str(a), str(b)]) == 0, capsys.readouterr().err
     assert "k=4 n=" not in capsys.readouterr().out
-    # the cost sweep's n (iterations per path; older files: iters_per_path) is an axis: two points that
-    # differ only in n are two points, while their sample count "n" names nothing
-    cost = ff["record"]("cost", ff["device"]("SYNTHETIC", "9.0"), {"axis": "k x n", "ns": [0, 100]},
-                        [{"k": 2, "n": 201, "iters_per_path": n, "body": "fma_chain", "placement": 0,
-                          "median_cycles": 100.0 + n, "min_cycles": 100.0 + n, "max_cycles": 100.0 + n}
+    # the cost sweep's n (iterations per path) is an axis: two points that differ only in n are two
+    # points, while their sample count "n" names nothing
+    cost = ff["record"]("cost", ff["device"]("SYNTHETIC", "9.0"), {"ns": [0, 100]},
+                        [{"k": 2, "n": 201, "median_cycles": 100.0 + n, "min_cycles": 100.0 + n, "max_cycles": 100.0 + n,
+                          "axes": {"body": "fma_chain", "placement": 0, "n": n, "k": 2}}
                          for n in (0, 100)])
     c = ff["write"](tmp_path, "c.json", cost)
     assert compare.main(["--gate", str(c), str(c)]) == 3   # no raw samples: insufficient
@@ -325,25 +324,19 @@ def test_a_run_of_the_current_harness_gates_against_a_result_from_before_it(fixt
 
 def test_points_are_named_by_their_declared_axes():
     from divbench import results as dr
-    # the current harness: point.axes, whatever else the point holds ("n" is its sample count)
+    from divbench.jsonio import InputError
+    # point.axes, whatever else the point holds ("n" is its sample count)
     p = {"k": 4.0, "n": 201, "body": "sfu", "sampling": "single", "placement": 2,
          "axes": {"placement": 2, "k": 4}}
     assert dr.point_label(p, "kway") == "k=4 placement=2"
-    assert dr.point_coords(p, "cost") == {"placement": 2, "k": 4}  # the file's axes win over any table
-    # older files (no axes): the keys each experiment kept its axes under, never the sample count
-    old = {"k": 4.0, "n": 201, "body": "sfu", "map": "modulo", "sampling": "single", "placement": 2,
-           "iters_per_path": 1000}
-    assert dr.point_label(old, "kway") == "k=4 placement=2"
-    assert dr.point_label(old, "cost") == "body=sfu k=4 n=1000 placement=2"
-    assert dr.point_label(old, "sampling") == "body=sfu k=4 map=modulo sampling=single"
-    assert dr.point_label({"residency": {"series": "resident", "warps_per_sm": 8, "waves": 1}, "k": 32.0},
-                          "occupancy") == "k=32 series=resident warps_per_sm=8 waves=1"
-    assert dr.point_label({"variant": "producer_minority", "producer_in_then": False, "work": 1000},
-                          "producer_consumer") == "producer_arm=else variant=producer_minority work=1000"
-    assert dr.point_label({"k": 4}, "an_experiment_the_table_does_not_know") == ""
-    # the same point in both shapes has the same name: a new run gates against an old file
-    assert dr.point_label(old, "cost") == dr.point_label(
-        {"axes": {"body": "sfu", "placement": 2, "n": 1000, "k": 4}}, "cost")
+    assert dr.point_coords(p, "cost") == {"placement": 2, "k": 4}
+    assert dr.point_label({"axes": {"body": "sfu", "placement": 2, "n": 1000, "k": 4}}, "cost") == \
+        "body=sfu k=4 n=1000 placement=2"
+    # a point without axes (a file written before divbench recorded them) is refused, not guessed
+    with pytest.raises(InputError, match="has no axes"):
+        dr.point_label({"k": 4.0, "placement": 2}, "kway")
+
+
 # ---- the gate's statistics on realistic synthetic runs: power and false alarms ----
 
 def _run(rng, s_per_path, ks=(1, 2, 4, 8, 16, 32), launches=2, warps=132, c=768.0, jitter=25.0):

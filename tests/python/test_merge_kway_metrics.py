@@ -53,7 +53,7 @@ def divbench_doc(ks, scale=1.0):
     for k in ks:
         full, twin = counts(k), twin_counts(k)
         full = {n: v * (scale if n != R else 1.0) for n, v in full.items()}
-        pts.append({"k": k, "median_cycles": 1000.0 * k, "clock_mhz": 1980.0, "wall_ms": 2.5, "launches": 201,
+        pts.append({"k": k, "axes": {"placement": 0, "k": k}, "median_cycles": 1000.0 * k, "clock_mhz": 1980.0, "wall_ms": 2.5, "launches": 201,
                     "metrics": {"available": True, "values": full, "twin": twin, "profile_ms": 40.0,
                                 "twin_profile_ms": 30.0, "region": {"ratio": merger.region(full, twin)}}})
     return {"schema": "divbench.result/1", "experiment": "kway", "config": {},
