@@ -12,31 +12,20 @@ namespace divbench {
 
 LoopPrediction predict_loop_cost(const DeviceRecord& dev, Body body, const std::string& constants_file) {
   LoopPrediction p;
-  std::string why;
-  const auto& facts = running_kernel_facts(why);
-  if (!facts) {
+  const DeviceFacts df = running_facts_for_device(dev.cc_major, dev.cc_minor);
+  std::string used, why = df.why;
+  const auto constants = df ? model::load_constants(constants_file, used, why) : std::nullopt;
+  if (!df || !constants) {
     p.detail = json{{"available", false}, {"why", why}};
     return p;
   }
-  std::string used;
-  const auto constants = model::load_constants(constants_file, used, why);
-  if (!constants) {
-    p.detail = json{{"available", false}, {"why", why}};
-    return p;
-  }
-  const auto sm = cubin_sm_for_device(*facts, dev.cc_major, dev.cc_minor);
-  if (!sm) {
-    p.detail = json{{"available", false},
-                    {"why", "the kernel facts hold no cubin this device runs (compute capability " + dev.cc + ")"}};
-    return p;
-  }
-  json b = model::predict_body(*facts, *sm, body_name(body), *constants, model::kDefaultPredictionIters);
+  json b = model::predict_body(*df.facts, df.sm, body_name(body), *constants, model::kDefaultPredictionIters);
   p.available = b["a"].is_number();
   if (p.available) p.a = b["a"].get<double>();
   b.erase("body");
   b["available"] = p.available;
-  b["sm"] = *sm;
-  b["model"] = model::model_json(*constants, *sm);
+  b["sm"] = df.sm;
+  b["model"] = model::model_json(*constants, df.sm);
   b["constants_file"] = used;
   p.detail = b;
   return p;

@@ -159,11 +159,10 @@ std::optional<double> slope_of_region(const ResultRecord& r, Body body, int plac
 // placement in the SASS the device runs (the build's kernel facts): b_loop is the loop over paths only
 // where they do. null with why when the facts or the architecture's cubin are missing.
 json control_loops_equal(const ResultRecord& r, Body body, const std::vector<int>& placements, KwayRegion control) {
-  std::string why;
-  const std::optional<json>& facts = running_kernel_facts(why);
-  if (!facts) return json{{"equal", nullptr}, {"why", why}};
-  const std::optional<int> sm = cubin_sm_for_device(*facts, r.device.cc_major, r.device.cc_minor);
-  if (!sm) return json{{"equal", nullptr}, {"why", "no cubin for the device's architecture in the kernel facts"}};
+  const DeviceFacts df = running_facts_for_device(r.device.cc_major, r.device.cc_minor);
+  if (!df) return json{{"equal", nullptr}, {"why", df.why}};
+  const json* facts = df.facts;
+  const std::optional<int> sm = df.sm;
   json problems = json::array();
   try {
     for (int placement : placements) {

@@ -68,14 +68,10 @@ json to_json(const PredicationConfig& c) {
 }
 
 // The work loop's SASS shape of the variant's kernel, from this binary's kernel facts.
-json loop_json(const std::optional<json>& facts, const std::string& why_none, const DeviceRecord& dev,
-               PredVariant v, int arms, int placement) {
-  if (!facts) return json{{"available", false}, {"why", why_none}};
-  const auto sm = cubin_sm_for_device(*facts, dev.cc_major, dev.cc_minor);
-  if (!sm)
-    return json{{"available", false}, {"why", "the kernel facts hold no cubin this device runs (compute capability " + dev.cc + ")"}};
+json loop_json(const DeviceFacts& df, PredVariant v, int arms, int placement) {
+  if (!df) return json{{"available", false}, {"why", df.why}};
   try {
-    json j = to_json(work_loop_shape(*facts, *sm, predication_kernel_needle(v, arms, placement)));
+    json j = to_json(work_loop_shape(*df.facts, df.sm, predication_kernel_needle(v, arms, placement)));
     j["available"] = true;
     return j;
   } catch (const std::runtime_error& e) {
@@ -84,8 +80,7 @@ json loop_json(const std::optional<json>& facts, const std::string& why_none, co
 }
 
 std::vector<PointSpec> plan(const PredicationConfig& c, const DeviceRecord& dev) {
-  std::string why_none;
-  const std::optional<json>& facts = running_kernel_facts(why_none);
+  const DeviceFacts facts = running_facts_for_device(dev.cc_major, dev.cc_minor);
   std::vector<std::pair<PredVariant, int>> variants{{PredVariant::single, 1}, {PredVariant::branchy, 2}};
   for (int a : c.predicated_arms) variants.push_back({PredVariant::predicated, a});
   std::vector<PointSpec> pts;
@@ -94,7 +89,7 @@ std::vector<PointSpec> plan(const PredicationConfig& c, const DeviceRecord& dev)
       for (std::uint32_t n : c.ns) {
         const TimedKernel kernel = predication_timed_kernel(v, arms, n, placement);
         const TimedRun run{c.timing, std::nullopt, false};
-        const json loop = loop_json(facts, why_none, dev, v, arms, placement);
+        const json loop = loop_json(facts, v, arms, placement);
         // --metrics at the first placement only: a placement shifts the code, not what the warp
         // executes (the counters); the same kernel once and its zero-work twin (n = 0)
         const bool profiled = placement == c.placements.front();

@@ -166,4 +166,19 @@ const std::optional<json>& running_kernel_facts(std::string& why) {
   return facts;
 }
 
+DeviceFacts running_facts_for_device(int cc_major, int cc_minor) {
+  DeviceFacts d;
+  const std::optional<json>& facts = running_kernel_facts(d.why);
+  if (!facts) return d;
+  const std::optional<int> sm = cubin_sm_for_device(*facts, cc_major, cc_minor);
+  if (!sm) {
+    d.why = "the kernel facts hold no cubin this device runs (compute capability " + std::to_string(cc_major) + "." +
+            std::to_string(cc_minor) + ")";
+    return d;
+  }
+  d.facts = &*facts;
+  d.sm = *sm;
+  return d;
+}
+
 }  // namespace divbench

@@ -62,4 +62,15 @@ std::vector<std::string> predication_shape_problems(const LoopShape& single, con
 // Read on the first call; later calls return the same document.
 const std::optional<json>& running_kernel_facts(std::string& why);
 
+// Those facts and the cubin a device of compute capability major.minor runs from them (cubin_sm_for_device),
+// or why there are none: "no kernel facts ..." (running_kernel_facts) or "the kernel facts hold no cubin this
+// device runs (compute capability X.Y)". What every reader of the running binary's SASS asks first.
+struct DeviceFacts {
+  const json* facts = nullptr;  // null: see `why`
+  int sm = 0;
+  std::string why;
+  explicit operator bool() const { return facts != nullptr; }
+};
+DeviceFacts running_facts_for_device(int cc_major, int cc_minor);
+
 }  // namespace divbench
