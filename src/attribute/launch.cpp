@@ -1,7 +1,6 @@
 // Running a program under the injection library (attribute/launch.hpp).
 #include "divbench/attribute/launch.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -55,40 +54,23 @@ namespace {
 // One child: the program with the injection library, its output to `dir`/program.log when quiet.
 pid_t start_injected(const InjectedRun& run, const std::string& inject_lib, const std::string& ld_dir) {
   fs::create_directories(run.dir);
-  const std::string log = run.dir + "/program.log";
-  std::vector<char*> args;
-  for (const auto& a : run.argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
   std::string ld = ld_dir;
   if (const char* old = std::getenv("LD_LIBRARY_PATH"); old && *old) ld += (ld.empty() ? "" : ":") + std::string(old);
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::setpgid(0, 0);  // its own process group: a signal or a time limit reaches its children too
-    ::signal(SIGINT, SIG_DFL);
-    ::signal(SIGTERM, SIG_DFL);
-    ::setenv("CUDA_INJECTION64_PATH", run.inject.empty() ? inject_lib.c_str() : run.inject.c_str(), 1);
-    ::setenv("DIVBENCH_ATTRIBUTE_DIR", run.dir.c_str(), 1);
-    // The discovery run instruments whichever kernel the program launches first.
-    ::setenv("DIVBENCH_ATTRIBUTE_TARGET", run.target.empty() ? "*first*" : run.target.c_str(), 1);
-    for (const auto& [name, value] : run.env) ::setenv(name.c_str(), value.c_str(), 1);
-    if (run.match.empty()) ::unsetenv("DIVBENCH_ATTRIBUTE_MATCH");
-    else ::setenv("DIVBENCH_ATTRIBUTE_MATCH", run.match.c_str(), 1);
-    if (run.quiet) {
-      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      if (fd >= 0) {
-        ::dup2(fd, 1);
-        ::dup2(fd, 2);
-        ::close(fd);
-      }
-    }
-    if (!ld.empty()) ::setenv("LD_LIBRARY_PATH", ld.c_str(), 1);
-    ::execv(args[0], args.data());
-    std::fprintf(stderr, "divbench attribute: cannot run %s: %s\n", args[0], std::strerror(errno));
-    ::_exit(127);
-  }
-  return pid;
+  SpawnSpec s;
+  s.argv = run.argv;
+  s.own_group = true;  // a signal or a time limit reaches its children too
+  s.default_signals = true;
+  s.set_env = {{"CUDA_INJECTION64_PATH", run.inject.empty() ? inject_lib : run.inject},
+               {"DIVBENCH_ATTRIBUTE_DIR", run.dir},
+               // The discovery run instruments whichever kernel the program launches first.
+               {"DIVBENCH_ATTRIBUTE_TARGET", run.target.empty() ? "*first*" : run.target}};
+  for (const auto& [name, value] : run.env) s.set_env.emplace_back(name, value);
+  if (run.match.empty()) s.unset_env = {"DIVBENCH_ATTRIBUTE_MATCH"};
+  else s.set_env.emplace_back("DIVBENCH_ATTRIBUTE_MATCH", run.match);
+  if (!ld.empty()) s.set_env.emplace_back("LD_LIBRARY_PATH", ld);
+  if (run.quiet) s.output_file = run.dir + "/program.log";
+  s.exec_error_prefix = "divbench attribute: cannot run";
+  return spawn(s);
 }
 
 volatile sig_atomic_t g_stop = 0;
@@ -154,8 +136,8 @@ std::vector<ProgramRun> run_injected(const std::vector<InjectedRun>& runs, const
       if (pid == it->first) {
         ProgramRun& r = out[i];
         r.wall_s = std::chrono::duration<double>(now - t0[i]).count();
-        if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-        else if (WIFSIGNALED(status)) r.signal = WTERMSIG(status), r.exit_code = 128 + r.signal;
+        r.exit_code = exit_code_of(status);
+        if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
         r.ran = true;
         // Processes of its group that outlive it (children it forked and left running): reported, and
         // sent TERM (they carry the injection environment).

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -111,6 +112,65 @@ double tool_timeout_s() {
   return s;
 }
 
+pid_t spawn(const SpawnSpec& s) {
+  if (s.argv.empty() && !s.body) throw std::runtime_error("spawn: neither a program nor a body");
+  std::vector<char*> args;
+  for (const auto& a : s.argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t parent = ::getpid();
+  std::fflush(nullptr);  // nothing buffered is written twice
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed: " + std::string(std::strerror(errno)));
+  if (pid > 0) {
+    if (s.own_group) ::setpgid(pid, pid);
+    return pid;
+  }
+  if (s.own_group) ::setpgid(0, 0);
+#ifdef __linux__
+  if (s.die_with_parent) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);  // the parent died before the line above
+  }
+#endif
+  if (s.default_signals) {
+    ::signal(SIGINT, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
+  }
+  for (int fd : s.close_fds) ::close(fd);
+  if (s.stdin_null) {
+    const int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, 0);
+  }
+  if (s.stdout_fd >= 0) ::dup2(s.stdout_fd, 1);
+  if (s.stderr_fd >= 0) ::dup2(s.stderr_fd, 2);
+  if (!s.output_file.empty()) {
+    const int fd = ::open(s.output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+      ::close(fd);
+    }
+  }
+  for (const auto& [name, value] : s.set_env) ::setenv(name.c_str(), value.c_str(), 1);
+  for (const auto& name : s.unset_env) ::unsetenv(name.c_str());
+  if (!s.cwd.empty() && ::chdir(s.cwd.c_str()) != 0) ::_exit(126);
+  if (s.body) {
+    s.body();
+    ::_exit(0);
+  }
+  if (s.search_path) ::execvp(args[0], args.data());
+  else ::execv(args[0], args.data());
+  if (!s.exec_error_prefix.empty())
+    std::fprintf(stderr, "%s %s: %s\n", s.exec_error_prefix.c_str(), args[0], std::strerror(errno));
+  ::_exit(127);
+}
+
+int exit_code_of(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
 bool is_executable_file(const std::string& path) {
   struct stat st {};
   return !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
@@ -125,30 +185,17 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   if (g_signal) throw std::runtime_error("interrupted by signal " + std::to_string(g_signal));
   const std::string base = env("TMPDIR").empty() ? "/tmp" : env("TMPDIR");
   TempFile out_file(base, "divbench-out"), err_file(base, "divbench-err");
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const pid_t parent = ::getpid();
-  pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("run_process: fork failed: " + std::string(std::strerror(errno)));
-  if (pid == 0) {
-    ::setpgid(0, 0);  // its own process group: a timeout or a signal kills it with everything it started
-#ifdef __linux__
-    // divbench killed, even by SIGKILL (no handler runs): the tool dies with it instead of running on.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);  // it died before the line above
-#endif
-    ::signal(SIGINT, SIG_DFL);
-    ::signal(SIGTERM, SIG_DFL);
-    ::dup2(out_file.fd, 1);
-    ::dup2(err_file.fd, 2);
-    int devnull = ::open("/dev/null", O_RDONLY);
-    if (devnull >= 0) ::dup2(devnull, 0);
-    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
-    ::execvp(args[0], args.data());
-    ::_exit(127);
-  }
-  ::setpgid(pid, pid);
+  SpawnSpec spec;
+  spec.argv = argv;
+  spec.search_path = true;
+  spec.cwd = cwd;
+  spec.stdin_null = true;
+  spec.stdout_fd = out_file.fd;
+  spec.stderr_fd = err_file.fd;
+  spec.own_group = true;        // a timeout or a signal kills it with everything it started
+  spec.die_with_parent = true;  // divbench killed, even by SIGKILL (no handler runs): the tool dies with it
+  spec.default_signals = true;
+  const pid_t pid = spawn(spec);
   g_child_group = pid;
   int status = 0;
   bool timed_out = false;
@@ -176,8 +223,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   ProcessResult r;
   r.out = read_file(out_file.name);
   r.err = read_file(err_file.name);
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status)) r.exit_code = 128 + WTERMSIG(status);
+  r.exit_code = exit_code_of(status);
   if (r.exit_code == 127 && r.out.empty() && r.err.empty())
     throw std::runtime_error("cannot run '" + argv[0] + "'");
   return r;

@@ -15,6 +15,7 @@
 
 #include "divbench/core/errors.hpp"
 #include "divbench/core/files.hpp"  // write_all
+#include "divbench/core/process.hpp"  // spawn
 #include "driver_api.hpp"
 
 namespace divbench::cubin {
@@ -317,23 +318,23 @@ struct Child {
   }
 };
 
-// Fork a child that runs body(write end of a pipe) and exits without atexit handlers; the parent keeps
-// the read end (Child::fd). The one fork of this file: the trial processes and the device check.
+// A child (core/process's spawn) that runs body(write end of a pipe) and exits without atexit handlers;
+// the parent keeps the read end (Child::fd). The trial processes and the device check.
 template <class Body>
 Child spawn_child(double exit_limit_s, Body&& body) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
+  SpawnSpec s;
+  s.close_fds = {fds[0]};
+  const int write_end = fds[1];
+  s.body = [&body, write_end] { body(write_end); };
+  pid_t pid = -1;
+  try {
+    pid = spawn(s);
+  } catch (...) {
     ::close(fds[0]);
     ::close(fds[1]);
-    throw std::runtime_error("fork failed");
-  }
-  if (pid == 0) {
-    ::close(fds[0]);
-    body(fds[1]);
-    ::_exit(0);
+    throw;
   }
   ::close(fds[1]);
   return Child{pid, fds[0], exit_limit_s};

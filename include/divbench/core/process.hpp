@@ -1,10 +1,40 @@
 // Running an external tool and a scratch directory: what the static pipeline (nvdisasm, cuobjdump)
 // and the cubin tools share, host-only.
 #pragma once
+#include <sys/types.h>
+
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace divbench {
+
+// How to start a child process: the one fork of divbench. run_process (the tools), attribute's
+// programs under the injection library and the cubin runner's trial processes all start theirs here.
+struct SpawnSpec {
+  std::vector<std::string> argv;  // the program and its arguments (argv[0] a path; a name with search_path)
+  bool search_path = false;       // find argv[0] on $PATH (execvp)
+  std::function<void()> body;     // instead of argv: run this in the child, then _exit(0) (no atexit handlers)
+  std::string cwd;                // "" : the caller's
+  std::vector<std::pair<std::string, std::string>> set_env;  // set in the child, in this order
+  std::vector<std::string> unset_env;                         // removed in the child
+  bool stdin_null = false;        // stdin from /dev/null
+  int stdout_fd = -1;             // dup2'd onto 1 (-1: inherited)
+  int stderr_fd = -1;             // dup2'd onto 2 (-1: inherited)
+  std::string output_file;        // "": none; else stdout and stderr both to this file (created, truncated)
+  std::vector<int> close_fds;     // closed in the child (the parent's ends of pipes)
+  bool own_group = false;         // its own process group: a signal or a time limit reaches its children too
+  bool die_with_parent = false;   // killed (SIGKILL) when divbench dies, even by SIGKILL
+  bool default_signals = false;   // SIGINT/SIGTERM back to their default action in the child
+  std::string exec_error_prefix;  // on a failed exec, "PREFIX ARGV0: REASON" on stderr ("": silent); exit 127
+};
+// Starts the child; its pid (the parent also puts it in its own group when own_group, closing the race
+// with a signal sent right after). std::runtime_error when fork fails.
+pid_t spawn(const SpawnSpec& s);
+
+// A wait status as one code: the exit status, or 128+N when killed by signal N.
+int exit_code_of(int wait_status);
 
 struct ProcessResult {
   int exit_code = -1;  // exit status; 128+N when killed by signal N; -1 when it could not start
