@@ -25,7 +25,7 @@
 #include "harness/common_settings.hpp"
 #include "harness/config.hpp"
 #include "harness/experiment.hpp"
-#include "harness/loop_prediction.hpp"
+#include "experiments/cost/loop_prediction.hpp"
 #include "harness/timed_point.hpp"
 #include "divbench/model/loop_cost.hpp"
 

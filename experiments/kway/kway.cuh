@@ -32,7 +32,7 @@ __device__ __forceinline__ float divergent_region(int path, float x, const KwayP
 // slot is loop-invariant as `path` is in divergent_region (where the compiler indexes the path's
 // parameters by path, since path == q inside the branch), so the two loops have the same shape:
 // one compare, the branch, two parameter loads, the body, the __syncwarp, the back branch; the SASS
-// check (tests/sass/test_kway_control_shapes.cpp) holds them equal at every placement. What the
+// check (experiments/cost/tests/sass/test_kway_control_shapes.cpp) holds them equal at every placement. What the
 // control costs per path with n = 0 is the loop over paths; the divergent kernel's excess over it
 // is what divergence itself costs.
 // SlotPerStep (kway_control_slots_kernel): the slot is q & (path - kControlPath), computed at each

@@ -185,4 +185,28 @@ void add_predication_summary(ResultRecord& r) {
   s["per_iteration"] = per_iter;
 }
 
+std::vector<std::string> predication_shape_problems(const LoopShape& single, const std::map<int, LoopShape>& predicated) {
+  std::vector<std::string> out;
+  auto one_path = [&](const LoopShape& s, const std::string& who) {
+    if (!s.single_path || s.taken_branches != 1)
+      out.push_back(who + " (" + s.function + "): the work loop is not one path with one taken branch per iteration");
+  };
+  one_path(single, "single path");
+  const int ffma = single.count("FFMA");
+  const int other = single.instructions - ffma;
+  if (ffma != 4)
+    out.push_back("single path (" + single.function + "): " + std::to_string(ffma) + " FFMA per iteration, want 4");
+  for (const auto& [arms, s] : predicated) {
+    const std::string who = std::to_string(arms) + "-arm predicated form";
+    one_path(s, who);
+    if (s.count("FFMA") != 4 * arms)
+      out.push_back(who + " (" + s.function + "): " + std::to_string(s.count("FFMA")) + " FFMA per iteration, want " +
+                    std::to_string(4 * arms));
+    if (s.instructions - s.count("FFMA") != other)
+      out.push_back(who + " (" + s.function + "): " + std::to_string(s.instructions - s.count("FFMA")) +
+                    " instructions besides the FFMA per iteration, the single path " + std::to_string(other));
+  }
+  return out;
+}
+
 }  // namespace divbench

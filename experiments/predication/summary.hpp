@@ -24,10 +24,20 @@
 //     rule (loop_shape.hpp) at every placement, from the recorded shapes;
 //   per_iteration[]: every (variant, arms, placement) with its two iters_per_path and times.
 #pragma once
+#include <map>
+#include <string>
+#include <vector>
+
 #include "divbench/core/result.hpp"
+#include "divbench/summary/loop_shape.hpp"
 
 namespace divbench {
 
 void add_predication_summary(ResultRecord& r);
+
+// The predication rule at one placement: `single` the single path's loop, `predicated` arms -> the
+// K-arm form's loop: every loop one path with one taken branch per iteration, the single path 4 FFMA,
+// the K-arm form 4K FFMA and the same other instructions. One line per violation; empty when they hold.
+std::vector<std::string> predication_shape_problems(const LoopShape& single, const std::map<int, LoopShape>& predicated);
 
 }  // namespace divbench

@@ -1,5 +1,5 @@
 // Work-loop shapes read from "divbench.kernels/1" documents (synthetic ones here; the real SASS of
-// the predication kernels in tests/sass/test_predication_shapes.cpp): the reader, the cubin a device
+// the predication kernels in experiments/predication/tests/sass/test_predication_shapes.cpp): the reader, the cubin a device
 // runs, and the equal-shape rule, which must pass on equal shapes and fail on each kind of difference.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -92,23 +92,6 @@ TEST(LoopShape, CubinTheDeviceRuns) {
   EXPECT_EQ(cubin_sm_for_device(facts, 12, 1), 120);
   EXPECT_FALSE(cubin_sm_for_device(facts, 10, 0));  // only PTX would run
   EXPECT_FALSE(cubin_sm_for_device(facts, 7, 5));
-}
-
-TEST(LoopShape, PredicationRulePassesOnEqualShapes) {
-  EXPECT_TRUE(predication_shape_problems(shape(4), {{1, shape(4)}, {2, shape(8)}, {32, shape(128)}}).empty());
-}
-
-TEST(LoopShape, PredicationRuleFailsOnEachDifference) {
-  // Extra instructions besides the FFMA (constants reloaded or recomputed in the loop).
-  auto p = predication_shape_problems(shape(4), {{2, shape(8)}, {32, shape(128, 24)}});
-  ASSERT_EQ(p.size(), 1u);
-  EXPECT_NE(p[0].find("32-arm"), std::string::npos);
-  // The wrong number of FFMA (an arm's chain dropped or duplicated).
-  EXPECT_EQ(predication_shape_problems(shape(4), {{2, shape(12)}}).size(), 1u);
-  // A single path that is not the 4-FFMA chain loop.
-  EXPECT_FALSE(predication_shape_problems(shape(8), {}).empty());
-  // More than one path per iteration.
-  EXPECT_FALSE(predication_shape_problems(shape(4), {{2, shape(8, 0, false)}}).empty());
 }
 
 TEST(LoopShape, FactsAbsentSaysWhy) {

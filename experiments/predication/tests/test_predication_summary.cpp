@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "divbench/core/errors.hpp"
+#include "experiments/predication/summary.hpp"
 #include "harness/experiment.hpp"
 #include "tests/cpu/experiments/synthetic_points.hpp"
 #include "harness/runner.hpp"
@@ -170,4 +171,37 @@ TEST(PredicationConfig, BadInput) {
   CommandLine arms;
   arms.set("--k", "3");
   EXPECT_THROW(synthetic::prepare("sweep", "predication", arms), UsageError);
+}
+
+namespace {
+// A work loop as the kernel facts give it: VIADD, `ffma` FFMA, `other_extra` FADD, ISETP, BRA.
+LoopShape chain_shape(int ffma, int other_extra = 0, bool single_path = true) {
+  LoopShape s;
+  s.function = "k";
+  s.sm = 90;
+  s.instructions = 3 + ffma + other_extra;
+  s.stall_sum = 23;
+  s.taken_branches = 1;
+  s.single_path = single_path;
+  s.opcodes = {{"VIADD", 1}, {"FFMA", ffma}, {"ISETP", 1}, {"BRA", 1}};
+  if (other_extra) s.opcodes["FADD"] = other_extra;
+  return s;
+}
+}  // namespace
+
+TEST(PredicationShapeRule, PassesOnEqualShapes) {
+  EXPECT_TRUE(predication_shape_problems(chain_shape(4), {{1, chain_shape(4)}, {2, chain_shape(8)}, {32, chain_shape(128)}}).empty());
+}
+
+TEST(PredicationShapeRule, FailsOnEachDifference) {
+  // Extra instructions besides the FFMA (constants reloaded or recomputed in the loop).
+  auto p = predication_shape_problems(chain_shape(4), {{2, chain_shape(8)}, {32, chain_shape(128, 24)}});
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].find("32-arm"), std::string::npos);
+  // The wrong number of FFMA (an arm's chain dropped or duplicated).
+  EXPECT_EQ(predication_shape_problems(chain_shape(4), {{2, chain_shape(12)}}).size(), 1u);
+  // A single path that is not the 4-FFMA chain loop.
+  EXPECT_FALSE(predication_shape_problems(chain_shape(8), {}).empty());
+  // More than one path per iteration.
+  EXPECT_FALSE(predication_shape_problems(chain_shape(4), {{2, chain_shape(8, 0, false)}}).empty());
 }

@@ -53,10 +53,6 @@ LoopShape enclosing_loop_shape(const json& facts, int sm, const std::string& nee
 // placement its loop over paths and its work loop equal the divergent kernel's.)
 std::vector<std::string> equal_shape_problems(const LoopShape& want, const LoopShape& got, const std::string& what);
 
-// The predication rule at one placement: `single` the single path's loop, `predicated` arms -> the
-// K-arm form's loop. One line per violation; empty when the shapes are equal.
-std::vector<std::string> predication_shape_problems(const LoopShape& single, const std::map<int, LoopShape>& predicated);
-
 // The kernel facts of the running executable: kernel_facts.json in its directory. nullopt with
 // `why` set when there is none or it is not a "divbench.kernels/1" document (model::load_kernel_facts).
 // Read on the first call; later calls return the same document.

@@ -2,7 +2,7 @@
 // own SASS (kernel_facts.json next to the executable, written by the build) with the constants read
 // at run time (--loop-cost FILE; by default results/h200/loop_cost.json found from the binary).
 // docs/sass.md "Loop-cost model".
-#include "loop_prediction.hpp"
+#include "experiments/cost/loop_prediction.hpp"
 
 #include "divbench/model/loop_cost.hpp"
 #include "divbench/model/slope_prediction.hpp"

@@ -1,6 +1,6 @@
 // What the SASS of this binary predicts for a body's cost per loop iteration (a), for the cost
 // sweep to set beside the measured a. The model is divbench_model (src/model/), beside the SASS
-// analyzer; this is the harness's one entry to it.
+// analyzer; this is the cost sweep's one entry to it (experiments/cost/).
 #pragma once
 #include "divbench/core/body.hpp"
 #include "divbench/core/json_io.hpp"

@@ -2,8 +2,8 @@
 // facts the build writes next to the executable (kernel_facts.json, "divbench.kernels/1"; or the
 // document DIVBENCH_KERNEL_FACTS names). For every architecture it holds and every code placement:
 // the single path's work loop is one path of 4 FFMA plus its counter, compare and back branch, and
-// every K-arm predicated form's loop is the same around 4K FFMA (include/divbench/summary/
-// loop_shape.hpp). Skipped when there are no facts (the build writes them when nvdisasm is found),
+// every K-arm predicated form's loop is the same around 4K FFMA (experiments/predication/
+// summary.hpp). Skipped when there are no facts (the build writes them when nvdisasm is found),
 // failed instead under DIVBENCH_REQUIRE_NVDISASM=1 (CI).
 #include <gtest/gtest.h>
 
@@ -13,6 +13,7 @@
 #include "experiments/predication/launcher.hpp"
 #include "divbench/model/kernel_facts.hpp"
 #include "divbench/summary/loop_shape.hpp"
+#include "experiments/predication/summary.hpp"
 
 using namespace divbench;
 
