@@ -7,6 +7,11 @@
 
 namespace divbench::model {
 
+// Why the inputs are not validated against the committed schemas (schemas/, draft 2020-12) first, which
+// would name the file without reading nlohmann's message: no C++ validator on Debian 12 or in the
+// toolchain implements 2020-12 (valijson 1.0 and pboettch/json-schema-validator: drafts 4-7; our schemas
+// use $defs and 2020-12's keywords), and the Python validator (scripts/divbench/schemas.py) would add a
+// Python start to every `kernels fit`. So the error names the document holding the failing key path.
 std::string json_input_error(const std::vector<JsonInput>& inputs, const std::string& what) {
   // "[json.exception.type_error.302] (/summary/bodies/0/body) type must be string, but is number":
   // the library's prefix dropped, the key path (JSON_DIAGNOSTICS) and the message kept.
