@@ -9,6 +9,7 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -17,6 +18,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -47,18 +50,47 @@ namespace {
 // the running helper's process group; run_process then throws, the stack unwinds (temp files and
 // TempDirs removed), and when the last Interruptible goes away the signal is raised again with its old
 // disposition, so the process still ends as the signal asked.
+// Helpers and TempDirs come and go on several threads at once (attribute disassembles modules while
+// the program runs): the count of guards is kept under a lock (an unguarded count could drop to 0 early
+// and put back the handlers of the first guard's time while attribute's own were needed), and every
+// running helper's group has a slot the handler reads (lock-free atomics, safe in a signal handler),
+// so a signal stops every helper running, not only the last one started.
 volatile std::sig_atomic_t g_signal = 0;
-volatile std::sig_atomic_t g_child_group = 0;
-int g_guards = 0;
+constexpr int kChildSlots = 64;
+std::atomic<int> g_child_groups[kChildSlots];  // 0: free
+std::mutex g_guard_mutex;
+int g_guards = 0;  // under g_guard_mutex
 struct sigaction g_old_int {}, g_old_term {};
 
 extern "C" void on_stop_signal(int sig) {
   g_signal = sig;
-  if (g_child_group > 0) ::kill(-static_cast<pid_t>(g_child_group), SIGKILL);
+  for (auto& g : g_child_groups)
+    if (const int pid = g.load(); pid > 0) ::kill(-static_cast<pid_t>(pid), SIGKILL);
 }
+
+// A running helper's process group in a free slot (none free: the signal then does not reach it, and
+// run_process still kills it when it sees g_signal).
+struct ChildSlot {
+  std::atomic<int>* slot = nullptr;
+  explicit ChildSlot(pid_t pid) {
+    for (auto& g : g_child_groups) {
+      int free = 0;
+      if (g.compare_exchange_strong(free, static_cast<int>(pid))) {
+        slot = &g;
+        break;
+      }
+    }
+  }
+  ~ChildSlot() {
+    if (slot) slot->store(0);
+  }
+  ChildSlot(const ChildSlot&) = delete;
+  ChildSlot& operator=(const ChildSlot&) = delete;
+};
 
 struct Interruptible {
   Interruptible() {
+    const std::lock_guard<std::mutex> lock(g_guard_mutex);
     if (g_guards++ > 0) return;
     struct sigaction sa {};
     sa.sa_handler = on_stop_signal;
@@ -67,6 +99,7 @@ struct Interruptible {
     ::sigaction(SIGTERM, &sa, &g_old_term);
   }
   ~Interruptible() {
+    const std::lock_guard<std::mutex> lock(g_guard_mutex);
     if (--g_guards > 0) return;
     ::sigaction(SIGINT, &g_old_int, nullptr);
     ::sigaction(SIGTERM, &g_old_term, nullptr);
@@ -196,7 +229,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   spec.die_with_parent = true;  // divbench killed, even by SIGKILL (no handler runs): the tool dies with it
   spec.default_signals = true;
   const pid_t pid = spawn(spec);
-  g_child_group = pid;
+  std::optional<ChildSlot> slot(std::in_place, pid);
   int status = 0;
   bool timed_out = false;
   const auto start = std::chrono::steady_clock::now();
@@ -214,7 +247,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
     ::usleep(static_cast<useconds_t>(nap_us));
     nap_us = std::min(nap_us * 2, 20000L);
   }
-  g_child_group = 0;
+  slot.reset();
   ::kill(-pid, SIGKILL);  // whatever it left running in its group
   if (g_signal) throw std::runtime_error("interrupted by signal " + std::to_string(g_signal));
   if (timed_out)

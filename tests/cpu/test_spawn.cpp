@@ -74,3 +74,4 @@ TEST(Spawn, BodyExitCodesAndAFailedExec) {
   EXPECT_EQ(wait_for(spawn(killed)), 128 + 9);
   EXPECT_THROW(spawn(SpawnSpec{}), std::runtime_error);
 }
+
