@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "experiments/kway/kernel_names.hpp"
 #include "bodies/fma_chain.cuh"
 #include "bodies/fma_indep.cuh"
 #include "bodies/int_alu.cuh"
@@ -174,21 +175,10 @@ const char* kway_region_name(KwayRegion region) {
 }
 
 std::string kway_kernel_needle(Body body, int placement, KwayRegion region) {
-  // The body's type name as the mangled name spells it (namespace divbench::bodies).
-  const char* camel = nullptr;
-  switch (body) {
-    case Body::fma_chain: camel = "FmaChain"; break;
-    case Body::fma_indep: camel = "FmaIndep"; break;
-    case Body::int_alu: camel = "IntAlu"; break;
-    case Body::sfu: camel = "Sfu"; break;
-    case Body::mem_divergent: camel = "MemDivergent"; break;
-  }
-  if (!camel) throw std::invalid_argument("unknown work body");
-  const char* kernel = region == KwayRegion::divergent ? "11kway_kernelI"
-                       : region == KwayRegion::control ? "19kway_control_kernelI"
-                                                       : "25kway_control_slots_kernelI";
-  return std::string(kernel) + "NS_6bodies" +
-         std::to_string(std::string(camel).size()) + camel + "ELi" + std::to_string(placement) + "EE";
+  const char* kernel = region == KwayRegion::divergent ? kway_names::kDivergent
+                       : region == KwayRegion::control ? kway_names::kControl
+                                                       : kway_names::kControlSlots;
+  return kway_names::instantiation(kernel, body_name(body), placement);
 }
 
 double kway_tolerance(Body body) {

@@ -3,6 +3,7 @@
 // out-of-sample validation against a --sweep loops result (loop_cost.hpp).
 #include "divbench/model/loop_cost.hpp"
 #include "loop_cost_detail.hpp"
+#include "experiments/kway/kernel_names.hpp"
 
 #include <algorithm>
 #include <array>
@@ -27,17 +28,7 @@ namespace divbench::model {
 using namespace sass;
 
 std::vector<std::string> kway_body_needles(const std::string& body) {
-  std::string camel;
-  bool up = true;
-  for (char ch : body) {
-    if (ch == '_') {
-      up = true;
-      continue;
-    }
-    camel += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(ch))) : ch;
-    up = false;
-  }
-  return {"kway_kernel", std::to_string(camel.size()) + camel + "E"};
+  return {"kway_kernel", kway_names::mangled_body(body) + "E"};  // the kway folder spells the names
 }
 
 std::vector<LoopFacts> body_work_loops(const json& facts, int sm, const std::string& body) {
