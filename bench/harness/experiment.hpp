@@ -25,6 +25,15 @@
 
 namespace divbench {
 
+// A summary value an experiment names as its headline, declared once: the key in the result's summary,
+// its unit and one line of what it is. The console prints these ("s_cycles_per_path = 27.9 cycles/path"),
+// `--list --format json` lists them, and the SchemaDocuments tests check that finalize writes them.
+struct SummaryField {
+  std::string key;
+  std::string unit;  // "" for a flag or a name
+  std::string help;
+};
+
 struct PointResult {
   bool timed = true;    // true: `point` holds a TimedPoint; false: `raw` is the point's JSON
   TimedPoint point;
@@ -53,6 +62,7 @@ struct PreparedExperiment {
   std::vector<AxisDecl> axes;  // the declared axes with this Config's values
   std::vector<std::string> notes;  // said once on stderr before the run (e.g. a capped --reps)
   std::vector<std::string> inputs; // files the run reads (--loop-cost): no output may land on them
+  std::vector<SummaryField> headline;  // the experiment's declared headline summary values
   std::function<std::vector<PointSpec>(const DeviceRecord&)> plan;
   std::function<void(ResultRecord&)> finalize;
 };
@@ -66,6 +76,7 @@ struct Experiment {
   bool in_all = true;  // run by --all (the reproduction); the validation sweeps (cost, sampling) run alone
   std::vector<SettingSpec> settings;  // every option it reads, its axes' included
   std::vector<AxisSpec> axes;         // what its points vary over (--axis NAME=VALUES sets those with an option)
+  std::vector<SummaryField> headline; // its headline summary values
 };
 
 // A declaration's own consistency (std::logic_error, at registration): every axis's option declared as a
@@ -104,6 +115,7 @@ struct ExperimentDef {
   // Every option parse() reads, with its type, default and help: the shared ones (common_settings.hpp,
   // with this experiment's default where it differs) and its own. An axis's option is one of them.
   std::vector<SettingSpec> settings;
+  std::vector<SummaryField> headline;  // what its summary leads with: key, unit, help
   bool in_all = true;  // run by --all; false for the validation sweeps that run alone
 };
 
@@ -122,7 +134,7 @@ std::vector<PointSpec> with_declared_axes(const std::string& experiment, const s
 
 template <class Config>
 Experiment make_experiment(ExperimentDef<Config> d) {
-  Experiment e{d.name, d.aliases, d.kind, d.help, nullptr, d.in_all, d.settings, {}};
+  Experiment e{d.name, d.aliases, d.kind, d.help, nullptr, d.in_all, d.settings, {}, d.headline};
   for (const auto& a : d.axes) e.axes.push_back(a.spec);
   check_declaration(e);
   e.prepare = [d](const SettingValues& o) {
@@ -136,6 +148,7 @@ Experiment make_experiment(ExperimentDef<Config> d) {
     p.axes = axes;
     if (d.notes) p.notes = d.notes(*c);
     if (d.inputs) p.inputs = d.inputs(*c);
+    p.headline = d.headline;
     p.plan = [d, c, axes](const DeviceRecord& dev) { return with_declared_axes(d.name, axes, d.plan(*c, dev)); };
     p.finalize = [d, c](ResultRecord& r) {
       if (d.finalize) d.finalize(*c, r);

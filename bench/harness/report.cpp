@@ -42,6 +42,8 @@ void print_experiment_list(std::ostream& os, const std::string& format) {
         j["axes"].push_back({{"name", a.name}, {"type", axis_type_name(a.type)}, {"unit", a.unit},
                              {"option", a.option.empty() ? json(nullptr) : json(a.option)}, {"help", a.help}});
       for (const auto& s : e.settings) j["settings"].push_back(setting_json(s));
+      j["headline"] = json::array();
+      for (const auto& f : e.headline) j["headline"].push_back({{"key", f.key}, {"unit", f.unit}, {"help", f.help}});
       list["experiments"].push_back(j);
     }
     os << list.dump(2) << "\n";
@@ -96,7 +98,8 @@ std::string points_csv(const ResultRecord& rec) {
   return os.str();
 }
 
-void report_result(std::ostream& os, const std::string& format, bool quiet, const ResultRecord& rec, const json& doc) {
+void report_result(std::ostream& os, const std::string& format, bool quiet, const ResultRecord& rec, const json& doc,
+                   const std::vector<SummaryField>& headline) {
   if (format == "json") {
     os << json_text(doc);
     return;
@@ -155,6 +158,12 @@ void report_result(std::ostream& os, const std::string& format, bool quiet, cons
     os << "k^2 term: q = " << f.quadratic.q << " (t = " << f.quadratic.t_stat << ", p = " << f.quadratic.p_value
        << ", share at max k " << 100.0 * f.quadratic.rel_effect << "%) -> "
        << (f.quadratic.superlinear ? "SUPER-LINEAR" : "no super-linear cost") << "\n";
+  }
+  for (const auto& f : headline) {
+    if (!rec.summary.contains(f.key)) continue;
+    const json& v = rec.summary[f.key];
+    os << "  " << f.key << " = " << (v.is_string() ? v.get<std::string>() : v.dump()) << (f.unit.empty() ? "" : " " + f.unit)
+       << "  (" << f.help << ")\n";
   }
   if (!rec.summary.empty()) os << "summary: " << rec.summary.dump() << "\n";
   for (const auto& raw : rec.points_extra) os << "point: " << raw.dump() << "\n";

@@ -25,7 +25,10 @@ class Progress {
 void print_experiment_list(std::ostream& os, const std::string& format);
 
 // Console: a table of points and the fit; json: the document; csv: one row per point.
-void report_result(std::ostream& os, const std::string& format, bool quiet, const ResultRecord& rec, const json& doc);
+// The console (or JSON, CSV) report of one result; `headline`: the experiment's declared summary values,
+// printed as "key = value unit  (help)" before the whole summary.
+void report_result(std::ostream& os, const std::string& format, bool quiet, const ResultRecord& rec, const json& doc,
+                   const std::vector<SummaryField>& headline = {});
 
 // The CSV form of a result's points (header + rows); shared with tests.
 std::string points_csv(const ResultRecord& rec);

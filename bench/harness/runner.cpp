@@ -260,7 +260,7 @@ int run_dynamic(const CommandLine& cl, const std::vector<std::string>& gb_args) 
     region_s += job_region_ms / 1000.0;
     json doc = to_json(j->record);
     doc["quality"] = add_verdict(j->record, doc, policy);
-    report_result(std::cout, format, quiet, j->record, doc);
+    report_result(std::cout, format, quiet, j->record, doc, j->exp->headline);
     const std::string path = output.commit(j->stem, doc);
     if (!path.empty()) progress.note("wrote " + path);
     std::vector<std::string> names = j->timed_names;

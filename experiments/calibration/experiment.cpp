@@ -111,6 +111,8 @@ Experiment calibration_experiment() {
   SettingSpec ks{"--k", SettingType::list, built, "paths", "the calibration kernels' k: a list of " + built + " (the built ones)"};
   ks.parse = [](const std::string& t) { return json(parse_k_list(t)); };
   d.settings = {ks, iters_setting()};
+  d.headline = {{"max_abs_region_rel_err", "of the truth", "the counters' largest error on the region, against the kernels' known divergence"},
+                {"max_abs_whole_rel_err", "of the truth", "the same for the whole kernel"}};
   return make_experiment<CalibrationConfig>(d);
 }
 

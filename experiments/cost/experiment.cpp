@@ -267,6 +267,9 @@ Experiment cost_experiment() {
   for (const auto& s : timing_settings()) d.settings.push_back(s);
   d.inputs = [](const CostConfig& c) { return c.loop_cost.empty() ? std::vector<std::string>{} : std::vector<std::string>{c.loop_cost}; };
   d.in_all = false;
+  d.headline = {{"a_cycles_per_iter", "cycles/iteration", "a of T(k,n) = k*(a*n + b) + c, median over placements"},
+                {"b_cycles_per_path", "cycles/path", "b, the cost of a path beyond its iterations"},
+                {"c_cycles", "cycles", "c, the fixed cost of the region"}};
   return make_experiment<CostConfig>(d);
 }
 

@@ -169,6 +169,9 @@ Experiment lock_experiment() {
   d.axes = {{{"form", AxisType::string, "", "", "where the lock is released", AxisLabel::bare},
              [](const LockConfig&) { return json{"release_in_branch", "release_after_loop"}; }}};
   d.settings = probe_settings();
+  d.headline = {{"completed", "", "every lane got the lock within the caps"},
+                {"lanes_served", "lanes", "lanes that got it"},
+                {"cap_reached", "", "a wait ran into its cap (the probe's bound, not a hang)"}};
   return make_experiment<LockConfig>(d);
 }
 

@@ -99,6 +99,7 @@ Experiment loops_experiment() {
                 iterations_setting().with_default("1000,5000")};
   for (const auto& s : timing_settings()) d.settings.push_back(s);
   d.in_all = false;
+  d.headline = {{"max_cv", "", "the largest coefficient of variation of a point's samples"}};
   return make_experiment<LoopsConfig>(d);
 }
 

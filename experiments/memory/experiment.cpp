@@ -150,6 +150,8 @@ Experiment memory_experiment() {
       "Dependent loads per lane: two counts, differenced (at most 4096, the L1 table's size)")};
   for (const auto& s : timing_settings()) d.settings.push_back(s);
   d.in_all = false;
+  d.headline = {{"noise_check", "", "how the points' spread was judged"},
+                {"max_cv", "", "the largest coefficient of variation of a point's samples"}};
   return make_experiment<MemoryConfig>(d);
 }
 

@@ -195,6 +195,9 @@ Experiment occupancy_experiment() {
   d.settings = work_settings();
   for (const auto& s : {k, reps_setting().with_default(std::to_string(kDefaultOccupancyLaunches)), warmup_setting()})
     d.settings.push_back(s);
+  d.headline = {{"penalty_min", "x", "T(k)/T(1) of whole kernels, the smallest over the residencies"},
+                {"penalty_max", "x", "the largest"},
+                {"launch_overhead_ms", "ms", "an empty kernel's time, subtracted from each kernel's"}};
   return make_experiment<OccupancyConfig>(d);
 }
 

@@ -273,6 +273,8 @@ Experiment order_experiment() {
   groups.parse = [](const std::string& t) { return json(parse_k_list(t)); };
   d.settings = probe_settings();
   d.settings.push_back(groups);
+  d.headline = {{"rule", "", "the fitted rule: which side of a two-sided branch runs first"},
+                {"layout_verified", "", "every point's branch layout read from this binary's SASS"}};
   return make_experiment<OrderConfig>(d);
 }
 

@@ -105,6 +105,9 @@ Experiment peer_wait_experiment() {
   d.axes = {{{"rounds", AxisType::integer, "rounds", "", "hand-offs between the two arms"},
              [](const PeerWaitConfig& c) { return json{c.rounds}; }}};
   d.settings = probe_settings();
+  d.headline = {{"completed", "", "the two sides met every round within the caps"},
+                {"rounds", "rounds", "rounds completed"},
+                {"first", "", "which side ran first"}};
   return make_experiment<PeerWaitConfig>(d);
 }
 

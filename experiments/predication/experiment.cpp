@@ -128,6 +128,9 @@ Experiment predication_experiment() {
   d.settings = {placements_setting().with_default(std::to_string(kPlacements)), arms,
                 iterations_setting().with_default("1000,10000")};
   for (const auto& s : timing_settings()) d.settings.push_back(s);
+  d.headline = {{"ratio_branchy_over_single", "x", "a two-way branch's cost per iteration over the single path's"},
+                {"ratio_predicated_over_single", "x", "the predicated select's over the single path's"},
+                {"loop_shapes_equal", "", "the variants' work loops equal but for the work (the comparison's premise)"}};
   return make_experiment<PredicationConfig>(d);
 }
 

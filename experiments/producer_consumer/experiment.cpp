@@ -263,6 +263,7 @@ Experiment producer_consumer_experiment() {
               "W"},
              [](const ProducerConsumerConfig& c) { return json(c.works); }}};
   d.settings = probe_settings();
+  d.headline = {{"completed", "", "every variant's consumer got the producer's value within the caps"}};
   return make_experiment<ProducerConsumerConfig>(d);
 }
 

@@ -153,6 +153,8 @@ Experiment sampling_experiment() {
   d.settings = {body_setting(), map_setting(), paths_setting().with_default("1,2,8,32"), iters_setting(), seed_setting(),
                 reps_setting(), warmup_setting(), no_samples_setting()};
   d.in_all = false;
+  d.headline = {{"max_rel_diff_compute", "of the median", "the largest difference between the sampling modes, compute bodies"},
+                {"max_rel_diff_memory", "of the median", "the same, bodies that touch memory"}};
   return make_experiment<SamplingConfig>(d);
 }
 

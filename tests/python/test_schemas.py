@@ -345,6 +345,24 @@ def test_result_documents_written_by_the_cpp(tmp_path):
             assert sorted(p["axes"]) == sorted(names), d.name
 
 
+def test_committed_results_hold_their_experiments_declared_headline():
+    """Every experiment's headline summary values (`divbench --list --format json`: declared once in its
+    experiment.cpp) are in the summary of its committed H200 results, as the console prints them."""
+    listing = json.loads(subprocess.run([tool("DIVBENCH"), "--list", "--format", "json"], capture_output=True,
+                                        text=True, check=True).stdout)
+    headline = {e["name"]: [f["key"] for f in e["headline"]] for e in listing["experiments"]}
+    assert all(headline.values()), headline
+    seen = set()
+    for f in sorted((Path(__file__).resolve().parents[2] / "results" / "h200").glob("*.json")):
+        doc = json.loads(f.read_text())
+        if doc.get("schema") != "divbench.result/1" or doc.get("experiment") not in headline:
+            continue
+        seen.add(doc["experiment"])
+        missing = [k for k in headline[doc["experiment"]] if k not in doc.get("summary", {})]
+        assert not missing, f"{f.name}: {missing}"
+    assert seen == set(headline), set(headline) - seen
+
+
 def flip_args(divbench, sub, *args):
     """`divbench flip` with sub-commands (patch|discover|experiment) or, in builds from before the sub-commands, flags."""
     helptext = subprocess.run([divbench, "flip", "--help"], capture_output=True, text=True).stdout

@@ -103,6 +103,8 @@ inline json document(const std::string& kind, const std::string& name, CommandLi
   for (const auto& raw : r.points_extra) check_point_axes(p.name, p.axes, raw.at("axes"));
   for (auto& raw : r.points_extra) record_conditions(raw, RunConditions{}, RunConditions{});  // NVML missing
   p.finalize(r);
+  for (const auto& f : p.headline)  // what the experiment declares as its headline, finalize writes
+    EXPECT_TRUE(r.summary.contains(f.key)) << name << ": declared headline " << f.key << " is not in the summary";
   add_conditions_summary(r);
   r.timing = json{{"points_wall_ms", 1.0}, {"points_region_ms", 0.9}, {"points_gpu_ms", 0.95},
                   {"timed_launches", 2 * r.points.size()}, {"wall_over_region", 1.1}, {"run_wall_s", 0.01}};
