@@ -53,7 +53,7 @@ json parse_setting(const SettingSpec& s, const std::string& text);
 // choices, shared).
 json setting_json(const SettingSpec& s);
 
-// What the command line gave: option -> text (a flag: "true"), in the order given, and `--axis NAME=VALUES`.
+// What the command line gave: option -> text (a flag: "true"), and each `--axis NAME=VALUES` in order.
 struct CommandLine {
   std::map<std::string, std::string> given;
   std::vector<std::pair<std::string, std::string>> axis;  // (NAME, VALUES) of each --axis
