@@ -42,8 +42,11 @@ GOALS = {"cycles_lost_rel_err": 0.10, "ncu_rel_diff": 0.01, "overhead_ratio": 3.
 # changed.
 # The second set (gather_l2, coalesced_if, chase_if, gather_compute) was written after the memory rule
 # (model/memory_cost.hpp) and before any run of those shapes or of the memory probe it reads.
+# The third set (if_then_chain and its control if_else_chain) was written before any run of them, to test
+# a lead from for_trips: does an extra path whose side runs nothing (an if-then) cost D_path?
 HELD_OUT_SETS = {"for_unroll1": 1, "indirect_two_sites": 1, "gather_loop": 1,
-                 "gather_l2": 2, "coalesced_if": 2, "chase_if": 2, "gather_compute": 2}
+                 "gather_l2": 2, "coalesced_if": 2, "chase_if": 2, "gather_compute": 2,
+                 "if_then_chain": 3, "if_else_chain": 3}
 HELD_OUT_SHAPES = tuple(HELD_OUT_SETS)
 LATEST_HELD_OUT_SET = max(HELD_OUT_SETS.values())
 

@@ -103,7 +103,7 @@ step "attribute thrust no sampling" timed thrust_attribute_no_sampling "$DIVBENC
 step "attribute thrust repeat" "$DIVBENCH" attribute --quiet --no-pc-sampling --repeat 2 --out "$A/thrust_repeat.json" \
   -- "$TH" >/dev/null
 
-# 5. Ground truth by compaction, out of sample: nineteen shapes (seven held out, in two sets), each in a random
+# 5. Ground truth by compaction, out of sample: twenty-one shapes (nine held out, in three sets), each in a random
 # and a sorted order. First divbench's memory probe (--sweep memory: a dependent load's cycles against the
 # lanes, one sector each, per memory level), whose levels the shapes' attribute calls use (--memory).
 step "memory probe" "$DIVBENCH" --sweep memory --quiet --no-samples --out "$G/memory.json"

@@ -368,6 +368,47 @@ struct GatherCompute {
 };
 
 // ---- The kernel every shape shares ----
+// N dependent shift-xor-multiply steps on a float's bits (two instructions each, not foldable into one
+// as a chain of multiply-adds would be): an arm the compiler cannot merge with chain's.
+template <int N>
+__device__ __forceinline__ float ichain(float x, unsigned m) {
+  unsigned v = __float_as_uint(x);
+#pragma unroll
+  for (int j = 0; j < N; ++j) v = (v ^ (v >> 13)) * m;
+  return __uint_as_float((v & 0x007fffffu) | 0x3f800000u);  // in [1, 2): a finite float
+}
+
+// Held-out set 3, written before any run of them (a lead from for_trips, whose unrolled remainder is a row
+// of if-thens divergent at every execution, the other side of each one empty: does an extra path cost
+// D_path when it runs nothing?). Eight if-thens in a row, each on its own bit of the item, and the
+// control: the same eight with an else of the same length (integer work: the compiler merged two FFMA
+// arms into one chain with selected constants), so that both sides run code.
+struct IfThenChain {
+  static constexpr const char* name = "if_then_chain";
+  __device__ static float work(const Item& it, int*, const Aux&) {
+    float x = it.cx;
+#pragma unroll
+    for (int b = 0; b < 8; ++b)
+      if ((it.a >> b) & 1) x = chain<12>(x, 1.0001f + 1e-4f * b, 0.5f);
+    return x;
+  }
+  static int key(const Item& it) { return it.a & 0xff; }
+};
+
+struct IfElseChain {
+  static constexpr const char* name = "if_else_chain";
+  __device__ static float work(const Item& it, int*, const Aux&) {
+    float x = it.cx;
+#pragma unroll
+    for (int b = 0; b < 8; ++b) {
+      if ((it.a >> b) & 1) x = chain<12>(x, 1.0001f + 1e-4f * b, 0.5f);
+      else x = ichain<6>(x, 1664525u + 2u * b);  // other instructions: the compiler cannot merge the arms
+    }
+    return x;
+  }
+  static int key(const Item& it) { return it.a & 0xff; }
+};
+
 template <class Shape>
 __global__ void __launch_bounds__(32) shape_kernel(const Item* items, float* out, long long* cycles, int* smid,
                                                    int rounds, Aux aux) {
@@ -463,13 +504,14 @@ std::vector<ShapeRun> all_shapes() {
           shape_run<PointerChase>("PointerChase"),  shape_run<SharedAtomics>("SharedAtomics"), shape_run<ShuffleReduce>("ShuffleReduce"), shape_run<IndirectCall>("IndirectCall"),
           shape_run<ForUnroll1>("ForUnroll1"),      shape_run<IndirectTwoSites>("IndirectTwoSites"), shape_run<GatherLoop>("GatherLoop"),
           shape_run<GatherL2>("GatherL2"),          shape_run<CoalescedIf>("CoalescedIf"),  shape_run<ChaseIf>("ChaseIf"),
-          shape_run<GatherCompute>("GatherCompute")};
+          shape_run<GatherCompute>("GatherCompute"), shape_run<IfThenChain>("IfThenChain"),
+          shape_run<IfElseChain>("IfElseChain")};
 }
 
 const char* kShapeNames[] = {"if_then", "if_else_unequal", "switch_8", "for_trips", "while_compound", "loop_break",
                              "nested_outer", "region_in_uniform_loop", "pointer_chase", "shared_atomics",
                              "shuffle_in_divergent", "indirect_call", "for_unroll1", "indirect_two_sites", "gather_loop",
-                             "gather_l2", "coalesced_if", "chase_if", "gather_compute"};
+                             "gather_l2", "coalesced_if", "chase_if", "gather_compute", "if_then_chain", "if_else_chain"};
 
 // The items of a shape in one order: random (shuffled) or sorted by their key (stable).
 std::vector<Item> ordered(const std::vector<Item>& items, const ShapeRun& s, bool sorted, std::uint32_t seed) {
