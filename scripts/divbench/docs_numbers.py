@@ -740,6 +740,14 @@ CHECKS: list[Check] = [
              lambda: shape_branch("random", "ForUnroll1", 0x1a0)["path_overhead_cycles"] / shape_kernel("random", "ForUnroll1")["launches"] / 1e6),
            SK("random", "ForUnroll1", "cycles_lost per launch, M", lambda k: k["cycles_lost"] / k["launches"] / 1e6),
            J(f"{H200}/attribute/validation.json", "shapes[shape=for_unroll1].rel_err", 100)]),
+    Check("docs/attribute.md", "truth) / paths: **{} cycles** for the if-thens and **{} cycles** for the if-elses; the estimates\n"
+          "  are **+{}%** and **+{}%**",
+          [J(f"{H200}/probes/empty-side/empty_side.json", "shapes[shape=if_then_chain].implied_cycles_per_extra_path"),
+           J(f"{H200}/probes/empty-side/empty_side.json", "shapes[shape=if_else_chain].implied_cycles_per_extra_path"),
+           J(f"{H200}/probes/empty-side/empty_side.json", "shapes[shape=if_then_chain].rel_err", 100),
+           J(f"{H200}/probes/empty-side/empty_side.json", "shapes[shape=if_else_chain].rel_err", 100)]),
+    Check("docs/attribute.md", "(for_trips through the same probe: +{}%, as in the stage)",
+          [J(f"{H200}/probes/empty-side/empty_side.json", "shapes[shape=for_trips].rel_err", 100)]),
     Check("docs/attribute.md", "with the memory rule (step 6) pointer_chase is +{}% and gather_loop +{}%, and set 2, written before\n"
           "  the rule's first run, lands within 10% (gather_l2 +{}%, coalesced_if −{}%, chase_if −{}%,\n  gather_compute +{}%)",
           [J(f"{H200}/attribute/validation.json", "shapes[shape=pointer_chase].rel_err", 100),
