@@ -107,18 +107,16 @@ Selection select_experiments(const SettingValues& h) {
     for (const auto& e : experiment_registry())
       if (e.in_all) sel.experiments.push_back(&e);
     sel.who = "--all";
-  } else if (h.has("--sweep")) {
-    const std::string name = h.text("--sweep");
-    const Experiment* e = find_experiment(name, "sweep");
-    if (!e) throw UsageError("unknown sweep '" + name + "' (sweeps: " + names_of("sweep") + ")");
+    return sel;
+  }
+  for (const std::string kind : {"sweep", "probe"}) {
+    if (!h.has("--" + kind)) continue;
+    const std::string name = h.text("--" + kind);
+    const Experiment* e = find_experiment(name, kind);
+    if (!e) throw UsageError("unknown " + kind + " '" + name + "' (" + kind + "s: " + names_of(kind) + ")");
     sel.experiments.push_back(e);
-    sel.who = "--sweep " + name;
-  } else if (h.has("--probe")) {
-    const std::string name = h.text("--probe");
-    const Experiment* e = find_experiment(name, "probe");
-    if (!e) throw UsageError("unknown probe '" + name + "' (probes: " + names_of("probe") + ")");
-    sel.experiments.push_back(e);
-    sel.who = "--probe " + name;
+    sel.who = "--" + kind + " " + name;
+    break;
   }
   return sel;
 }

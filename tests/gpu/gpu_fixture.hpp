@@ -15,6 +15,7 @@
 #include "divbench/cuda/device_info.hpp"
 #include "experiments/kway/launcher.hpp"
 #include "harness/experiment.hpp"
+#include "harness/runner.hpp"
 #include "harness/timed_point.hpp"
 
 namespace divbench::test {
@@ -30,10 +31,8 @@ inline int cc_major() { return device().cc_major; }
 // The experiment prepared from `o` as on the command line (resolve_settings: the accepted-options check
 // included).
 inline PreparedExperiment prepared(const std::string& kind, const std::string& name, CommandLine o) {
-  const Experiment* e = find_experiment(name, kind);
   o.set("--" + kind, name);
-  std::vector<std::string> notes;
-  return e->prepare(resolve_settings(Selection{{e}, "--" + kind + " " + name}, o, notes).front());
+  return prepare_experiments(o).front();
 }
 
 inline ResultRecord run_experiment(const std::string& kind, const std::string& name, CommandLine o) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/experiment.hpp"
+#include "harness/runner.hpp"
 
 namespace divbench::synthetic {
 
@@ -42,9 +43,10 @@ inline SettingValues values_for(const std::string& kind, const std::string& name
   return resolve_settings(Selection{{e}, "--" + kind + " " + name}, cl, notes).front();
 }
 
-// The experiment as prepared from `cl` (values_for, then its real prepare()).
+// The experiment as prepared from `cl` with --sweep/--probe NAME added: what the harness prepares.
 inline PreparedExperiment prepare(const std::string& kind, const std::string& name, CommandLine cl = {}) {
-  return find_experiment(name, kind)->prepare(values_for(kind, name, std::move(cl)));
+  cl.set("--" + kind, name);
+  return prepare_experiments(cl).front();
 }
 
 // The experiment's finalize() (its real prepare()) over `pts`.

@@ -19,6 +19,7 @@
 #include "experiments/kway/launcher.hpp"
 #include "divbench/model/kernel_facts.hpp"
 #include "divbench/summary/loop_shape.hpp"
+#include "tests/sass/built_facts.hpp"
 
 using namespace divbench;
 
@@ -27,23 +28,16 @@ constexpr int kControlMeasuredSm = 90;  // where the control's loops must equal 
 }  // namespace
 
 TEST(KwayControlShapes, ControlLoopsEqualTheDivergentKernelsOnEveryArchitectureBodyAndPlacement) {
-  const char* env = std::getenv("DIVBENCH_KERNEL_FACTS");
-  const std::filesystem::path path =
-      env && *env ? std::filesystem::path(env)
-                  : std::filesystem::path(DIVBENCH_EXECUTABLE).parent_path() / model::kKernelFactsFile;
-  const auto facts = model::load_kernel_facts(path.parent_path().string(), path.filename().string());
+  std::string path;
+  const auto facts = test::built_kernel_facts(path);
   if (!facts) {
-    const char* req = std::getenv("DIVBENCH_REQUIRE_NVDISASM");
-    if (req && std::string(req) == "1") FAIL() << path << " missing or not divbench.kernels/1 (DIVBENCH_REQUIRE_NVDISASM=1)";
+    if (test::nvdisasm_required()) FAIL() << path << " missing or not divbench.kernels/1 (DIVBENCH_REQUIRE_NVDISASM=1)";
     GTEST_SKIP() << path << " not found (written at build time with nvdisasm)";
   }
   int checked = 0;
   for (const auto& cubin : (*facts)["cubins"]) {
     const int sm = cubin["sm"].get<int>();
-    bool has_kway = false;
-    for (const auto& f : cubin["functions"])
-      has_kway = has_kway || f["name"].get<std::string>().find("kway_kernel") != std::string::npos;
-    if (!has_kway) continue;  // another cubin of the same architecture
+    if (!test::cubin_has(cubin, "kway_kernel")) continue;  // another cubin of the same architecture
     int differing = 0;
     for (Body body : all_bodies())
       for (int placement = 0; placement < kPlacements; ++placement) {
@@ -76,5 +70,5 @@ TEST(KwayControlShapes, ControlLoopsEqualTheDivergentKernelsOnEveryArchitectureB
   }
   EXPECT_GT(checked, 0) << "no kway kernels in " << path;
   std::printf("checked %d (architecture, body, placement) triples of control loops in %s\n", checked,
-              path.string().c_str());
+              path.c_str());
 }

@@ -14,43 +14,22 @@
 #include "divbench/model/kernel_facts.hpp"
 #include "divbench/summary/loop_shape.hpp"
 #include "experiments/predication/summary.hpp"
+#include "tests/sass/built_facts.hpp"
 
 using namespace divbench;
 
-namespace {
-
-// DIVBENCH_KERNEL_FACTS, else kernel_facts.json next to the built divbench (model::load_kernel_facts).
-std::optional<json> facts_document(std::string& where) {
-  const char* env = std::getenv("DIVBENCH_KERNEL_FACTS");
-  const std::filesystem::path path =
-      env && *env ? std::filesystem::path(env)
-                  : std::filesystem::path(DIVBENCH_EXECUTABLE).parent_path() / model::kKernelFactsFile;
-  where = path.string();
-  return model::load_kernel_facts(path.parent_path().string(), path.filename().string());
-}
-
-bool required() {
-  const char* req = std::getenv("DIVBENCH_REQUIRE_NVDISASM");
-  return req && std::string(req) == "1";
-}
-
-}  // namespace
-
 TEST(PredicationShapes, EqualLoopShapesOnEveryArchitectureAndPlacement) {
   std::string where;
-  const auto facts = facts_document(where);
+  const auto facts = test::built_kernel_facts(where);
   if (!facts) {
-    if (required()) FAIL() << where << " missing or not divbench.kernels/1 (DIVBENCH_REQUIRE_NVDISASM=1)";
+    if (test::nvdisasm_required()) FAIL() << where << " missing or not divbench.kernels/1 (DIVBENCH_REQUIRE_NVDISASM=1)";
     GTEST_SKIP() << where << " not found (written at build time with nvdisasm)";
   }
   ASSERT_EQ(facts->value("schema", ""), "divbench.kernels/1") << where;
   int checked = 0;
   for (const auto& cubin : (*facts)["cubins"]) {
     const int sm = cubin["sm"].get<int>();
-    bool has_predication = false;
-    for (const auto& f : cubin["functions"])
-      has_predication = has_predication || f["name"].get<std::string>().find("pred_select_kernel") != std::string::npos;
-    if (!has_predication) continue;  // another cubin of the same architecture
+    if (!test::cubin_has(cubin, "pred_select_kernel")) continue;  // another cubin of the same architecture
     for (int placement = 0; placement < kPlacements; ++placement) {
       SCOPED_TRACE("sm_" + std::to_string(sm) + " placement " + std::to_string(placement));
       try {
