@@ -28,7 +28,7 @@ json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); 
 }  // namespace
 
 BranchCost cost_branch(const StaticBranch& b, const FunctionCounts& counts, const sass::Function& f,
-                       const std::vector<model::IssueCost>& costs) {
+                       const std::vector<model::IssueCost>& costs, std::optional<double> ideal_lanes) {
   BranchCost r;
   r.branch = &b;
   const PcCounts& at = counts_at(counts, f, b.index);
@@ -57,6 +57,7 @@ BranchCost cost_branch(const StaticBranch& b, const FunctionCounts& counts, cons
       ideal = *r.active_entry;
     }
   }
+  if (ideal_lanes && *ideal_lanes > 0) ideal = *ideal_lanes;
   for (std::size_t i : b.region) {
     const PcCounts& c = counts_at(counts, f, i);
     r.region_warp_instructions += c.inst;
@@ -86,7 +87,8 @@ BranchCost cost_branch(const StaticBranch& b, const FunctionCounts& counts, cons
 }
 
 KernelAttribution attribute_kernel(const FunctionBranches& table, const FunctionCounts& counts, const sass::Function& f,
-                                   const std::vector<model::IssueCost>& costs, std::optional<double> divergent_path) {
+                                   const std::vector<model::IssueCost>& costs, std::optional<double> divergent_path,
+                                   std::optional<double> divergent_call_path) {
   KernelAttribution k;
   k.table = &table;
   k.counts = &counts;
@@ -110,14 +112,47 @@ KernelAttribution attribute_kernel(const FunctionBranches& table, const Function
       c.extra_paths = double(c.divergent);
     }
   }
-  if (divergent_path && *divergent_path > 0)
+  // Indirect calls share their region (every subroutine: the callees of one call are not known from the
+  // code), so the calls of a function are one group: its loss is counted once, at its representative (the
+  // first call that made an extra path), its region priced against the lanes of all its calls together
+  // (sum of thread / sum of warp executions at them), and its path overhead holds every call's extra paths.
+  std::vector<std::size_t> calls;
+  for (std::size_t i = 0; i < k.branches.size(); ++i)
+    if (k.branches[i].branch->call && k.branches[i].executions && !k.branches[i].branch->region.empty()) calls.push_back(i);
+  std::optional<std::size_t> call_rep;
+  if (calls.size() > 1) {
+    std::uint64_t warps = 0, threads = 0;
+    for (std::size_t i : calls) {
+      warps += counts_at(counts, f, k.branches[i].branch->index).inst;
+      threads += counts_at(counts, f, k.branches[i].branch->index).thread_inst;
+    }
+    call_rep = calls.front();
+    for (std::size_t i : calls)
+      if (k.branches[i].extra_paths > 0) {
+        call_rep = i;
+        break;
+      }
+    BranchCost& rep = k.branches[*call_rep];
+    const double extra = rep.extra_paths;
+    rep = cost_branch(*rep.branch, counts, f, costs, double(threads) / double(warps));
+    rep.extra_paths = extra;
+    for (std::size_t i : calls)
+      if (i != *call_rep) k.branches[i].counted_in = &k.branches[*call_rep];
+  }
+  const auto per_path = [&](const BranchCost& o) -> double {
+    if (o.branch->call && divergent_call_path) return *divergent_call_path;
+    return divergent_path ? *divergent_path : 0.0;
+  };
+  if ((divergent_path && *divergent_path > 0) || (divergent_call_path && *divergent_call_path > 0))
     for (auto& c : k.branches) {
       if (c.executions == 0) continue;
-      double paths = 0;
-      for (const auto& o : k.branches)
-        if (&o == &c || std::binary_search(c.branch->region.begin(), c.branch->region.end(), o.branch->index))
-          paths += o.extra_paths;
-      c.path_overhead_cycles = paths * *divergent_path;
+      double cycles = 0;
+      for (const auto& o : k.branches) {
+        const bool grouped_call = call_rep && &c == &k.branches[*call_rep] && o.counted_in == &c;
+        if (&o == &c || grouped_call || std::binary_search(c.branch->region.begin(), c.branch->region.end(), o.branch->index))
+          cycles += o.extra_paths * per_path(o);
+      }
+      c.path_overhead_cycles = cycles;
       c.cycles_lost += c.path_overhead_cycles;
     }
   // Loops: the loop branches whose regions hold each other are the exits of one loop. A divergent loop

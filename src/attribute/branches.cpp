@@ -85,6 +85,7 @@ FunctionBranches branch_table(const sass::FunctionAnalysis& a, int sm, const std
       s.pc = ins.offset - f.start;
       s.text = ins.text();
       s.indirect = true;
+      s.call = true;
       s.source = source_of(ins, source_files);
       s.placement = "unguarded";
       s.ipdom = f.instructions[i + 1].offset - f.start;
@@ -155,6 +156,7 @@ json to_json(const StaticBranch& b) {
               {"source", b.source.empty() ? json(nullptr) : json(b.source)},
               {"nesting", b.nesting},
               {"indirect", b.indirect},
+              {"call", b.call},
               {"region_instructions", b.region.size()},
               {"loop", b.loop},
               {"instruction", b.text}};

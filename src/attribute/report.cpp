@@ -179,7 +179,11 @@ std::string markdown_report(const std::vector<KernelAttribution>& kernels, const
       if (!text.empty()) o << ": `" << one_line(text) << "`";
       o << " — " << b.executions << " executions, " << b.divergent << " divergent; "
         << (b.branch->guarded ? "reconverges " + b.branch->placement + " its IPDom" : std::string("no BSSY guards it"))
-        << "; est. " << fmt("%.4g", b.cycles_lost) << " cycles lost\n";
+        << "; est. " << fmt("%.4g", b.cycles_lost) << " cycles lost";
+      if (b.counted_in)
+        o << (b.branch->call ? " (an indirect call: the callees are shared with the call at pc " : " (counted with the exit at pc ")
+          << hexpc(b.counted_in->branch->pc) << ", whose loss holds this one's)";
+      o << "\n";
     }
     o << "\n";
   }

@@ -45,7 +45,9 @@ struct BranchCost {
   // path of this branch and of every branch inside its region; part of cycles_lost.
   double path_overhead_cycles = 0;
   // Several exits of one loop hold each other's regions: the loop's loss is counted once, at its
-  // representative (a divergent exit with the largest region); the others point to it.
+  // representative (a divergent exit with the largest region); the others point to it. So do the
+  // indirect calls of one function (their region is every subroutine): counted at the first that
+  // made an extra path.
   const BranchCost* counted_in = nullptr;
 };
 
@@ -76,12 +78,17 @@ std::string recovery_hint(const BranchCost& c, const LoopCost* loop);
 // The loop `b` is an exit of, or nullptr.
 const LoopCost* loop_of(const KernelAttribution& k, const BranchCost& b);
 
+// `ideal_lanes`: the lanes the region is priced against, instead of the branch's own (a group of
+// indirect calls sharing one region: the lanes of all of them).
 BranchCost cost_branch(const StaticBranch& b, const FunctionCounts& counts, const sass::Function& f,
-                       const std::vector<model::IssueCost>& costs);
+                       const std::vector<model::IssueCost>& costs, std::optional<double> ideal_lanes = std::nullopt);
 // `divergent_path`: D, cycles per extra path (model::CostConstants::divergent_path); none: not priced.
+// `divergent_call_path`: the same for an extra path of an indirect call (attribute/call_path.hpp, measured
+// by the call-path probe); none: an indirect call's extra path is priced at D.
 KernelAttribution attribute_kernel(const FunctionBranches& table, const FunctionCounts& counts, const sass::Function& f,
                                    const std::vector<model::IssueCost>& costs,
-                                   std::optional<double> divergent_path = std::nullopt);
+                                   std::optional<double> divergent_path = std::nullopt,
+                                   std::optional<double> divergent_call_path = std::nullopt);
 
 json to_json(const BranchCost& c);
 json to_json(const KernelAttribution& k);

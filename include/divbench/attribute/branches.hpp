@@ -19,6 +19,9 @@ struct StaticBranch {
   std::string placement;                 // at | after | before | unguarded | unclosed (worst guard record)
   bool guarded = false;                  // a BSSY region guards it
   bool indirect = false;                 // BRX/JMX (paths per execution not known from counts)
+  // An indirect call (CALL.REL.NOINC Rn, also `indirect`): its region is every subroutine of the
+  // function, so the calls of one function share it (attribution.hpp counts it once).
+  bool call = false;
   int nesting = 0;                       // how many other branches' regions hold this branch
   std::string source;                    // "file:line" from the line table, "" without -lineinfo
   std::string text;                      // the instruction, e.g. "@P0 BRA 0x620"
