@@ -40,7 +40,7 @@ namespace fs = std::filesystem;
 struct AttributeOptions {
   std::vector<std::string> args;  // FILE... with --static, else PROGRAM ARGS...
   std::string kernel = ".";
-  std::string out, report, constants, memory, nvdisasm;
+  std::string out, report, constants, memory, call_path, nvdisasm;
   std::string save_counts, from_counts;  // keep the raw counts and modules / analyse recorded ones
   std::size_t top = 20;
   int jobs = 4, repeat = 1;
@@ -83,10 +83,13 @@ void check_outputs(const AttributeOptions& o, const std::vector<std::string>& in
 std::vector<std::string> run_inputs(const AttributeOptions& o, const attribute::Request& q) {
   std::vector<std::string> inputs;
   if (!q.argv.empty()) inputs.push_back(attribute::resolve_program(q.argv[0]));
-  inputs.push_back(o.constants.empty() ? model::default_constants_path(own_executable_dir()) : o.constants);
-  if (const std::string m = o.memory.empty() ? attribute::default_memory_path(inputs.back()) : o.memory;
-      !m.empty() && m != "none")
+  const std::string constants = o.constants.empty() ? model::default_constants_path(own_executable_dir()) : o.constants;
+  inputs.push_back(constants);
+  if (const std::string m = o.memory.empty() ? attribute::default_memory_path(constants) : o.memory; !m.empty() && m != "none")
     inputs.push_back(m);
+  if (const std::string c = o.call_path.empty() ? attribute::default_call_path_path(constants) : o.call_path;
+      !c.empty() && c != "none")
+    inputs.push_back(c);
   const auto found = [&](auto&& find) {
     try {
       inputs.push_back(find());
@@ -150,6 +153,7 @@ int run_program(const AttributeOptions& o) {
   q.save_counts = o.save_counts;
   q.constants = o.constants;
   q.memory = o.memory;
+  q.call_path = o.call_path;
   q.nvdisasm = o.nvdisasm;
   q.jobs = o.jobs;
   q.repeat = o.repeat;
@@ -209,6 +213,10 @@ divbench::cli::Command attribute_command() {
                    "A --sweep memory result: a global load's pass against its sectors per memory level (the memory rule, "
                    "docs/attribute.md step 6); default: the constants' memory_levels, else memory.json beside the "
                    "constants; 'none': no memory rule");
+    sub.add_option("--call-path", o->call_path,
+                   "A call-path probe result (divbench.call_path/1): the cycles of an indirect call's extra path "
+                   "(docs/attribute.md step 4); default: call_path.json beside the constants; 'none': priced as a "
+                   "branch's extra path");
     cli::add_nvdisasm_option(sub, o->nvdisasm);
     sub.add_option("--save-counts", o->save_counts, "Keep the raw counts and the program's modules in DIR (new or empty)");
     sub.add_option("--from-counts", o->from_counts, "Analyse the counts a run kept with --save-counts (no program, no GPU)");

@@ -18,6 +18,9 @@
 #   shapes_<order>.json, .md, shapes_<order>/  attribute on each order (PC sampling on), its report, its
 #                             recorded counts
 #   shapes_<order>_model.json attribute on each order with --no-pc-sampling (the issue model alone)
+#   call_path/                the call-path calibration (shapes.cu --set calibration): shapes_time.json,
+#                             shapes_<order>.json (--call-path none) and their counts; ../call_path.json its fit
+#   shapes_<order>_no_call_path.json  each order's counts again with --call-path none (the control)
 #   shapes_random_jobs1.json  the random order with --jobs 1: the PC-sampling run alone on the GPU, after the
 #                             counting run (the control of running them side by side)
 #   thrust_no_sampling.json   attribute on Thrust/CUB without the PC-sampling run (overhead)
@@ -103,13 +106,27 @@ step "attribute thrust no sampling" timed thrust_attribute_no_sampling "$DIVBENC
 step "attribute thrust repeat" "$DIVBENCH" attribute --quiet --no-pc-sampling --repeat 2 --out "$A/thrust_repeat.json" \
   -- "$TH" >/dev/null
 
-# 5. Ground truth by compaction, out of sample: twenty-one shapes (nine held out, in three sets), each in a random
-# and a sorted order. First divbench's memory probe (--sweep memory: a dependent load's cycles against the
-# lanes, one sector each, per memory level), whose levels the shapes' attribute calls use (--memory).
+# 5. Ground truth by compaction, out of sample: twenty-four shapes (twelve held out, in four sets), each in a
+# random and a sorted order. First divbench's memory probe (--sweep memory: a dependent load's cycles against
+# the lanes, one sector each, per memory level), whose levels the shapes' attribute calls use (--memory), and
+# the call-path calibration (the shapes program's `--set calibration`: one indirect call through M callees
+# of alike bodies, by compaction, attribute with --call-path none; python3 -m divbench.call_path writes
+# ../call_path.json, the cycles of an indirect call's extra path, which the shapes' calls read).
 step "memory probe" "$DIVBENCH" --sweep memory --quiet --no-samples --out "$G/memory.json"
 MEM=()
 [ -f "$G/memory.json" ] && MEM=(--memory "$G/memory.json")
 S="$BIN/divbench_attribute_shapes"
+C="$A/call_path"
+mkdir -p "$C"
+step "call-path time" "$S" time --launches 5 --set calibration >"$C/shapes_time.json"
+for o in random sorted; do
+  step "call-path attribute $o" "$DIVBENCH" attribute --quiet "${MEM[@]}" --call-path none --out "$C/shapes_$o.json" \
+    --save-counts "$C/shapes_$o" -- "$S" run "$o" --launches 10 --set calibration >"$C/shapes_$o.target.json"
+  find "$C/shapes_$o" -name program.log -delete
+done
+rm -f "$G/call_path.json"
+step "call-path fit" env PYTHONPATH=scripts python3 -m divbench.call_path "$C" --out "$G/call_path.json"
+if [ -f "$G/call_path.json" ]; then MEM+=(--call-path "$G/call_path.json"); else MEM+=(--call-path none); fi
 step "shapes time" "$S" time --launches 5 >"$A/shapes_time.json"
 for o in random sorted; do
   step "attribute shapes $o" timed "shapes_$o" "$DIVBENCH" attribute --quiet "${MEM[@]}" --out "$A/shapes_$o.json" \
@@ -117,6 +134,12 @@ for o in random sorted; do
   find "$A/shapes_$o" -name program.log -delete
   step "attribute shapes $o model" "$DIVBENCH" attribute --quiet "${MEM[@]}" --no-pc-sampling --out "$A/shapes_${o}_model.json" \
     -- "$S" run "$o" --launches 10 >/dev/null
+done
+# The control of the call path: the random and sorted orders re-analysed from their counts with --call-path
+# none (an indirect call's extra path priced at D_path, the rule before).
+for o in random sorted; do
+  step "attribute shapes $o no call path" "$DIVBENCH" attribute --quiet "${MEM[@]}" --call-path none \
+    --from-counts "$A/shapes_$o" --out "$A/shapes_${o}_no_call_path.json"
 done
 
 # The control of the sampling run beside the counting run (the default): the random order again with

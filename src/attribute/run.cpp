@@ -364,6 +364,23 @@ void apply_memory(const std::string& memory_option, model::CostConstants& c, con
   if (!memory.empty()) model::set_memory_levels(c, memory);
 }
 
+std::string default_call_path_path(const std::string& constants_path) {
+  std::error_code ec;
+  const fs::path beside = fs::path(constants_path).parent_path() / "call_path.json";
+  return constants_path.empty() || !fs::is_regular_file(beside, ec) ? std::string() : beside.string();
+}
+
+// The cost of an indirect call's extra path the run uses: `option` ("none": not measured, priced at
+// D_path as before, a control), else the probe's result beside the constants file (fitted on the same
+// GPU as they were: a calibration on another one leaves it unmeasured unless --call-path names a file).
+void apply_call_path(const std::string& option, model::CostConstants& c, const std::string& constants_path) {
+  c.divergent_call_path.reset();
+  c.call_path_source = nullptr;
+  if (option == "none") return;
+  const std::string file = !option.empty() ? option : default_call_path_path(constants_path);
+  if (!file.empty()) model::set_call_path(c, file);
+}
+
 void check_request(const Request& q) {
   if (q.argv.empty() && q.from_counts.empty())
     throw UsageError("attribute: give the program to run after --, e.g. divbench attribute -- ./app");
@@ -393,6 +410,7 @@ Outcome run(const Request& q) {
   auto constants = model::load_constants(q.constants, used, why);
   if (!constants) throw UsageError("attribute: no loop-cost constants (" + why + "); give --constants FILE (divbench.loop_cost/1)");
   apply_memory(q.memory, *constants, used);
+  apply_call_path(q.call_path, *constants, used);
   // Without B every branch would be priced at 0 cycles: refused, as kernels predict predicts no loop without it.
   if (!constants->taken_branch)
     throw UsageError(used + ": (/taken_branch_cycles) is null: the taken-branch constant B is not fitted, so branches "
@@ -656,6 +674,7 @@ Outcome run(const Request& q) {
       throw UsageError("attribute: the calibration's constants cannot be read (" + (c ? std::string("B not fitted") : cwhy) + ")");
     constants = c;
     if (!q.memory.empty()) apply_memory(q.memory, *constants, "");  // --memory stands over the calibration's
+    apply_call_path(q.call_path, *constants, "");                     // measured elsewhere: only when named
     used = "calibration on this GPU (" + calibration.value("command", std::string()) + ")";
     if (!calibration.value("trustworthy", false))
       std::cerr << "divbench attribute: WARNING the calibration sweep was disturbed (exit 4: another process on the "
@@ -803,7 +822,8 @@ Outcome run(const Request& q) {
           sampling[fc.name] = priced;
         }
       }
-    out.kernels.push_back(attribute_kernel(out.tables[i], fc, *analyses[i]->function, out.costs[i], constants->divergent_path));
+    out.kernels.push_back(attribute_kernel(out.tables[i], fc, *analyses[i]->function, out.costs[i], constants->divergent_path,
+                                           constants->divergent_call_path));
   }
   mark("attribution");
   if (out.kernels.empty()) {
@@ -834,6 +854,11 @@ Outcome run(const Request& q) {
                   {"taken_branch_cycles", constants->taken_branch ? json(*constants->taken_branch) : json(nullptr)},
                   {"variable_latency_cycles", constants->variable_latency ? json(*constants->variable_latency) : json(nullptr)},
                   {"divergent_path_cycles", constants->divergent_path ? json(*constants->divergent_path) : json(nullptr)},
+                  {"divergent_call_path_cycles", constants->divergent_call_path ? json(*constants->divergent_call_path) : json(nullptr)},
+                  {"call_path", constants->divergent_call_path
+                                    ? "an indirect call's extra path priced at the call-path probe's measurement (from " +
+                                          constants->call_path_source.dump() + ")"
+                                    : std::string("not measured: an indirect call's extra path is priced at divergent_path_cycles")},
                   {"waits", have_pcs ? "measured: PC sampling of the same program (time per instruction), a sample "
                                        "standing for period x resident warps per SM warp-cycles"
                                      : "not measured: a wait on memory is a lower bound"},

@@ -142,6 +142,19 @@ void set_memory_levels(CostConstants& c, const std::string& path) {
   c.memory_source = json{{"file", path}, {"device", m.value("device", json(nullptr))}, {"git", m.value("git", json(nullptr))}};
 }
 
+void set_call_path(CostConstants& c, const std::string& path) {
+  const json m = read_json_file(path);
+  if (m.value("schema", "") != "divbench.call_path/1")
+    throw UsageError(path + ": not a call-path probe result (schema divbench.call_path/1)");
+  const json* v = nullptr;
+  if (m.contains("summary") && m["summary"].is_object() && m["summary"].contains("divergent_call_path_cycles"))
+    v = &m["summary"]["divergent_call_path_cycles"];
+  if (!v || !v->is_number() || !(v->get<double>() >= 0 && v->get<double>() <= 1e6))
+    throw UsageError(path + ": (/summary/divergent_call_path_cycles) is not a number of cycles in 0..1e6");
+  c.divergent_call_path = v->get<double>();
+  c.call_path_source = json{{"file", path}, {"device", m.value("device", json(nullptr))}, {"git", m.value("git", json(nullptr))}};
+}
+
 std::optional<CostConstants> load_constants(const std::string& path, std::string& used, std::string& why) {
   used = path.empty() ? default_constants_path(own_executable_dir()) : path;
   if (used.empty()) {

@@ -24,6 +24,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <new>
 #include <numeric>
 #include <random>
 #include <string>
@@ -367,6 +368,98 @@ struct GatherCompute {
   static int key(const Item& it) { return it.trips; }
 };
 
+// ---- Calibration of an indirect call's extra path (not validation shapes: `--set calibration`, the
+// call-path probe, scripts/gpu/probes/call-path.sh). The same call through a table of M callees whose
+// bodies are alike (N dependent FMAs each, constants apart so that no two are one function), so the
+// only cost the random order adds beyond the callees' instructions is the extra paths themselves: what
+// the estimate misses per extra path there is the cost of an indirect call's path (docs/attribute.md). ----
+template <int I, int N>
+__device__ __noinline__ float even_callee(float x) { return chain<N>(x, 1.0001f + 1e-5f * I, 0.5f); }
+
+template <int N>
+__device__ float (*const kEvenCallees[8])(float) = {even_callee<0, N>, even_callee<1, N>, even_callee<2, N>, even_callee<3, N>,
+                                                     even_callee<4, N>, even_callee<5, N>, even_callee<6, N>, even_callee<7, N>};
+
+template <int M, int N>
+struct EvenCall {
+  __device__ static float work(const Item& it, int*, const Aux&) { return kEvenCallees<N>[it.a & (M - 1)](it.cx); }
+  static int key(const Item& it) { return it.a & (M - 1); }
+};
+struct CalCall2 : EvenCall<2, 16> { static constexpr const char* name = "cal_call_2"; };
+struct CalCall4 : EvenCall<4, 16> { static constexpr const char* name = "cal_call_4"; };
+struct CalCall8 : EvenCall<8, 16> { static constexpr const char* name = "cal_call_8"; };
+struct CalCall4Long : EvenCall<4, 48> { static constexpr const char* name = "cal_call_4_long"; };
+
+// ---- Held-out set 4, written before any run of them and of the call-path probe (after the rule that
+// counts the indirect calls of a function once and the measured cost of a call's extra path). ----
+
+// C++ virtual dispatch: three classes of one base with a virtual method of unequal lengths, objects
+// built on the device (setup_objects), an item calling the method of object a % 3.
+struct Body {
+  __device__ virtual float apply(float x) const = 0;
+};
+struct BodyShort : Body {
+  __device__ float apply(float x) const override { return chain<6>(x, 1.0005f, 0.25f); }
+};
+struct BodyMid : Body {
+  __device__ float apply(float x) const override { return chain<20>(x, 0.9995f, -0.125f); }
+};
+struct BodyLong : Body {
+  __device__ float apply(float x) const override { return chain<44>(x, 1.0006f, 0.375f); }
+};
+__device__ alignas(16) unsigned char gBodies[3][16];
+__global__ void setup_objects() {
+  if (threadIdx.x == 0 && blockIdx.x == 0) {
+    new (gBodies[0]) BodyShort();
+    new (gBodies[1]) BodyMid();
+    new (gBodies[2]) BodyLong();
+  }
+}
+
+struct VirtualCall {
+  static constexpr const char* name = "virtual_call";
+  __device__ static float work(const Item& it, int*, const Aux&) {
+    return reinterpret_cast<const Body*>(gBodies[it.a % 3])->apply(it.cx);
+  }
+  static int key(const Item& it) { return it.a % 3; }
+};
+
+// an indirect call in a divergent loop: trips 0..32 per item, each trip through one of two callees of
+// unequal length, the callee alternating with the trip (so the sorted order, by trip count and first
+// callee, keeps a warp's lanes on one target).
+__device__ __noinline__ float loop_callee0(float x) { return chain<10>(x, 1.0007f, 0.0625f); }
+__device__ __noinline__ float loop_callee1(float x) { return chain<30>(x, 0.9993f, -0.0625f); }
+__device__ float (*const kLoopCallees[2])(float) = {loop_callee0, loop_callee1};
+
+struct IndirectInLoop {
+  static constexpr const char* name = "indirect_in_loop";
+  __device__ static float work(const Item& it, int*, const Aux&) {
+    float x = it.cx;
+#pragma unroll 1
+    for (int j = 0; j < it.trips; ++j) x = kLoopCallees[(it.a + j) & 1](x);
+    return x;
+  }
+  static int key(const Item& it) { return it.trips * 2 + (it.a & 1); }
+};
+
+// an indirect call through a table of eight callees of unequal lengths (4 to 60 FMAs).
+__device__ __noinline__ float callee8_0(float x) { return chain<4>(x, 1.0011f, 0.5f); }
+__device__ __noinline__ float callee8_1(float x) { return chain<12>(x, 1.0012f, 0.5f); }
+__device__ __noinline__ float callee8_2(float x) { return chain<20>(x, 1.0013f, 0.5f); }
+__device__ __noinline__ float callee8_3(float x) { return chain<28>(x, 1.0014f, 0.5f); }
+__device__ __noinline__ float callee8_4(float x) { return chain<36>(x, 0.9986f, 0.5f); }
+__device__ __noinline__ float callee8_5(float x) { return chain<44>(x, 0.9987f, 0.5f); }
+__device__ __noinline__ float callee8_6(float x) { return chain<52>(x, 0.9988f, 0.5f); }
+__device__ __noinline__ float callee8_7(float x) { return chain<60>(x, 0.9989f, 0.5f); }
+__device__ float (*const kCallees8[8])(float) = {callee8_0, callee8_1, callee8_2, callee8_3,
+                                                 callee8_4, callee8_5, callee8_6, callee8_7};
+
+struct IndirectCall8 {
+  static constexpr const char* name = "indirect_call_8";
+  __device__ static float work(const Item& it, int*, const Aux&) { return kCallees8[it.a & 7](it.cx); }
+  static int key(const Item& it) { return it.a & 7; }
+};
+
 // ---- The kernel every shape shares ----
 // N dependent shift-xor-multiply steps on a float's bits (two instructions each, not foldable into one
 // as a chain of multiply-adds would be): an arm the compiler cannot merge with chain's.
@@ -472,6 +565,7 @@ std::vector<Item> make_items(const std::string& shape, std::size_t n, std::mt199
     if (shape == "gather_loop") it.trips = static_cast<int>(u(rng) * 33);           // 0..32
     if (shape == "gather_l2") it.trips = static_cast<int>(u(rng) * 33);             // 0..32
     if (shape == "gather_compute") it.trips = static_cast<int>(u(rng) * 33);        // 0..32
+    if (shape == "indirect_in_loop") it.trips = static_cast<int>(u(rng) * 33);      // 0..32
     if (shape == "region_in_uniform_loop") it.a = std::vector<int>{0x0f0f, 0xf0f0, 0x00ff, 0xff00}[it.a & 3];
     if (shape == "while_compound") {
       // Points near the set's boundary: iteration counts spread over 1..256.
@@ -488,14 +582,17 @@ struct ShapeRun {
   const char* type;  // the shape's struct: the kernel is shape_kernel<(anonymous namespace)::TYPE>
   std::function<int(const Item&)> key;
   std::function<void(const Item*, float*, long long*, int*, int, int, Aux)> launch;
+  bool calibration = false;  // the call-path probe's (`--set calibration`), not a validation shape
 };
 
 template <class Shape>
-ShapeRun shape_run(const char* type) {
+ShapeRun shape_run(const char* type, bool calibration = false) {
   DIVBENCH_CUDA_CHECK(cudaFuncSetAttribute(shape_kernel<Shape>, cudaFuncAttributeMaxDynamicSharedMemorySize, kPinSharedBytes));
-  return {Shape::name, type, &Shape::key, [](const Item* items, float* out, long long* cycles, int* smid, int blocks, int rounds, Aux aux) {
+  return {Shape::name, type, &Shape::key,
+          [](const Item* items, float* out, long long* cycles, int* smid, int blocks, int rounds, Aux aux) {
             shape_kernel<Shape><<<blocks, 32, kPinSharedBytes>>>(items, out, cycles, smid, rounds, aux);
-          }};
+          },
+          calibration};
 }
 
 std::vector<ShapeRun> all_shapes() {
@@ -505,13 +602,18 @@ std::vector<ShapeRun> all_shapes() {
           shape_run<ForUnroll1>("ForUnroll1"),      shape_run<IndirectTwoSites>("IndirectTwoSites"), shape_run<GatherLoop>("GatherLoop"),
           shape_run<GatherL2>("GatherL2"),          shape_run<CoalescedIf>("CoalescedIf"),  shape_run<ChaseIf>("ChaseIf"),
           shape_run<GatherCompute>("GatherCompute"), shape_run<IfThenChain>("IfThenChain"),
-          shape_run<IfElseChain>("IfElseChain")};
+          shape_run<IfElseChain>("IfElseChain"), shape_run<VirtualCall>("VirtualCall"),
+          shape_run<IndirectInLoop>("IndirectInLoop"), shape_run<IndirectCall8>("IndirectCall8"),
+          shape_run<CalCall2>("CalCall2", true), shape_run<CalCall4>("CalCall4", true),
+          shape_run<CalCall8>("CalCall8", true), shape_run<CalCall4Long>("CalCall4Long", true)};
 }
 
 const char* kShapeNames[] = {"if_then", "if_else_unequal", "switch_8", "for_trips", "while_compound", "loop_break",
                              "nested_outer", "region_in_uniform_loop", "pointer_chase", "shared_atomics",
                              "shuffle_in_divergent", "indirect_call", "for_unroll1", "indirect_two_sites", "gather_loop",
-                             "gather_l2", "coalesced_if", "chase_if", "gather_compute", "if_then_chain", "if_else_chain"};
+                             "gather_l2", "coalesced_if", "chase_if", "gather_compute", "if_then_chain", "if_else_chain",
+                             "virtual_call", "indirect_in_loop", "indirect_call_8"};
+const char* kCalibrationNames[] = {"cal_call_2", "cal_call_4", "cal_call_8", "cal_call_4_long"};
 
 // The items of a shape in one order: random (shuffled) or sorted by their key (stable).
 std::vector<Item> ordered(const std::vector<Item>& items, const ShapeRun& s, bool sorted, std::uint32_t seed) {
@@ -532,9 +634,9 @@ struct Launch {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: divbench_attribute_shapes time [--rounds R] [--launches L] [--shape NAME]\n"
-               "       divbench_attribute_shapes run random|sorted [--rounds R] [--shape NAME]\n"
-               "       divbench_attribute_shapes list\n");
+               "usage: divbench_attribute_shapes time [--rounds R] [--launches L] [--shape NAME | --set calibration]\n"
+               "       divbench_attribute_shapes run random|sorted [--rounds R] [--shape NAME | --set calibration]\n"
+               "       divbench_attribute_shapes list [calibration]\n");
   return 2;
 }
 
@@ -544,7 +646,11 @@ int main(int argc, char** argv) {
   if (argc < 2) return usage();
   const std::string mode = argv[1];
   if (mode == "list") {
-    for (const char* n : kShapeNames) std::printf("%s\n", n);
+    if (argc > 3 || (argc == 3 && std::string(argv[2]) != "calibration")) return usage();
+    if (argc == 3)
+      for (const char* n : kCalibrationNames) std::printf("%s\n", n);
+    else
+      for (const char* n : kShapeNames) std::printf("%s\n", n);
     return 0;
   }
   if (mode != "time" && mode != "run") return usage();
@@ -557,18 +663,23 @@ int main(int argc, char** argv) {
     argi = 3;
   }
   int rounds = 32, launches = mode == "time" ? 5 : 1;
-  std::string only;
+  std::string only, set;
   for (; argi < argc; ++argi) {
     const std::string a = argv[argi];
     if (argi + 1 >= argc) return usage();
     if (a == "--rounds") rounds = std::atoi(argv[++argi]);
     else if (a == "--launches") launches = std::atoi(argv[++argi]);
     else if (a == "--shape") only = argv[++argi];
+    else if (a == "--set") set = argv[++argi];
     else return usage();
   }
   if (rounds < 1 || rounds > 4096 || launches < 1 || launches > 1001) return usage();
-  if (!only.empty() && std::find_if(std::begin(kShapeNames), std::end(kShapeNames),
-                                    [&](const char* n) { return only == n; }) == std::end(kShapeNames)) {
+  if ((!set.empty() && set != "calibration") || (!set.empty() && !only.empty())) return usage();
+  const auto known = [&](const char* const* b, const char* const* e) {
+    return std::find_if(b, e, [&](const char* n) { return only == n; }) != e;
+  };
+  if (!only.empty() && !known(std::begin(kShapeNames), std::end(kShapeNames)) &&
+      !known(std::begin(kCalibrationNames), std::end(kCalibrationNames))) {
     std::fprintf(stderr, "divbench_attribute_shapes: no shape %s (see `list`)\n", only.c_str());
     return 2;
   }
@@ -621,8 +732,12 @@ int main(int argc, char** argv) {
                      ", \"rated_clock_khz\": " + std::to_string(clock_khz) + ", \"shapes\": [";
   bool first = true, ok = true;
   std::uint32_t seed = 7;
+  setup_objects<<<1, 1>>>();  // virtual_call's objects (their vtables are the device's)
+  DIVBENCH_CUDA_CHECK(cudaGetLastError());
+  DIVBENCH_CUDA_CHECK(cudaDeviceSynchronize());
   for (const ShapeRun& s : all_shapes()) {
     if (!only.empty() && only != s.name) continue;
+    if (only.empty() && s.calibration != (set == "calibration")) continue;
     std::mt19937 rng(1000 + seed++);
     const std::vector<Item> items = make_items(s.name, n, rng);
     const std::vector<Item> random = ordered(items, s, false, seed * 31u);

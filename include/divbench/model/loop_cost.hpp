@@ -59,6 +59,12 @@ struct CostConstants {
   // load's whole pass per extra pass). memory_source: that result's file, device and commit.
   std::vector<MemoryLevelCost> memory_levels;
   json memory_source = nullptr;
+  // Cycles per extra path of an indirect call (CALL.REL.NOINC Rn), beyond its callees' instructions:
+  // measured by the call-path probe (scripts/gpu/probes/call-path.sh, a divbench.call_path/1 file);
+  // nullopt: not measured (attribute then prices such a path at divergent_path). call_path_source: the
+  // file, its device and commit.
+  std::optional<double> divergent_call_path;
+  json call_path_source = nullptr;
 };
 
 struct CostPrediction {
@@ -117,6 +123,9 @@ std::optional<CostConstants> load_constants(const std::string& path, std::string
 // Puts the curves of the `--sweep memory` result at `path` into `c` (memory_levels, and memory_source:
 // the file, its device and git); UsageError naming the file when it cannot be read or is not one.
 void set_memory_levels(CostConstants& c, const std::string& path);
+// Puts the measured cost of an indirect call's extra path from the divbench.call_path/1 file at `path`
+// into `c` (divergent_call_path, call_path_source); UsageError naming the file when it is not one.
+void set_call_path(CostConstants& c, const std::string& path);
 
 // The block the placement excess is located in: 128 bytes, eight 16-byte instructions (an assumed
 // instruction-fetch granularity; the committed fit shows the excess only in the last 32 bytes).
