@@ -390,6 +390,22 @@ struct CalCall4 : EvenCall<4, 16> { static constexpr const char* name = "cal_cal
 struct CalCall8 : EvenCall<8, 16> { static constexpr const char* name = "cal_call_8"; };
 struct CalCall4Long : EvenCall<4, 48> { static constexpr const char* name = "cal_call_4_long"; };
 
+// ---- The unroll probe (not validation shapes: `--set unroll`, scripts/gpu/probes/unroll.sh): for_trips'
+// loop unrolled by 2 and by 8, beside for_unroll1 (1) and for_trips (nvcc's 4), to see whether the
+// over-estimate of for_trips grows with the unrolled copies' exits. ----
+template <int U>
+struct ForUnrollBy {
+  __device__ static float work(const Item& it, int*, const Aux&) {
+    float x = it.cx;
+#pragma unroll U
+    for (int j = 0; j < it.trips; ++j) x = fmaf(x, 1.0001f, 0.5f);
+    return x;
+  }
+  static int key(const Item& it) { return it.trips; }
+};
+struct ForUnroll2 : ForUnrollBy<2> { static constexpr const char* name = "for_unroll2"; };
+struct ForUnroll8 : ForUnrollBy<8> { static constexpr const char* name = "for_unroll8"; };
+
 // ---- Held-out set 4, written before any run of them and of the call-path probe (after the rule that
 // counts the indirect calls of a function once and the measured cost of a call's extra path). ----
 
@@ -565,6 +581,7 @@ std::vector<Item> make_items(const std::string& shape, std::size_t n, std::mt199
     if (shape == "gather_loop") it.trips = static_cast<int>(u(rng) * 33);           // 0..32
     if (shape == "gather_l2") it.trips = static_cast<int>(u(rng) * 33);             // 0..32
     if (shape == "gather_compute") it.trips = static_cast<int>(u(rng) * 33);        // 0..32
+    if (shape == "for_unroll2" || shape == "for_unroll8") it.trips = static_cast<int>(u(rng) * 129);  // 0..128
     if (shape == "indirect_in_loop") it.trips = static_cast<int>(u(rng) * 33);      // 0..32
     if (shape == "region_in_uniform_loop") it.a = std::vector<int>{0x0f0f, 0xf0f0, 0x00ff, 0xff00}[it.a & 3];
     if (shape == "while_compound") {
@@ -582,17 +599,17 @@ struct ShapeRun {
   const char* type;  // the shape's struct: the kernel is shape_kernel<(anonymous namespace)::TYPE>
   std::function<int(const Item&)> key;
   std::function<void(const Item*, float*, long long*, int*, int, int, Aux)> launch;
-  bool calibration = false;  // the call-path probe's (`--set calibration`), not a validation shape
+  std::string set;  // "": a validation shape; else the set that runs it alone (`--set calibration`, `--set unroll`)
 };
 
 template <class Shape>
-ShapeRun shape_run(const char* type, bool calibration = false) {
+ShapeRun shape_run(const char* type, const char* set = "") {
   DIVBENCH_CUDA_CHECK(cudaFuncSetAttribute(shape_kernel<Shape>, cudaFuncAttributeMaxDynamicSharedMemorySize, kPinSharedBytes));
   return {Shape::name, type, &Shape::key,
           [](const Item* items, float* out, long long* cycles, int* smid, int blocks, int rounds, Aux aux) {
             shape_kernel<Shape><<<blocks, 32, kPinSharedBytes>>>(items, out, cycles, smid, rounds, aux);
           },
-          calibration};
+          set};
 }
 
 std::vector<ShapeRun> all_shapes() {
@@ -604,8 +621,9 @@ std::vector<ShapeRun> all_shapes() {
           shape_run<GatherCompute>("GatherCompute"), shape_run<IfThenChain>("IfThenChain"),
           shape_run<IfElseChain>("IfElseChain"), shape_run<VirtualCall>("VirtualCall"),
           shape_run<IndirectInLoop>("IndirectInLoop"), shape_run<IndirectCall8>("IndirectCall8"),
-          shape_run<CalCall2>("CalCall2", true), shape_run<CalCall4>("CalCall4", true),
-          shape_run<CalCall8>("CalCall8", true), shape_run<CalCall4Long>("CalCall4Long", true)};
+          shape_run<CalCall2>("CalCall2", "calibration"), shape_run<CalCall4>("CalCall4", "calibration"),
+          shape_run<CalCall8>("CalCall8", "calibration"), shape_run<CalCall4Long>("CalCall4Long", "calibration"),
+          shape_run<ForUnroll2>("ForUnroll2", "unroll"), shape_run<ForUnroll8>("ForUnroll8", "unroll")};
 }
 
 const char* kShapeNames[] = {"if_then", "if_else_unequal", "switch_8", "for_trips", "while_compound", "loop_break",
@@ -614,6 +632,7 @@ const char* kShapeNames[] = {"if_then", "if_else_unequal", "switch_8", "for_trip
                              "gather_l2", "coalesced_if", "chase_if", "gather_compute", "if_then_chain", "if_else_chain",
                              "virtual_call", "indirect_in_loop", "indirect_call_8"};
 const char* kCalibrationNames[] = {"cal_call_2", "cal_call_4", "cal_call_8", "cal_call_4_long"};
+const char* kUnrollNames[] = {"for_unroll2", "for_unroll8"};
 
 // The items of a shape in one order: random (shuffled) or sorted by their key (stable).
 std::vector<Item> ordered(const std::vector<Item>& items, const ShapeRun& s, bool sorted, std::uint32_t seed) {
@@ -634,9 +653,9 @@ struct Launch {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: divbench_attribute_shapes time [--rounds R] [--launches L] [--shape NAME | --set calibration]\n"
-               "       divbench_attribute_shapes run random|sorted [--rounds R] [--shape NAME | --set calibration]\n"
-               "       divbench_attribute_shapes list [calibration]\n");
+               "usage: divbench_attribute_shapes time [--rounds R] [--launches L] [--shape NAME | --set calibration|unroll]\n"
+               "       divbench_attribute_shapes run random|sorted [--rounds R] [--shape NAME | --set calibration|unroll]\n"
+               "       divbench_attribute_shapes list [calibration|unroll]\n");
   return 2;
 }
 
@@ -646,9 +665,12 @@ int main(int argc, char** argv) {
   if (argc < 2) return usage();
   const std::string mode = argv[1];
   if (mode == "list") {
-    if (argc > 3 || (argc == 3 && std::string(argv[2]) != "calibration")) return usage();
-    if (argc == 3)
+    const std::string which = argc == 3 ? argv[2] : "";
+    if (argc > 3 || (argc == 3 && which != "calibration" && which != "unroll")) return usage();
+    if (which == "calibration")
       for (const char* n : kCalibrationNames) std::printf("%s\n", n);
+    else if (which == "unroll")
+      for (const char* n : kUnrollNames) std::printf("%s\n", n);
     else
       for (const char* n : kShapeNames) std::printf("%s\n", n);
     return 0;
@@ -674,12 +696,12 @@ int main(int argc, char** argv) {
     else return usage();
   }
   if (rounds < 1 || rounds > 4096 || launches < 1 || launches > 1001) return usage();
-  if ((!set.empty() && set != "calibration") || (!set.empty() && !only.empty())) return usage();
+  if ((!set.empty() && set != "calibration" && set != "unroll") || (!set.empty() && !only.empty())) return usage();
   const auto known = [&](const char* const* b, const char* const* e) {
     return std::find_if(b, e, [&](const char* n) { return only == n; }) != e;
   };
   if (!only.empty() && !known(std::begin(kShapeNames), std::end(kShapeNames)) &&
-      !known(std::begin(kCalibrationNames), std::end(kCalibrationNames))) {
+      !known(std::begin(kCalibrationNames), std::end(kCalibrationNames)) && !known(std::begin(kUnrollNames), std::end(kUnrollNames))) {
     std::fprintf(stderr, "divbench_attribute_shapes: no shape %s (see `list`)\n", only.c_str());
     return 2;
   }
@@ -737,7 +759,7 @@ int main(int argc, char** argv) {
   DIVBENCH_CUDA_CHECK(cudaDeviceSynchronize());
   for (const ShapeRun& s : all_shapes()) {
     if (!only.empty() && only != s.name) continue;
-    if (only.empty() && s.calibration != (set == "calibration")) continue;
+    if (only.empty() && s.set != set) continue;
     std::mt19937 rng(1000 + seed++);
     const std::vector<Item> items = make_items(s.name, n, rng);
     const std::vector<Item> random = ordered(items, s, false, seed * 31u);
