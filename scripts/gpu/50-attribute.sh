@@ -106,7 +106,7 @@ step "attribute thrust no sampling" timed thrust_attribute_no_sampling "$DIVBENC
 step "attribute thrust repeat" "$DIVBENCH" attribute --quiet --no-pc-sampling --repeat 2 --out "$A/thrust_repeat.json" \
   -- "$TH" >/dev/null
 
-# 5. Ground truth by compaction, out of sample: twenty-four shapes (twelve held out, in four sets), each in a
+# 5. Ground truth by compaction, out of sample: twenty-seven shapes (fifteen held out, in five sets), each in a
 # random and a sorted order. First divbench's memory probe (--sweep memory: a dependent load's cycles against
 # the lanes, one sector each, per memory level), whose levels the shapes' attribute calls use (--memory), and
 # the call-path calibration (the shapes program's `--set calibration`: one indirect call through M callees
@@ -126,13 +126,14 @@ for o in random sorted; do
 done
 rm -f "$G/call_path.json"
 step "call-path fit" env PYTHONPATH=scripts python3 -m divbench.call_path "$C" --out "$G/call_path.json"
-if [ -f "$G/call_path.json" ]; then MEM+=(--call-path "$G/call_path.json"); else MEM+=(--call-path none); fi
+CALLS=(--call-path none)
+[ -f "$G/call_path.json" ] && CALLS=(--call-path "$G/call_path.json")
 step "shapes time" "$S" time --launches 5 >"$A/shapes_time.json"
 for o in random sorted; do
-  step "attribute shapes $o" timed "shapes_$o" "$DIVBENCH" attribute --quiet "${MEM[@]}" --out "$A/shapes_$o.json" \
+  step "attribute shapes $o" timed "shapes_$o" "$DIVBENCH" attribute --quiet "${MEM[@]}" "${CALLS[@]}" --out "$A/shapes_$o.json" \
     --report "$A/shapes_$o.md" --save-counts "$A/shapes_$o" -- "$S" run "$o" --launches 10 >"$A/shapes_$o.target.json"
   find "$A/shapes_$o" -name program.log -delete
-  step "attribute shapes $o model" "$DIVBENCH" attribute --quiet "${MEM[@]}" --no-pc-sampling --out "$A/shapes_${o}_model.json" \
+  step "attribute shapes $o model" "$DIVBENCH" attribute --quiet "${MEM[@]}" "${CALLS[@]}" --no-pc-sampling --out "$A/shapes_${o}_model.json" \
     -- "$S" run "$o" --launches 10 >/dev/null
 done
 # The control of the call path: the random and sorted orders re-analysed from their counts with --call-path
@@ -144,7 +145,7 @@ done
 
 # The control of the sampling run beside the counting run (the default): the random order again with
 # --jobs 1 (one run at a time, the sampling run alone on the GPU): the estimates must agree.
-step "attribute shapes random jobs 1" "$DIVBENCH" attribute --quiet "${MEM[@]}" --jobs 1 --out "$A/shapes_random_jobs1.json" \
+step "attribute shapes random jobs 1" "$DIVBENCH" attribute --quiet "${MEM[@]}" "${CALLS[@]}" --jobs 1 --out "$A/shapes_random_jobs1.json" \
   -- "$S" run random --launches 10 >/dev/null
 
 # 6. A generated program of 128 kernels: the overhead of attributing every kernel of one run.

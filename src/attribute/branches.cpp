@@ -49,6 +49,58 @@ bool is_indirect_call(const sass::Instruction& ins) {
          std::isdigit(static_cast<unsigned char>(ins.operands[0][1]));
 }
 
+// Every subroutine's code (the CFG's entries past the function's own, and the code no entry reaches: a
+// callee reached only through a register), as instruction indices: what an indirect call may run.
+std::vector<std::size_t> all_subroutine_code(const sass::FunctionAnalysis& a) {
+  const sass::Function& f = *a.function;
+  std::set<int> blocks;
+  for (std::size_t e = 1; e < a.cfg.entries.size(); ++e) {
+    const int eb = a.cfg.entries[e];
+    if (eb < 0) continue;
+    blocks.insert(eb);
+    for (int rb : region_blocks(a.cfg, eb, -1)) blocks.insert(rb);
+  }
+  std::vector<std::size_t> out;
+  for (int rb : blocks)
+    for (std::size_t k = a.cfg.blocks[rb].first; k <= a.cfg.blocks[rb].last; ++k) out.push_back(k);
+  for (std::size_t k = 0; k < f.instructions.size() && k < a.cfg.block_of_instruction.size(); ++k)
+    if (a.cfg.block_of_instruction[k] < 0) out.push_back(k);
+  return out;
+}
+
+// The code a call runs: an indirect call every subroutine, a direct one the blocks its target reaches.
+std::vector<std::size_t> called_code(const sass::FunctionAnalysis& a, const sass::Instruction& call,
+                                     const std::vector<std::size_t>& subroutines) {
+  if (is_indirect_call(call)) return subroutines;
+  std::vector<std::size_t> out;
+  for (std::uint64_t t : call.targets) {
+    const int eb = a.cfg.find_block(t);
+    if (eb < 0) continue;
+    std::vector<int> blocks = region_blocks(a.cfg, eb, -1);
+    blocks.push_back(eb);
+    for (int rb : blocks)
+      for (std::size_t k = a.cfg.blocks[rb].first; k <= a.cfg.blocks[rb].last; ++k) out.push_back(k);
+  }
+  return out;
+}
+
+// A region's paths run the code of the functions its instructions call (a CALL falls through in the CFG,
+// its callee being another entry): `region` gains that code, and the code of the calls in it, sorted.
+void add_called_code(const sass::FunctionAnalysis& a, const std::vector<std::size_t>& subroutines,
+                     std::vector<std::size_t>& region) {
+  std::set<std::size_t> have(region.begin(), region.end());
+  std::vector<std::size_t> work(region.begin(), region.end());
+  while (!work.empty()) {
+    const std::size_t i = work.back();
+    work.pop_back();
+    const sass::Instruction& ins = a.function->instructions[i];
+    if (ins.base != "CALL") continue;
+    for (std::size_t k : called_code(a, ins, subroutines))
+      if (have.insert(k).second) work.push_back(k);
+  }
+  region.assign(have.begin(), have.end());
+}
+
 }  // namespace
 
 bool region_holds(const StaticBranch& outer, const StaticBranch& inner) {
@@ -73,13 +125,13 @@ FunctionBranches branch_table(const sass::FunctionAnalysis& a, int sm, const std
     auto it = placement.find(r.offset);
     if (it == placement.end() || severity(r.placement) > severity(it->second)) placement[r.offset] = r.placement;
   }
+  const std::vector<std::size_t> subroutines = all_subroutine_code(a);
   for (std::size_t i = 0; i < f.instructions.size(); ++i) {
     const auto& ins = f.instructions[i];
     const int b = i < a.cfg.block_of_instruction.size() ? a.cfg.block_of_instruction[i] : -1;
     if (b < 0) continue;  // unreachable code
     if (is_indirect_call(ins) && i + 1 < f.instructions.size()) {
-      // The region: every subroutine (the CFG's entries past the function's own, and the code no entry
-      // reaches: a callee reached only through a register); the paths meet again after the call.
+      // The region: every subroutine (all_subroutine_code); the paths meet again after the call.
       StaticBranch s;
       s.index = i;
       s.pc = ins.offset - f.start;
@@ -90,17 +142,7 @@ FunctionBranches branch_table(const sass::FunctionAnalysis& a, int sm, const std
       s.placement = "unguarded";
       s.ipdom = f.instructions[i + 1].offset - f.start;
       s.ipdom_index = i + 1;
-      std::set<int> blocks;
-      for (std::size_t e = 1; e < a.cfg.entries.size(); ++e) {
-        const int eb = a.cfg.entries[e];
-        if (eb < 0) continue;
-        blocks.insert(eb);
-        for (int rb : region_blocks(a.cfg, eb, -1)) blocks.insert(rb);
-      }
-      for (int rb : blocks)
-        for (std::size_t k = a.cfg.blocks[rb].first; k <= a.cfg.blocks[rb].last; ++k) s.region.push_back(k);
-      for (std::size_t k = 0; k < f.instructions.size() && k < a.cfg.block_of_instruction.size(); ++k)
-        if (a.cfg.block_of_instruction[k] < 0) s.region.push_back(k);
+      s.region = subroutines;
       std::sort(s.region.begin(), s.region.end());
       s.region.erase(std::unique(s.region.begin(), s.region.end()), s.region.end());
       out.branches.push_back(std::move(s));
@@ -128,7 +170,7 @@ FunctionBranches branch_table(const sass::FunctionAnalysis& a, int sm, const std
     const std::vector<int> blocks = region_blocks(a.cfg, b, to_exit ? -1 : p);
     for (int rb : blocks)
       for (std::size_t k = a.cfg.blocks[rb].first; k <= a.cfg.blocks[rb].last; ++k) s.region.push_back(k);
-    std::sort(s.region.begin(), s.region.end());
+    add_called_code(a, subroutines, s.region);  // sorted
     s.loop = std::binary_search(blocks.begin(), blocks.end(), b);
     if (s.loop) {
       // The loop's entry edges: from a block outside the region into it (its header, in a natural loop).

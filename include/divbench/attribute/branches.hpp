@@ -25,8 +25,9 @@ struct StaticBranch {
   int nesting = 0;                       // how many other branches' regions hold this branch
   std::string source;                    // "file:line" from the line table, "" without -lineinfo
   std::string text;                      // the instruction, e.g. "@P0 BRA 0x620"
-  // The region: instruction indices reachable from the branch's successors before its IPDom block
-  // (every instruction a path of this branch may run before the paths meet again), ascending.
+  // The region: instruction indices reachable from the branch's successors before its IPDom block, and
+  // the code of the functions those instructions call (every instruction a path of this branch may run
+  // before the paths meet again), ascending.
   std::vector<std::size_t> region;
   std::optional<std::size_t> ipdom_index;  // the IPDom block's first instruction past its BSYNCs
   // A loop branch: its region holds the branch itself (a loop's exit or latch: its paths come back to
