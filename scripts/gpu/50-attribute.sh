@@ -19,7 +19,8 @@
 #                             recorded counts
 #   shapes_<order>_model.json attribute on each order with --no-pc-sampling (the issue model alone)
 #   call_path/                the call-path calibration (shapes.cu --set calibration): shapes_time.json,
-#                             shapes_<order>.json (--call-path none) and their counts; ../call_path.json its fit
+#                             none_<order>.json (--call-path none) and their counts, round_trip.json (a call's
+#                             round trip), shapes_<order>.json (the counts priced with it); ../call_path.json
 #   shapes_<order>_no_call_path.json  each order's counts again with --call-path none (the control)
 #   shapes_random_jobs1.json  the random order with --jobs 1: the PC-sampling run alone on the GPU, after the
 #                             counting run (the control of running them side by side)
@@ -106,7 +107,7 @@ step "attribute thrust no sampling" timed thrust_attribute_no_sampling "$DIVBENC
 step "attribute thrust repeat" "$DIVBENCH" attribute --quiet --no-pc-sampling --repeat 2 --out "$A/thrust_repeat.json" \
   -- "$TH" >/dev/null
 
-# 5. Ground truth by compaction, out of sample: twenty-seven shapes (fifteen held out, in five sets), each in a
+# 5. Ground truth by compaction, out of sample: thirty shapes (eighteen held out, in six sets), each in a
 # random and a sorted order. First divbench's memory probe (--sweep memory: a dependent load's cycles against
 # the lanes, one sector each, per memory level), whose levels the shapes' attribute calls use (--memory), and
 # the call-path calibration (the shapes program's `--set calibration`: one indirect call through M callees
@@ -120,12 +121,19 @@ C="$A/call_path"
 mkdir -p "$C"
 step "call-path time" "$S" time --launches 5 --set calibration >"$C/shapes_time.json"
 for o in random sorted; do
-  step "call-path attribute $o" "$DIVBENCH" attribute --quiet "${MEM[@]}" --call-path none --out "$C/shapes_$o.json" \
+  step "call-path attribute $o" "$DIVBENCH" attribute --quiet "${MEM[@]}" --call-path none --out "$C/none_$o.json" \
     --save-counts "$C/shapes_$o" -- "$S" run "$o" --launches 10 --set calibration >"$C/shapes_$o.target.json"
   find "$C/shapes_$o" -name program.log -delete
 done
 rm -f "$G/call_path.json"
-step "call-path fit" env PYTHONPATH=scripts python3 -m divbench.call_path "$C" --out "$G/call_path.json"
+# First a call's round trip (the uniform direct calls), then the same counts priced with it, then the
+# indirect call's extra path on those.
+step "call round trip fit" env PYTHONPATH=scripts python3 -m divbench.call_path round-trip "$C" --out "$C/round_trip.json"
+for o in random sorted; do
+  step "call-path attribute $o with the round trip" "$DIVBENCH" attribute --quiet "${MEM[@]}" --call-path "$C/round_trip.json" \
+    --from-counts "$C/shapes_$o" --out "$C/shapes_$o.json"
+done
+step "call-path fit" env PYTHONPATH=scripts python3 -m divbench.call_path path "$C" --out "$G/call_path.json"
 CALLS=(--call-path none)
 [ -f "$G/call_path.json" ] && CALLS=(--call-path "$G/call_path.json")
 step "shapes time" "$S" time --launches 5 >"$A/shapes_time.json"

@@ -99,7 +99,10 @@ KernelAttribution attribute_kernel(const FunctionBranches& table, const Function
     k.divergent += c.divergent;
   }
   for (std::size_t i = 0; i < f.instructions.size() && i < costs.size(); ++i)
-    if (const PcCounts* c = counts.at(f.instructions[i].offset - f.start)) k.modelled_warp_cycles += double(c->inst) * costs[i].cycles;
+    if (const PcCounts* c = counts.at(f.instructions[i].offset - f.start)) {
+      k.modelled_warp_cycles += double(c->inst) * costs[i].cycles;
+      if (f.instructions[i].base == "CALL") k.calls_executed += c->inst;
+    }
   k.branches.reserve(table.branches.size());
   for (const auto& b : table.branches) k.branches.push_back(cost_branch(b, counts, f, costs));
   // The divergence proper: D per extra path of the branch and of every branch its region holds.
@@ -290,6 +293,7 @@ json to_json(const KernelAttribution& k) {
               {"cycles_lost", k.cycles_lost},
               {"cycles_lost_per_warp", k.warps ? json(k.cycles_lost / double(k.warps)) : json(nullptr)},
               {"modelled_warp_cycles", k.modelled_warp_cycles},
+              {"calls_executed", k.calls_executed},
               {"cycles_lost_share_of_kernel", k.modelled_warp_cycles > 0 ? json(k.cycles_lost / k.modelled_warp_cycles) : json(nullptr)},
               {"loops", loops},
               {"branches", br}};

@@ -375,6 +375,7 @@ std::string default_call_path_path(const std::string& constants_path) {
 // GPU as they were: a calibration on another one leaves it unmeasured unless --call-path names a file).
 void apply_call_path(const std::string& option, model::CostConstants& c, const std::string& constants_path) {
   c.divergent_call_path.reset();
+  c.call_round_trip.reset();
   c.call_path_source = nullptr;
   if (option == "none") return;
   const std::string file = !option.empty() ? option : default_call_path_path(constants_path);
@@ -755,6 +756,10 @@ Outcome run(const Request& q) {
     out.counts.push_back(fc0);
     out.tables.push_back(branch_table(*fa, m->cubin.sm, m->cubin.source_files));
     out.costs.push_back(model::issue_costs(*fa->function, *constants));
+    // A call's round trip costs more than its instructions' issue (measured: call_path.json).
+    if (constants->call_round_trip)
+      for (std::size_t k = 0; k < code.instructions.size() && k < out.costs.back().size(); ++k)
+        if (code.instructions[k].base == "CALL") out.costs.back()[k].cycles += *constants->call_round_trip;
     analyses.push_back(fa);
   }
 
@@ -855,9 +860,11 @@ Outcome run(const Request& q) {
                   {"variable_latency_cycles", constants->variable_latency ? json(*constants->variable_latency) : json(nullptr)},
                   {"divergent_path_cycles", constants->divergent_path ? json(*constants->divergent_path) : json(nullptr)},
                   {"divergent_call_path_cycles", constants->divergent_call_path ? json(*constants->divergent_call_path) : json(nullptr)},
-                  {"call_path", constants->divergent_call_path
-                                    ? "an indirect call's extra path priced at the call-path probe's measurement (from " +
-                                          constants->call_path_source.dump() + ")"
+                  {"call_round_trip_cycles", constants->call_round_trip ? json(*constants->call_round_trip) : json(nullptr)},
+                  {"call_path", constants->divergent_call_path || constants->call_round_trip
+                                    ? "measured by the call-path calibration (from " + constants->call_path_source.dump() +
+                                          "): a CALL's pass costs its issue + call_round_trip_cycles, an indirect call's "
+                                          "extra path divergent_call_path_cycles (a null one: divergent_path_cycles)"
                                     : std::string("not measured: an indirect call's extra path is priced at divergent_path_cycles")},
                   {"waits", have_pcs ? "measured: PC sampling of the same program (time per instruction), a sample "
                                        "standing for period x resident warps per SM warp-cycles"

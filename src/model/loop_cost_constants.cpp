@@ -146,12 +146,18 @@ void set_call_path(CostConstants& c, const std::string& path) {
   const json m = read_json_file(path);
   if (m.value("schema", "") != "divbench.call_path/1")
     throw UsageError(path + ": not a call-path probe result (schema divbench.call_path/1)");
-  const json* v = nullptr;
-  if (m.contains("summary") && m["summary"].is_object() && m["summary"].contains("divergent_call_path_cycles"))
-    v = &m["summary"]["divergent_call_path_cycles"];
-  if (!v || !v->is_number() || !(v->get<double>() >= 0 && v->get<double>() <= 1e6))
-    throw UsageError(path + ": (/summary/divergent_call_path_cycles) is not a number of cycles in 0..1e6");
-  c.divergent_call_path = v->get<double>();
+  const json summary = m.contains("summary") && m["summary"].is_object() ? m["summary"] : json::object();
+  const auto cycles = [&](const char* key) -> std::optional<double> {
+    if (!summary.contains(key) || summary[key].is_null()) return std::nullopt;
+    const json& v = summary[key];
+    if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 1e6))
+      throw UsageError(path + ": (/summary/" + key + ") is not a number of cycles in 0..1e6");
+    return v.get<double>();
+  };
+  c.divergent_call_path = cycles("divergent_call_path_cycles");
+  c.call_round_trip = cycles("call_round_trip_cycles");
+  if (!c.divergent_call_path && !c.call_round_trip)
+    throw UsageError(path + ": (/summary) has neither divergent_call_path_cycles nor call_round_trip_cycles");
   c.call_path_source = json{{"file", path}, {"device", m.value("device", json(nullptr))}, {"git", m.value("git", json(nullptr))}};
 }
 

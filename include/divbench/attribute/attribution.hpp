@@ -69,6 +69,7 @@ struct KernelAttribution {
   std::vector<LoopCost> loops;              // loop branches grouped by loop (pc order of representatives)
   double cycles_lost = 0;                   // sum over branches that no other counted branch holds
   double modelled_warp_cycles = 0;          // sum over every pc of W_i * cycles(i): the kernel's issue time
+  std::uint64_t calls_executed = 0;         // warp passes of its CALL instructions (direct and indirect)
 };
 
 // The words a report gives for what would recover a branch's loss (a loop: the trip-count spread

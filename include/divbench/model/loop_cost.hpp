@@ -64,6 +64,10 @@ struct CostConstants {
   // nullopt: not measured (attribute then prices such a path at divergent_path). call_path_source: the
   // file, its device and commit.
   std::optional<double> divergent_call_path;
+  // Cycles of a call's round trip (CALL to RET and back) that the issue model does not price, per pass
+  // of a CALL: measured by the same calibration (uniform direct calls, one against four per item);
+  // nullopt: not measured (a CALL is priced by its issue cost alone).
+  std::optional<double> call_round_trip;
   json call_path_source = nullptr;
 };
 
@@ -123,8 +127,9 @@ std::optional<CostConstants> load_constants(const std::string& path, std::string
 // Puts the curves of the `--sweep memory` result at `path` into `c` (memory_levels, and memory_source:
 // the file, its device and git); UsageError naming the file when it cannot be read or is not one.
 void set_memory_levels(CostConstants& c, const std::string& path);
-// Puts the measured cost of an indirect call's extra path from the divbench.call_path/1 file at `path`
-// into `c` (divergent_call_path, call_path_source); UsageError naming the file when it is not one.
+// Puts the measured costs of calls from the divbench.call_path/1 file at `path` into `c`
+// (call_round_trip, divergent_call_path: either may be null there; call_path_source); UsageError naming
+// the file when it is not one.
 void set_call_path(CostConstants& c, const std::string& path);
 
 // The block the placement excess is located in: 128 bytes, eight 16-byte instructions (an assumed
