@@ -23,17 +23,20 @@ SCHEMA = "divbench.shapes_reanalysed/1"
 KEYS = ("shape", "held_out_set", "truth_cycles", "estimated_cycles", "rel_err", "ok")
 
 
-def reanalyse(divbench: str, folder: Path, memory: str | None, prefix: str = "shapes_") -> list[dict]:
+def reanalyse(divbench: str, folder: Path, memory: str | None, prefix: str = "shapes_",
+              call_path: str | None = None) -> list[dict]:
     """The rows of attribute_validation.shapes_checks for the recording in `folder`: its orders in
     `<prefix>random/` and `<prefix>sorted/` (tests/data/attribute/shapes has them without the prefix),
-    `memory` given to --memory when set ("none": the control without the memory rule). RuntimeError
+    `memory` given to --memory when set ("none": the control without the memory rule), `call_path` to
+    --call-path (the same for "none": calls priced as branches, the rule before). RuntimeError
     naming the command when divbench fails."""
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
         shutil.copy(folder / "shapes_time.json", t / "shapes_time.json")
         for order in ("random", "sorted"):
             cmd = [divbench, "attribute", "--quiet", "--from-counts", str(folder / f"{prefix}{order}"),
-                   "--out", str(t / f"shapes_{order}.json")] + (["--memory", memory] if memory else [])
+                   "--out", str(t / f"shapes_{order}.json")] + (["--memory", memory] if memory else []) + (
+                       ["--call-path", call_path] if call_path else [])
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
             if r.returncode != 0:
                 raise RuntimeError(f"{' '.join(cmd)} failed (exit {r.returncode}): {r.stderr.strip()}")

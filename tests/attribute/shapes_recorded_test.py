@@ -29,6 +29,13 @@ LOOP_SHAPES = ("while_compound", "loop_break", "nested_outer")
 # it; and the control, `--memory none` (a load's whole pass lost per extra pass), beyond 10% on these.
 MEMORY_SHAPES = ("pointer_chase", "gather_loop", "gather_l2", "chase_if", "gather_compute", "coalesced_if")
 MEMORY_CONTROL_MISSES = ("gather_loop", "gather_compute")
+# Shapes that call (indirect calls through a register, virtual dispatch, direct calls of __noinline__
+# functions): within 10% with the calibration's call costs (results/h200/call_path.json, found beside the
+# committed constants), and the control, `--call-path none` (a call's round trip at its issue cost, an
+# indirect call's extra path at D_path), beyond 10% on every one of them.
+CALL_SHAPES = ("indirect_call", "indirect_two_sites", "virtual_call", "indirect_call_8", "indirect_in_loop",
+               "call_in_if", "direct_call_in_loop", "indirect_in_if", "nested_call_in_if", "calls_in_if_else",
+               "call_in_break_loop")
 
 
 def shared_callee_failures(doc: dict) -> list[str]:
@@ -130,6 +137,19 @@ def main() -> int:
                 print(f"{shape} without the memory rule: rel_err {e}")
                 if e is None or abs(e) <= attribute_validation.GOALS["cycles_lost_rel_err"]:
                     failures.append(f"{shape}: within 10% without the memory rule too ({e}): the control shows nothing")
+        for shape in CALL_SHAPES:
+            r = rows.get(shape)
+            if r is None or r["rel_err"] is None or abs(r["rel_err"]) > attribute_validation.GOALS["cycles_lost_rel_err"]:
+                failures.append(f"{shape}: not within 10% with the calibration's call costs ({r and r['rel_err']})")
+        try:
+            no_calls = {r["shape"]: r for r in shapes_reanalyse.reanalyse(divbench, data, None, prefix="", call_path="none")}
+            for shape in CALL_SHAPES:
+                e = no_calls[shape]["rel_err"]
+                print(f"{shape} with --call-path none: rel_err {e}")
+                if e is None or abs(e) <= attribute_validation.GOALS["cycles_lost_rel_err"]:
+                    failures.append(f"{shape}: within 10% without the call costs too ({e}): the control shows nothing")
+        except RuntimeError as e:
+            failures.append(f"--call-path none: {e}")
         published = root / "results" / "h200" / "attribute" / "validation.json"
         meta = json.loads((data / "recording.json").read_text())
         if published.is_file():

@@ -16,7 +16,8 @@ from divbench import gpu_files
 ENTRY = "scripts/run_on_gpu.sh"
 # What results/h200 holds besides one run (its README says so).
 # run-*.log: the logs of stages run again on their own (run.log is the whole run's).
-NOT_FROM_A_RUN = ("README.md", "loop_cost.json", "console/*", "earlier-6357e41/*", "earlier-4133d6d/*", "earlier-d4bd0a2/*", "earlier-8418717/*", "run-*", "probes/*")
+NOT_FROM_A_RUN = ("README.md", "loop_cost.json", "console/*", "earlier-6357e41/*", "earlier-4133d6d/*", "earlier-d4bd0a2/*", "earlier-8418717/*",
+                  "earlier-3af4ba5/*", "earlier-f584a11/*", "earlier-eef4363/*", "run-*", "probes/*")
 
 
 def stage_scripts():
