@@ -192,6 +192,18 @@ def _kernel_of_type(doc: dict, type_name: str) -> dict | None:
     return ks[0] if ks else None
 
 
+def probe_shape(folder: Path, shape: str) -> tuple[dict, list[dict], int] | None:
+    """A probe's one shape by compaction (scripts/gpu/probes/lib.sh `compaction`, in folder/SHAPE): its
+    shapes_checks row, the branches of its kernel in the random order and that order's launches; None
+    when the shape has no truth."""
+    row = next((r for r in shapes_checks(folder / shape) if r["shape"] == shape), None)
+    if row is None or row.get("truth_cycles") is None:
+        return None
+    doc = load_json(folder / shape / "shapes_random.json")
+    k = _kernel_of_type(doc, row["kernel"])
+    return row, k["branches"], int(doc.get("launches", {}).get(k["name"], 1)) or 1
+
+
 def shapes_checks(folder: Path) -> list[dict]:
     tpath = folder / "shapes_time.json"
     if not tpath.is_file():

@@ -38,6 +38,23 @@ CALL_SHAPES = ("indirect_call", "indirect_two_sites", "virtual_call", "indirect_
                "call_in_break_loop")
 
 
+def control_failures(divbench: str, data: Path, shapes: tuple, label: str, **options) -> list[str]:
+    """The recording analysed again without a rule (`label`, options of shapes_reanalyse.reanalyse): each
+    of `shapes` must then miss 10%, or the control shows nothing the rule does."""
+    from divbench import attribute_validation, shapes_reanalyse  # noqa: E402 - the package lives in scripts/
+    try:
+        rows = {r["shape"]: r for r in shapes_reanalyse.reanalyse(divbench, data, prefix="", **options)}
+    except RuntimeError as e:
+        return [f"{label}: {e}"]
+    out = []
+    for shape in shapes:
+        e = rows[shape]["rel_err"]
+        print(f"{shape} with {label}: rel_err {e}")
+        if e is None or abs(e) <= attribute_validation.GOALS["cycles_lost_rel_err"]:
+            out.append(f"{shape}: within 10% with {label} too ({e}): the control shows nothing")
+    return out
+
+
 def shared_callee_failures(doc: dict) -> list[str]:
     """indirect_two_sites calls through two tables at two sites; an indirect call's region is every
     subroutine of the function, so both sites hold all four callees: the kernel counts them once (the
@@ -69,7 +86,7 @@ def shared_callee_failures(doc: dict) -> list[str]:
 def main() -> int:
     divbench, root = sys.argv[1], Path(sys.argv[2])
     sys.path.insert(0, str(root / "scripts"))
-    from divbench import attribute_validation, schemas, shapes_reanalyse  # noqa: E402 - the package lives in scripts/
+    from divbench import attribute_validation, schemas  # noqa: E402 - the package lives in scripts/
 
     data = root / "tests" / "data" / "attribute" / "shapes"
     failures = []
@@ -127,29 +144,13 @@ def main() -> int:
                 failures.append(f"{shape}: the memory rule scaled no gather ({rule})")
             if shape == "coalesced_if" and rule.get("gathers"):
                 failures.append(f"coalesced_if: a coalesced load taken for a gather ({rule})")
-        try:
-            without = {r["shape"]: r for r in shapes_reanalyse.reanalyse(divbench, data, "none", prefix="")}
-        except RuntimeError as e:
-            failures.append(f"--memory none: {e}")
         if not failures:
-            for shape in MEMORY_CONTROL_MISSES:
-                e = without[shape]["rel_err"]
-                print(f"{shape} without the memory rule: rel_err {e}")
-                if e is None or abs(e) <= attribute_validation.GOALS["cycles_lost_rel_err"]:
-                    failures.append(f"{shape}: within 10% without the memory rule too ({e}): the control shows nothing")
+            failures += control_failures(divbench, data, MEMORY_CONTROL_MISSES, "--memory none", memory="none")
         for shape in CALL_SHAPES:
             r = rows.get(shape)
             if r is None or r["rel_err"] is None or abs(r["rel_err"]) > attribute_validation.GOALS["cycles_lost_rel_err"]:
                 failures.append(f"{shape}: not within 10% with the calibration's call costs ({r and r['rel_err']})")
-        try:
-            no_calls = {r["shape"]: r for r in shapes_reanalyse.reanalyse(divbench, data, None, prefix="", call_path="none")}
-            for shape in CALL_SHAPES:
-                e = no_calls[shape]["rel_err"]
-                print(f"{shape} with --call-path none: rel_err {e}")
-                if e is None or abs(e) <= attribute_validation.GOALS["cycles_lost_rel_err"]:
-                    failures.append(f"{shape}: within 10% without the call costs too ({e}): the control shows nothing")
-        except RuntimeError as e:
-            failures.append(f"--call-path none: {e}")
+        failures += control_failures(divbench, data, CALL_SHAPES, "--call-path none", memory=None, call_path="none")
         published = root / "results" / "h200" / "attribute" / "validation.json"
         meta = json.loads((data / "recording.json").read_text())
         if published.is_file():

@@ -15,44 +15,25 @@
 PROBE=unroll
 # shellcheck source=scripts/gpu/probes/lib.sh
 source "$(dirname "$0")/lib.sh"
-S="$BIN/divbench_attribute_shapes"
-MEM=()
-[ -f "results/${DIVBENCH_GPU:-h200}/memory.json" ] && MEM=(--memory "results/${DIVBENCH_GPU:-h200}/memory.json")
 {
   echo "== $(date -u +%FT%TZ) $(hostname) $(git rev-parse --short HEAD 2>/dev/null)"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
 } >"$D/run.txt" 2>&1
-for shape in for_unroll1 for_unroll2 for_unroll8 for_trips; do
-  P="$D/$shape"
-  mkdir -p "$P"
-  "$S" time --launches 5 --shape "$shape" >"$P/shapes_time.json" 2>>"$D/run.txt"
-  echo "$shape time rc=$?" >>"$D/run.txt"
-  for o in random sorted; do
-    "$BIN/divbench" attribute --quiet "${MEM[@]}" --out "$P/shapes_$o.json" -- "$S" run "$o" --launches 10 --shape "$shape" \
-      >"$P/shapes_$o.target.json" 2>>"$D/run.txt"
-    echo "$shape attribute $o rc=$?" >>"$D/run.txt"
-    "$BIN/divbench" attribute --quiet "${MEM[@]}" --no-pc-sampling --out "$P/shapes_${o}_model.json" -- "$S" run "$o" \
-      --launches 10 --shape "$shape" >/dev/null 2>>"$D/run.txt"
-    echo "$shape attribute $o model rc=$?" >>"$D/run.txt"
-  done
-done
+for shape in for_unroll1 for_unroll2 for_unroll8 for_trips; do compaction "$shape" model; done
 PYTHONPATH=scripts python3 - "$D" >>"$D/run.txt" 2>&1 <<'PY'
 import json, sys
 from pathlib import Path
-from divbench.attribute_validation import shapes_checks, _kernel_of_type
+from divbench.attribute_validation import probe_shape
 D = Path(sys.argv[1])
 out = {"schema": "divbench.probe_unroll/1", "d_path_cycles": 17.0, "shapes": []}
 for shape in ("for_unroll1", "for_unroll2", "for_unroll8", "for_trips"):
-    rows = shapes_checks(D / shape)
-    row = next((r for r in rows if r["shape"] == shape), None)
-    if row is None or row.get("truth_cycles") is None:
+    got = probe_shape(D, shape)
+    if got is None:
         out["shapes"].append({"shape": shape, "error": "no result"})
         continue
-    doc = json.loads((D / shape / "shapes_random.json").read_text())
-    k = _kernel_of_type(doc, row["kernel"])
-    launches = int(doc.get("launches", {}).get(k["name"], 1)) or 1
-    loop_paths = sum(float(b.get("extra_paths") or 0) for b in k["branches"] if b.get("loop")) / launches
-    other_paths = sum(float(b.get("extra_paths") or 0) for b in k["branches"] if not b.get("loop")) / launches
+    row, branches, launches = got
+    loop_paths = sum(float(b.get("extra_paths") or 0) for b in branches if b.get("loop")) / launches
+    other_paths = sum(float(b.get("extra_paths") or 0) for b in branches if not b.get("loop")) / launches
     paths = loop_paths + other_paths
     e, t = row["estimated_cycles"], row["truth_cycles"]
     out["shapes"].append({"shape": shape, "truth_cycles": t, "estimated_cycles": e, "rel_err": row["rel_err"],
