@@ -214,9 +214,9 @@ divbench::cli::Command attribute_command() {
                    "docs/attribute.md step 6); default: the constants' memory_levels, else memory.json beside the "
                    "constants; 'none': no memory rule");
     sub.add_option("--call-path", o->call_path,
-                   "A call-path probe result (divbench.call_path/1): the cycles of an indirect call's extra path "
-                   "(docs/attribute.md step 4); default: call_path.json beside the constants; 'none': priced as a "
-                   "branch's extra path");
+                   "The call-path calibration's result (divbench.call_path/1): the cycles of a call's round trip and "
+                   "of an indirect call's extra path (docs/attribute.md step 4); default: call_path.json beside the "
+                   "constants; 'none': a call priced by its issue, an indirect call's path as a branch's");
     cli::add_nvdisasm_option(sub, o->nvdisasm);
     sub.add_option("--save-counts", o->save_counts, "Keep the raw counts and the program's modules in DIR (new or empty)");
     sub.add_option("--from-counts", o->from_counts, "Analyse the counts a run kept with --save-counts (no program, no GPU)");

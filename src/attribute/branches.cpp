@@ -49,6 +49,13 @@ bool is_indirect_call(const sass::Instruction& ins) {
          std::isdigit(static_cast<unsigned char>(ins.operands[0][1]));
 }
 
+// The instruction indices of `blocks`, appended to `out`.
+template <class Blocks>
+void add_instructions(const sass::Cfg& cfg, const Blocks& blocks, std::vector<std::size_t>& out) {
+  for (int rb : blocks)
+    for (std::size_t k = cfg.blocks[rb].first; k <= cfg.blocks[rb].last; ++k) out.push_back(k);
+}
+
 // Every subroutine's code (the CFG's entries past the function's own, and the code no entry reaches: a
 // callee reached only through a register), as instruction indices: what an indirect call may run.
 std::vector<std::size_t> all_subroutine_code(const sass::FunctionAnalysis& a) {
@@ -61,8 +68,7 @@ std::vector<std::size_t> all_subroutine_code(const sass::FunctionAnalysis& a) {
     for (int rb : region_blocks(a.cfg, eb, -1)) blocks.insert(rb);
   }
   std::vector<std::size_t> out;
-  for (int rb : blocks)
-    for (std::size_t k = a.cfg.blocks[rb].first; k <= a.cfg.blocks[rb].last; ++k) out.push_back(k);
+  add_instructions(a.cfg, blocks, out);
   for (std::size_t k = 0; k < f.instructions.size() && k < a.cfg.block_of_instruction.size(); ++k)
     if (a.cfg.block_of_instruction[k] < 0) out.push_back(k);
   return out;
@@ -78,8 +84,7 @@ std::vector<std::size_t> called_code(const sass::FunctionAnalysis& a, const sass
     if (eb < 0) continue;
     std::vector<int> blocks = region_blocks(a.cfg, eb, -1);
     blocks.push_back(eb);
-    for (int rb : blocks)
-      for (std::size_t k = a.cfg.blocks[rb].first; k <= a.cfg.blocks[rb].last; ++k) out.push_back(k);
+    add_instructions(a.cfg, blocks, out);
   }
   return out;
 }
@@ -168,8 +173,7 @@ FunctionBranches branch_table(const sass::FunctionAnalysis& a, int sm, const std
       s.ipdom_index = k;
     }
     const std::vector<int> blocks = region_blocks(a.cfg, b, to_exit ? -1 : p);
-    for (int rb : blocks)
-      for (std::size_t k = a.cfg.blocks[rb].first; k <= a.cfg.blocks[rb].last; ++k) s.region.push_back(k);
+    add_instructions(a.cfg, blocks, s.region);
     add_called_code(a, subroutines, s.region);  // sorted
     s.loop = std::binary_search(blocks.begin(), blocks.end(), b);
     if (s.loop) {

@@ -370,9 +370,10 @@ std::string default_call_path_path(const std::string& constants_path) {
   return constants_path.empty() || !fs::is_regular_file(beside, ec) ? std::string() : beside.string();
 }
 
-// The cost of an indirect call's extra path the run uses: `option` ("none": not measured, priced at
-// D_path as before, a control), else the probe's result beside the constants file (fitted on the same
-// GPU as they were: a calibration on another one leaves it unmeasured unless --call-path names a file).
+// The measured call costs the run uses (a call's round trip, an indirect call's extra path): `option`
+// ("none": not measured, a CALL priced by its issue and an indirect call's path at D_path as before, a
+// control), else the call-path calibration's result beside the constants file (fitted on the same GPU as
+// they were: a calibration on another one leaves them unmeasured unless --call-path names a file).
 void apply_call_path(const std::string& option, model::CostConstants& c, const std::string& constants_path) {
   c.divergent_call_path.reset();
   c.call_round_trip.reset();
@@ -756,10 +757,6 @@ Outcome run(const Request& q) {
     out.counts.push_back(fc0);
     out.tables.push_back(branch_table(*fa, m->cubin.sm, m->cubin.source_files));
     out.costs.push_back(model::issue_costs(*fa->function, *constants));
-    // A call's round trip costs more than its instructions' issue (measured: call_path.json).
-    if (constants->call_round_trip)
-      for (std::size_t k = 0; k < code.instructions.size() && k < out.costs.back().size(); ++k)
-        if (code.instructions[k].base == "CALL") out.costs.back()[k].cycles += *constants->call_round_trip;
     analyses.push_back(fa);
   }
 

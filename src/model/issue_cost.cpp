@@ -105,6 +105,11 @@ std::vector<IssueCost> issue_costs(const sass::Function& f, const CostConstants&
     out[k].cycles = std::max(1, w->stall) + branch;
     out[k].scoreboard_wait = (w->wait_mask & 0x3f) != 0;
   }
+  // A call's round trip costs more than its instruction's issue (measured: CostConstants::call_round_trip),
+  // added to the CALL's own cycles after the block timelines (the instructions after it wait as before).
+  if (c.call_round_trip)
+    for (std::size_t k = 0; k < f.instructions.size() && k < out.size(); ++k)
+      if (f.instructions[k].base == "CALL") out[k].cycles += *c.call_round_trip;
   return out;
 }
 

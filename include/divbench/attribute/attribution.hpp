@@ -84,8 +84,8 @@ const LoopCost* loop_of(const KernelAttribution& k, const BranchCost& b);
 BranchCost cost_branch(const StaticBranch& b, const FunctionCounts& counts, const sass::Function& f,
                        const std::vector<model::IssueCost>& costs, std::optional<double> ideal_lanes = std::nullopt);
 // `divergent_path`: D, cycles per extra path (model::CostConstants::divergent_path); none: not priced.
-// `divergent_call_path`: the same for an extra path of an indirect call (attribute/call_path.hpp, measured
-// by the call-path probe); none: an indirect call's extra path is priced at D.
+// `divergent_call_path`: the same for an extra path of an indirect call (CostConstants::divergent_call_path,
+// measured by the call-path calibration); none: an indirect call's extra path is priced at D.
 KernelAttribution attribute_kernel(const FunctionBranches& table, const FunctionCounts& counts, const sass::Function& f,
                                    const std::vector<model::IssueCost>& costs,
                                    std::optional<double> divergent_path = std::nullopt,

@@ -27,7 +27,7 @@ struct Request {
   std::string save_counts;        // keep the raw counts and modules here (new or empty)
   std::string constants;          // loop-cost constants ("" = the committed fit)
   std::string memory;             // a --sweep memory result ("" = the constants' levels, else memory.json beside them)
-  std::string call_path;          // a call-path probe result ("" = call_path.json beside the constants; "none")
+  std::string call_path;          // the call-path calibration's result ("" = call_path.json beside the constants; "none")
   std::string nvdisasm;
   int jobs = 4;
   int repeat = 1;                 // 2: run twice, mark kernels whose counts differ
@@ -83,7 +83,7 @@ void check_request(const Request& request);
 
 // The memory probe's result beside a constants file (DIR/memory.json), or "" when there is none.
 std::string default_memory_path(const std::string& constants_path);
-// The call-path probe's result beside a constants file (DIR/call_path.json), or "" when there is none.
+// The call-path calibration's result beside a constants file (DIR/call_path.json), or "" when there is none.
 std::string default_call_path_path(const std::string& constants_path);
 
 }  // namespace divbench::attribute

@@ -60,13 +60,13 @@ struct CostConstants {
   std::vector<MemoryLevelCost> memory_levels;
   json memory_source = nullptr;
   // Cycles per extra path of an indirect call (CALL.REL.NOINC Rn), beyond its callees' instructions:
-  // measured by the call-path probe (scripts/gpu/probes/call-path.sh, a divbench.call_path/1 file);
+  // measured by the call-path calibration (stage 50, python3 -m divbench.call_path: a divbench.call_path/1 file);
   // nullopt: not measured (attribute then prices such a path at divergent_path). call_path_source: the
   // file, its device and commit.
   std::optional<double> divergent_call_path;
   // Cycles of a call's round trip (CALL to RET and back) that the issue model does not price, per pass
   // of a CALL: measured by the same calibration (uniform direct calls, one against four per item);
-  // nullopt: not measured (a CALL is priced by its issue cost alone).
+  // nullopt: not measured (a CALL is priced by its issue cost alone). issue_costs adds it to every CALL.
   std::optional<double> call_round_trip;
   json call_path_source = nullptr;
 };
