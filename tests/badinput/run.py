@@ -316,6 +316,10 @@ def make_counts_inputs(data: Path) -> None:
         "constants_offset_fraction": band(excess_from_offset=96.5),
         "constants_taken_null": {**consts, "taken_branch_cycles": None},
         "constants_divergent_path_negative": {**consts, "divergent_path_cycles": -17.0},
+        # call-path calibration results (attribute --call-path): a negative cost, and neither cost given
+        "call_path_negative": {"schema": "divbench.call_path/1", "summary": {"divergent_call_path_cycles": -100.0}},
+        "call_path_empty": {"schema": "divbench.call_path/1",
+                            "summary": {"divergent_call_path_cycles": None, "call_round_trip_cycles": None}},
     }
     for name, doc in cdocs.items():
         (data / "json" / f"{name}.json").write_text(json.dumps(doc), encoding="utf-8")
