@@ -212,7 +212,6 @@ Cubin disassemble(const std::string& cubin_path, const std::string& nvdisasm, co
   c.path = c.source = cubin_path;
   c.sm = info.sm;
   ListingMeta meta;
-  meta.fold_subroutines = !opt.function_symbols.empty();
   std::vector<std::string> json_argv = {nvdisasm, "-json"};
   if (opt.line_info) json_argv.push_back("-g");
   std::string fun;

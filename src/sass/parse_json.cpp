@@ -137,26 +137,44 @@ std::vector<Function> parse_document(const json& doc, ListingMeta* meta) {
     }
     fns.push_back(std::move(f));
   }
-  // nvdisasm 12.x lists a Pascal kernel's subroutines ("$kernel$callee") a second time as functions
-  // of their own, starting inside the kernel's range; the kernel's entry already holds them (and the text
-  // listing names them as subroutine entries), so drop the duplicates. Asked for a kernel and its
-  // subroutine symbols with -fun, some versions list the subroutines only on their own (the kernel's
-  // entry stops before them): those are folded into the kernel as subroutine entries.
+  // A function entry that lies inside another's byte range is code of that symbol's section: a
+  // subroutine the kernel reaches by CALL or branch. nvdisasm 12.x and 13.0 list such code as entries of
+  // their own, the kernel's entry stopping before it while its length covers it: a kernel's copy of a
+  // __noinline__ callee ("$kernel$callee") and the slow paths of IEEE division, reciprocal and square
+  // root that nvcc places after the kernel's last EXIT ("$__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath");
+  // 13.5 lists it inside the kernel's entry. CUPTI counts its pcs under the kernel, so it is folded into the
+  // kernel as a subroutine entry. Where the kernel's entry already holds it (nvdisasm 12.x lists a Pascal
+  // kernel's subroutines twice), the second listing is dropped. The enclosing entry is the one whose name
+  // prefixes it ("$kernel$"), else the nearest entry before it in the listing (nvdisasm lists a section's
+  // symbols together) that starts strictly before it and whose range holds it whole: every section starts
+  // at offset 0, so a function of a section of its own (-rdc) starts where the one before it does and is
+  // never taken for its subroutine.
   std::vector<char> inside(fns.size(), 0);
-  for (std::size_t i = 0; i < fns.size(); ++i)
-    for (std::size_t k = 0; k < fns.size(); ++k) {
-      Function &f = fns[i], &g = fns[k];
-      if (i == k || inside[k] || f.name.rfind("$" + g.name + "$", 0) != 0 || f.start < g.start || f.start >= g.start + g.length)
-        continue;
-      inside[i] = 1;
-      if (!meta || !meta->fold_subroutines || f.instructions.empty() || g.at(f.instructions.front().offset)) break;
-      g.instructions.insert(g.instructions.end(), f.instructions.begin(), f.instructions.end());
-      std::sort(g.instructions.begin(), g.instructions.end(),
-                [](const Instruction& a, const Instruction& b) { return a.offset < b.offset; });
-      g.subroutines[f.name] = f.start;
-      for (const auto& [off, label] : f.labels) g.labels.emplace(off, label);
-      break;
-    }
+  const auto holds = [](const Function& g, const Function& f) {
+    return f.start > g.start && f.start < g.start + g.length && f.start + f.length <= g.start + g.length;
+  };
+  for (std::size_t i = 0; i < fns.size(); ++i) {
+    Function& f = fns[i];
+    std::size_t host = fns.size();
+    for (std::size_t k = 0; k < fns.size() && host == fns.size(); ++k)
+      if (k != i && !inside[k] && f.name.rfind("$" + fns[k].name + "$", 0) == 0 && f.start >= fns[k].start &&
+          f.start < fns[k].start + fns[k].length)
+        host = k;
+    for (std::size_t k = i; k-- > 0 && host == fns.size();)
+      if (!inside[k]) {
+        if (holds(fns[k], f)) host = k;
+        break;
+      }
+    if (host == fns.size()) continue;
+    Function& g = fns[host];
+    inside[i] = 1;
+    if (f.instructions.empty() || g.at(f.instructions.front().offset)) continue;  // listed twice
+    g.instructions.insert(g.instructions.end(), f.instructions.begin(), f.instructions.end());
+    std::sort(g.instructions.begin(), g.instructions.end(),
+              [](const Instruction& a, const Instruction& b) { return a.offset < b.offset; });
+    g.subroutines[f.name] = f.start;
+    for (const auto& [off, label] : f.labels) g.labels.emplace(off, label);
+  }
   std::vector<Function> kept;
   for (std::size_t i = 0; i < fns.size(); ++i)
     if (!inside[i]) kept.push_back(std::move(fns[i]));

@@ -72,28 +72,57 @@ TEST(StudyPascal, SubroutineListedTwiceIsDroppedOnce) {
   EXPECT_EQ(names, (std::vector<std::string>{"k", "$other$callee"}));  // only k's own copy is a duplicate
 }
 
-TEST(StudyPascal, SubroutineListedOnlyOnItsOwnIsFoldedWhenFunctionsWereAsked) {
-  // Asked with -fun for a kernel and its subroutine symbols, some nvdisasm versions list "$k$callee"
-  // only as a function of its own, inside k's range but after k's last listed instruction: with
-  // fold_subroutines (set by disassemble() when it passed -fun) its code becomes k's, as a subroutine.
+TEST(StudyPascal, SubroutineListedOnlyOnItsOwnIsFoldedIntoItsKernel) {
+  // nvdisasm 12.x and 13.0 list "$k$callee" only as a function of its own, inside k's range but after k's
+  // last listed instruction: its code becomes k's, as a subroutine (CUPTI counts its pcs under k), whether
+  // the listing was asked for some functions (-fun) or for the whole module.
   std::string kfn = fn("k", 0, diamond());
   kfn.replace(kfn.find("\"length\":112"), 12, "\"length\":160");
   const std::vector<std::string> callee = {kCtl, ins("IADD", "R1,R1,0x1"), ins("RET")};
   const std::string listing = doc(kfn + "," + fn("$k$callee", 0x70, callee));
-  ListingMeta meta;
-  meta.fold_subroutines = true;
-  auto fns = parse_nvdisasm_json_text(listing, &meta);
-  ASSERT_EQ(fns.size(), 1u);
-  EXPECT_EQ(fns[0].name, "k");
+  for (const bool with_meta : {false, true}) {
+    ListingMeta meta;
+    auto fns = parse_nvdisasm_json_text(listing, with_meta ? &meta : nullptr);
+    ASSERT_EQ(fns.size(), 1u);
+    EXPECT_EQ(fns[0].name, "k");
+    ASSERT_NE(fns[0].at(0x78), nullptr);
+    EXPECT_EQ(fns[0].at(0x78)->opcode, "IADD");
+    EXPECT_EQ(fns[0].at(0x80)->opcode, "RET");
+    EXPECT_EQ(fns[0].subroutines.at("$k$callee"), 0x70u);
+  }
+}
+
+TEST(StudyPascal, SlowPathAfterTheKernelsExitIsTheKernelsCodeWhateverItsName) {
+  // The slow path of IEEE division that nvcc places after a kernel's last EXIT: nvdisasm 12.8 lists it as
+  // "$__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath", an entry after the kernel's, inside its range
+  // (the kernel's .size covers it). Each kernel of a module keeps its own; a function of a section of its
+  // own (-rdc: it starts at 0, where the kernel before it does) is not taken for a subroutine.
+  const std::vector<std::string> slow = {kCtl, ins("IADD", "R1,R1,0x1"), ins("RET")};
+  auto kernel = [](const std::string& name) {
+    std::string k = fn(name, 0, diamond());
+    k.replace(k.find("\"length\":112"), 12, "\"length\":136");
+    return k;
+  };
+  const std::string listing = doc(kernel("a") + "," + fn("$__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath", 0x70, slow) +
+                                  "," + kernel("b") + "," + fn("$__internal_1_$__cuda_sm20_sqrt_rn_f32_slowpath", 0x70, slow) +
+                                  "," + fn("rdc_function", 0, slow));
+  auto fns = parse_nvdisasm_json_text(listing);
+  std::vector<std::string> names;
+  for (const auto& f : fns) names.push_back(f.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "rdc_function"}));
+  ASSERT_EQ(fns.size(), 3u);
   ASSERT_NE(fns[0].at(0x78), nullptr);
-  EXPECT_EQ(fns[0].at(0x78)->opcode, "IADD");
   EXPECT_EQ(fns[0].at(0x80)->opcode, "RET");
-  EXPECT_EQ(fns[0].subroutines.at("$k$callee"), 0x70u);
-  // Without it (a whole-module listing) the copy is dropped as before and k keeps its own code only.
-  ListingMeta plain;
-  auto whole = parse_nvdisasm_json_text(listing, &plain);
-  ASSERT_EQ(whole.size(), 1u);
-  EXPECT_EQ(whole[0].at(0x78), nullptr);
+  EXPECT_EQ(fns[0].subroutines.size(), 1u);
+  EXPECT_EQ(fns[0].subroutines.at("$__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath"), 0x70u);
+  EXPECT_EQ(fns[1].subroutines.size(), 1u);
+  EXPECT_EQ(fns[1].subroutines.at("$__internal_1_$__cuda_sm20_sqrt_rn_f32_slowpath"), 0x70u);
+  EXPECT_TRUE(fns[2].subroutines.empty());
+  EXPECT_EQ(fns[2].instructions.size(), 2u);
+  // An entry that runs past the end of the one before it is not its code.
+  const std::string past = doc(kernel("a") + "," + fn("$__internal_0_$x", 0x70, {kCtl, ins("IADD", "R1,R1,0x1"), ins("IADD", "R1,R1,0x1"),
+                                                                                   ins("IADD", "R1,R1,0x1"), kCtl, ins("RET")}));
+  EXPECT_EQ(parse_nvdisasm_json_text(past).size(), 2u);
 }
 
 TEST(StudyPascal, SsySyncDiamondReconvergesAtTheIpdom) {

@@ -16,9 +16,6 @@ struct ListingMeta {
   std::string producer;
   std::string toolkit;  // .note.nv.tkinfo tki_toolVersion
   std::vector<std::string> source_files;  // -g: the line table's files, "dir/file" (third element)
-  // In: the listing was asked for some functions with their subroutine symbols (-fun): a subroutine
-  // listed only as a function of its own ("$kernel$callee") is folded into its kernel.
-  bool fold_subroutines = false;
 };
 
 // `nvdisasm -json` output: [metadata, [functions]] (with -g a third element, the line table's
