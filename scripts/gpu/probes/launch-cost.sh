@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Probe (not a stage): where attribute's counting run spends its time on a program that computes
+# (docs/attribute.md "Launch sampling"): tests/attribute/many_kernels.cu with 120 kernels, one or three
+# rounds of launches, WORK 1 (a kernel does little) or 2000 (about 0.1 ms a kernel on the H200). Under
+# the counting library alone (CUDA_INJECTION64_PATH, DIVBENCH_ATTRIBUTE_TARGET='*all*', as attribute's
+# counting run) against the plain program, three runs each: the difference between one and three rounds
+# is the cost of executing patched code, what one round costs beyond it is the patching. Run on the GPU
+# machine with the bundle unpacked; writes $OUT/results/<gpu>/probes/launch-cost/.
+#   timing.txt       wall ms of each run (NAME ms rc)
+#   attribute_*.json divbench attribute (its phases_s) on 120 x 3 x 2000, with and without PC sampling
+#   run.txt          the GPU and the commit
+PROBE=launch-cost
+# shellcheck source=scripts/gpu/probes/lib.sh
+source "$(dirname "$0")/lib.sh"
+M="$BIN/divbench_attribute_many"
+I="$BIN/libdivbench_inject.so"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+: >"$D/timing.txt"
+timed() {  # timed NAME CMD...
+  local name=$1 t0 t1 rc
+  shift
+  t0=$(date +%s%N)
+  "$@" >/dev/null 2>>"$D/run.txt"
+  rc=$?
+  t1=$(date +%s%N)
+  echo "$name $(( (t1 - t0) / 1000000 )) ms rc=$rc" >>"$D/timing.txt"
+}
+counted() {  # counted PROGRAM ARGS...: under the counting library, every kernel instrumented
+  rm -rf "$tmp/c" && mkdir -p "$tmp/c"
+  env CUDA_INJECTION64_PATH="$I" DIVBENCH_ATTRIBUTE_DIR="$tmp/c" DIVBENCH_ATTRIBUTE_TARGET='*all*' "$@"
+}
+{
+  echo "== $(date -u +%FT%TZ) $(hostname) $(git rev-parse --short HEAD 2>/dev/null)"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
+} >"$D/run.txt" 2>&1
+for i in 1 2 3; do
+  for shape in "1 1" "3 1" "1 2000" "3 2000"; do
+    set -- $shape
+    timed "plain_r$1_w$2_$i" "$M" 120 plain "$1" "$2"
+    timed "counted_r$1_w$2_$i" counted "$M" 120 plain "$1" "$2"
+  done
+done
+for s in "" --no-pc-sampling; do
+  timed "attribute${s:+_no_sampling}_r3_w2000" "$BIN/divbench" attribute --quiet $s \
+    --out "$D/attribute${s:+_no_sampling}.json" -- "$M" 120 plain 3 2000
+done
