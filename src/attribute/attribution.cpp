@@ -105,6 +105,9 @@ KernelAttribution attribute_kernel(const FunctionBranches& table, const Function
     }
   k.branches.reserve(table.branches.size());
   for (const auto& b : table.branches) k.branches.push_back(cost_branch(b, counts, f, costs));
+  k.inst_issued = k.inst;
+  for (const auto& c : k.branches)
+    if (c.branch->indirect) k.inst_issued += c.divergent;
   // The divergence proper: D per extra path of the branch and of every branch its region holds.
   for (auto& c : k.branches) {
     if (c.executions == 0) continue;
@@ -287,6 +290,7 @@ json to_json(const KernelAttribution& k) {
               {"arch", "sm_" + std::to_string(k.table->sm)},
               {"warps", k.warps},
               {"inst_executed", k.inst},
+              {"inst_issued", k.inst_issued},
               {"thread_inst_executed", k.thread_inst},
               {"thread_inst_per_inst", k.inst ? json(double(k.thread_inst) / double(k.inst)) : json(nullptr)},
               {"branch_targets_threads_divergent", k.divergent},

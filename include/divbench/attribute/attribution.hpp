@@ -65,6 +65,11 @@ struct KernelAttribution {
   const FunctionCounts* counts = nullptr;
   std::uint64_t warps = 0;                  // warp executions of the first instruction (warps launched)
   std::uint64_t inst = 0, thread_inst = 0, divergent = 0;  // over every pc of the kernel
+  // inst plus the replays of divergent indirect transfers (BRX, JMX, a CALL through a register): the
+  // hardware issues such an instruction once per distinct target of a warp and its instruction counter
+  // (ncu's smsp__inst_executed) counts each issue, where CUPTI's patched count is one per warp; the replays
+  // are the divergent targets CUPTI counts at that pc (results/h200/attribute/programs.json).
+  std::uint64_t inst_issued = 0;
   std::vector<BranchCost> branches;         // every branch of the table, in pc order
   std::vector<LoopCost> loops;              // loop branches grouped by loop (pc order of representatives)
   double cycles_lost = 0;                   // sum over branches that no other counted branch holds

@@ -8,6 +8,13 @@
 # machine with the bundle unpacked; writes $OUT/results/<gpu>/probes/launch-cost/.
 #   timing.txt       wall ms of each run (NAME ms rc)
 #   attribute_*.json divbench attribute (its phases_s) on 120 x 3 x 2000, with and without PC sampling
+#   granularity: the counting run with CUPTI's counters per SM and per SM sub-partition
+#     (DIVBENCH_ATTRIBUTE_GRANULARITY=sm|smsp) against one per instruction (the default), timed on
+#     120 x 3 x 2000; counts_<g>.json of each on 120 x 1 x 1 (the counts must be equal)
+#   launch sampling: the counting run with DIVBENCH_ATTRIBUTE_LAUNCHES=1 (each kernel's first launch),
+#     timed on 120 x 3 x 2000; sampled_many.json / full_many.json its counts and the full ones on
+#     120 x 3 x 1; sampled_programs.json / full_programs.json on tests/attribute/programs.cu all (kernels
+#     launched after the range closed must open it again)
 #   run.txt          the GPU and the commit
 PROBE=launch-cost
 # shellcheck source=scripts/gpu/probes/lib.sh
@@ -26,9 +33,12 @@ timed() {  # timed NAME CMD...
   t1=$(date +%s%N)
   echo "$name $(( (t1 - t0) / 1000000 )) ms rc=$rc" >>"$D/timing.txt"
 }
-counted() {  # counted PROGRAM ARGS...: under the counting library, every kernel instrumented
+counted() {  # counted [VAR=VALUE...] PROGRAM ARGS...: under the counting library, every kernel instrumented
   rm -rf "$tmp/c" && mkdir -p "$tmp/c"
   env CUDA_INJECTION64_PATH="$I" DIVBENCH_ATTRIBUTE_DIR="$tmp/c" DIVBENCH_ATTRIBUTE_TARGET='*all*' "$@"
+}
+keep() {  # keep NAME: the last counting run's counts file as $D/NAME.json
+  cp "$tmp"/c/counts-*.json "$D/$1.json" 2>>"$D/run.txt" || echo "keep $1: no counts file" >>"$D/run.txt"
 }
 {
   echo "== $(date -u +%FT%TZ) $(hostname) $(git rev-parse --short HEAD 2>/dev/null)"
@@ -45,3 +55,14 @@ for s in "" --no-pc-sampling; do
   timed "attribute${s:+_no_sampling}_r3_w2000" "$BIN/divbench" attribute --quiet $s \
     --out "$D/attribute${s:+_no_sampling}.json" -- "$M" 120 plain 3 2000
 done
+for g in sm smsp; do
+  for i in 1 2; do timed "counted_${g}_r3_w2000_$i" counted DIVBENCH_ATTRIBUTE_GRANULARITY=$g "$M" 120 plain 3 2000; done
+done
+for g in gpu sm smsp; do
+  counted DIVBENCH_ATTRIBUTE_GRANULARITY=$g "$M" 120 plain 1 1 >/dev/null 2>>"$D/run.txt"; keep "counts_$g"
+done
+for i in 1 2 3; do timed "counted_sampled1_r3_w2000_$i" counted DIVBENCH_ATTRIBUTE_LAUNCHES=1 "$M" 120 plain 3 2000; done
+counted DIVBENCH_ATTRIBUTE_LAUNCHES=1 "$M" 120 plain 3 1 >/dev/null 2>>"$D/run.txt"; keep sampled_many
+counted "$M" 120 plain 3 1 >/dev/null 2>>"$D/run.txt"; keep full_many
+counted DIVBENCH_ATTRIBUTE_LAUNCHES=1 "$BIN/divbench_attribute_programs" all >/dev/null 2>>"$D/run.txt"; keep sampled_programs
+counted "$BIN/divbench_attribute_programs" all >/dev/null 2>>"$D/run.txt"; keep full_programs

@@ -68,6 +68,14 @@ struct State {
   std::string target;                          // the function to instrument ("*first*": discovery)
   std::unique_ptr<std::regex> match;           // discovery: the first kernel launched that matches
   std::map<std::string, std::uint64_t> launches;  // launches per function (symbol name)
+  // Launch sampling ($DIVBENCH_ATTRIBUTE_LAUNCHES=N, "*all*" only): the first N launches of each function
+  // are counted; a launch past them closes the context's collection range (its records collected) and a
+  // launch of a function with fewer opens it again. counted_launches: the launches that ran in a range.
+  std::uint64_t sample_first = 0;
+  std::map<std::string, std::uint64_t> counted_launches;
+  std::map<CUcontext, bool> paused;            // contexts whose range sampling closed
+  std::uint64_t range_toggles = 0;
+  CUpti_SassMetrics_OutputGranularity granularity = CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU;
   std::map<std::uint32_t, std::string> cubins; // crc -> file name (relative)
   // (crc, function name) -> pc -> counts
   std::map<std::pair<std::uint32_t, std::string>, std::map<std::uint32_t, std::array<std::uint64_t, kMetricCount>>> counts;
@@ -154,7 +162,7 @@ bool configure_device(State& s, std::uint32_t device) {
       INJECT_TRY(s, cuptiSassMetricsGetProperties(&gp));
     }
     s.metric_slot[gp.metric.metricId] = m;
-    configs.push_back({gp.metric.metricId, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU});
+    configs.push_back({gp.metric.metricId, static_cast<std::uint8_t>(s.granularity)});
   }
   auto sc = params<CUpti_SassMetricsSetConfig_Params>(CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE);
   sc.numOfMetricConfig = configs.size();
@@ -307,6 +315,11 @@ void write_counts(State& s) {
   json launches = json::object();
   for (const auto& [name, n] : s.launches) launches[name] = n;
   doc["launches"] = launches;
+  if (s.sample_first > 0) {
+    json counted = json::object();
+    for (const auto& [name, n] : s.counted_launches) counted[name] = n;
+    doc["launch_sampling"] = {{"first", s.sample_first}, {"counted_launches", counted}, {"range_toggles", s.range_toggles}};
+  }
   doc["target"] = s.target;
   const std::string pid = std::to_string(::getpid());
   const std::string path = s.dir + "/counts-" + pid + ".json";
@@ -338,10 +351,31 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
     // Every kernel ("*all*", CUPTI 13.4 and later: one range patches every function launched in it):
     // the range opens at the context's first launch, a graph's included, and stays open until the
     // context ends or the process exits.
+    const bool graph = id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
+    if (s.target == "*all*" && s.sample_first > 0 && info->context && info->symbolName && !graph) {
+      // Launch sampling: this launch is counted while its function has had fewer than N counted launches.
+      const std::string name = info->symbolName;
+      const bool count = s.counted_launches[name] < s.sample_first;
+      CUcontext ctx = info->context;
+      if (!count && s.enabled.count(ctx)) {
+        debug("launch %s past the sample: range closed", name.c_str());
+        flush_context(s, ctx);
+        s.paused[ctx] = true;
+        ++s.range_toggles;
+      } else if (count && s.paused.count(ctx) && !s.failed.count(ctx)) {
+        debug("launch %s in the sample: range opened again", name.c_str());
+        s.paused.erase(ctx);
+        ++s.range_toggles;
+        if (!enable_context(s, ctx)) s.failed[ctx] = true;
+      }
+      if (count) ++s.counted_launches[name];
+    }
     if (s.target == "*all*" && info->context && !s.enabled.count(info->context) && !s.failed.count(info->context) &&
-        !enable_context(s, info->context))
+        !s.paused.count(info->context) && !enable_context(s, info->context))
       s.failed[info->context] = true;
-    if (!info->symbolName) return;
+    // A graph's launch names no kernel (CUPTI gives its symbolName as "Unknown"): its kernels are known by
+    // their counts (run.cpp), and the graph launch is no launch of a kernel of that name.
+    if (!info->symbolName || graph) return;
     ++s.launches[info->symbolName];
     // The discovery run: the first kernel launched that matches --kernel (mangled or demangled name).
     if (s.target == "*first*" && (!s.match || std::regex_search(info->symbolName, *s.match) ||
@@ -416,6 +450,14 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
                               CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz})
     if ((r = cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id)) != CUPTI_SUCCESS) note_error(s, "cuptiEnableCallback", r);
   if (const char* t = std::getenv("DIVBENCH_ATTRIBUTE_TARGET"); t && *t) s.target = t;
+  if (const char* n = std::getenv("DIVBENCH_ATTRIBUTE_LAUNCHES"); n && *n) s.sample_first = std::strtoull(n, nullptr, 10);
+  // $DIVBENCH_ATTRIBUTE_GRANULARITY: where CUPTI keeps each instruction's counters (gpu: one per
+  // instruction, the default; sm or smsp: one per SM or sub-partition, summed here over the instances).
+  if (const char* g = std::getenv("DIVBENCH_ATTRIBUTE_GRANULARITY"); g && *g) {
+    const std::string v = g;
+    if (v == "sm") s.granularity = CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_SM;
+    else if (v == "smsp") s.granularity = CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_SMSP;
+  }
   if (const char* m = std::getenv("DIVBENCH_ATTRIBUTE_MATCH"); m && *m) {
     try {
       s.match = std::make_unique<std::regex>(m);
