@@ -25,6 +25,8 @@ namespace fs = std::filesystem;
 
 struct DiffCommandOptions {
   std::string base, next, json_out, markdown, nvdisasm;
+  // For saved-count folders: the cost model their analysis reads (as attribute --from-counts takes them).
+  std::string constants, memory, call_path;
   attribute::DiffOptions diff;
   bool quiet = false;
 };
@@ -55,11 +57,13 @@ bool check_input(const std::string& role, const std::string& path) {
 }
 
 // The document of a saved-count folder: `divbench attribute --from-counts DIR --out F` (this executable).
-json analyse_counts(const std::string& role, const std::string& dir, const std::string& nvdisasm, const std::string& out) {
+json analyse_counts(const std::string& role, const std::string& dir, const DiffCommandOptions& o, const std::string& out) {
   const std::string self = own_executable();
   if (self.empty()) throw UsageError("attribute diff: analysing " + role + " runs divbench itself, and /proc/self/exe cannot be read");
   std::vector<std::string> argv{self, "attribute", "--quiet", "--from-counts", dir, "--out", out};
-  if (!nvdisasm.empty()) argv.insert(argv.end(), {"--nvdisasm", nvdisasm});
+  for (const auto& [opt, v] : {std::pair{"--nvdisasm", o.nvdisasm}, {"--constants", o.constants}, {"--memory", o.memory},
+                               {"--call-path", o.call_path}})
+    if (!v.empty()) argv.insert(argv.end(), {opt, v});
   const ProcessResult r = run_process(argv);
   if (r.exit_code != 0) {
     std::string line = r.err.substr(0, r.err.find('\n'));
@@ -91,6 +95,14 @@ int run_diff(const DiffCommandOptions& o) {
     }
   }
   if (const std::string self = own_executable(); !self.empty()) inputs.push_back(self);
+  for (const auto& [opt, v] : {std::pair{"--constants", o.constants}, {"--memory", o.memory}, {"--call-path", o.call_path}}) {
+    if (v.empty() || (opt != std::string("--constants") && v == "none")) continue;
+    if (!base_dir && !new_dir)
+      throw UsageError(std::string(opt) + " is for saved-count folders (BASE and NEW here are documents, already priced)");
+    std::error_code ec;
+    if (!fs::is_regular_file(v, ec)) throw UsageError(std::string(opt) + " " + one_line(v) + ": no such file");
+    inputs.push_back(v);
+  }
   for (const auto& [opt, path] : {std::pair{"--json", o.json_out}, {"--markdown", o.markdown}}) {
     if (path.empty()) continue;
     check_output(opt, path, inputs);
@@ -115,8 +127,8 @@ int run_diff(const DiffCommandOptions& o) {
   if (!new_dir) next = read_doc("NEW", o.next);
   if (base_dir || new_dir) {
     TempDir tmp;
-    if (base_dir) base = analyse_counts("BASE", o.base, o.nvdisasm, tmp.path() + "/base.json");
-    if (new_dir) next = analyse_counts("NEW", o.next, o.nvdisasm, tmp.path() + "/new.json");
+    if (base_dir) base = analyse_counts("BASE", o.base, o, tmp.path() + "/base.json");
+    if (new_dir) next = analyse_counts("NEW", o.next, o, tmp.path() + "/new.json");
   }
   const json verdict = attribute::diff_documents(base, next, o.diff, o.base, o.next);
   if (!o.json_out.empty()) write_json_atomic(o.json_out, verdict);
@@ -148,6 +160,12 @@ divbench::cli::Command attribute_diff_command() {
     sub.add_flag("--allow-new-divergent-branches", o->diff.allow_new_divergent_branches,
                  "A branch that diverges in NEW and not in BASE (added, or now divergent) is not a regression");
     cli::add_nvdisasm_option(sub, o->nvdisasm, "to analyse saved-count folders");
+    sub.add_option("--constants", o->constants,
+                   "Saved-count folders: the loop-cost constants their analysis reads (default: as attribute --from-counts "
+                   "finds them, next to divbench or in results/h200 above it)");
+    sub.add_option("--memory", o->memory, "Saved-count folders: the memory probe (divbench --sweep memory) their analysis "
+                                          "reads, or none");
+    sub.add_option("--call-path", o->call_path, "Saved-count folders: the call-path calibration their analysis reads, or none");
     sub.add_flag("--quiet", o->quiet, "No console summary");
     return [o] { return run_diff(*o); };
   };

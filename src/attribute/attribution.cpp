@@ -193,6 +193,17 @@ KernelAttribution attribute_kernel(const FunctionBranches& table, const Function
     if (r.entry_threads) loop.trips_per_lane = double(at_thread(counts, f, r.branch->index)) / double(r.entry_threads);
     k.loops.push_back(std::move(loop));
   }
+  // No negative cost is written: a branch's cycles lost are a sum of differences (issue minus ideal, waits
+  // scaled by lanes), and where the model's terms do not hold (a memory curve that rises faster than the
+  // lanes, counts without launch counts) a term can fall below 0. Each is clamped at 0 here, and the
+  // clamped amount kept (clamped_negative_cycles) so that the document says where the model did not hold.
+  for (auto& c : k.branches) {
+    for (double* v : {&c.cycles_lost, &c.memory_wait_cycles_lost, &c.path_overhead_cycles})
+      if (*v < 0) {
+        c.clamped_negative_cycles += *v;
+        *v = 0;
+      }
+  }
   // The kernel's total counts each divergent branch once: one that a divergent branch's region holds
   // (and that does not hold it back, as two exits of one loop do) is already inside that region, and
   // the exits of one loop are counted at their representative.
@@ -260,6 +271,7 @@ json to_json(const BranchCost& c) {
   j["extra_paths"] = c.extra_paths;
   j["path_overhead_cycles"] = c.path_overhead_cycles;
   j["counted_in"] = c.counted_in ? json(c.counted_in->branch->pc) : json(nullptr);
+  if (c.clamped_negative_cycles < 0) j["clamped_negative_cycles"] = c.clamped_negative_cycles;
   return j;
 }
 

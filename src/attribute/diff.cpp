@@ -43,7 +43,7 @@ struct Kernel {
 
 double num(const json& j, const char* key) {
   const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+  return it != j.end() && it->is_number() ? std::max(0.0, it->get<double>()) : 0.0;
 }
 
 std::string where(const std::string& what, std::size_t k, std::size_t b = std::string::npos) {
@@ -146,6 +146,46 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
+// The file of NEW each file of BASE's branches is (by their normalised paths): the same path, else the one
+// file of NEW with the same name and the longest common suffix of path components (a checkout in another
+// folder); a file of NEW no file of BASE takes maps to itself. The result maps NEW's paths to BASE's.
+std::map<std::string, std::string> map_files(const std::vector<Branch>& base, const std::vector<Branch>& next) {
+  std::set<std::string> fb, fn;
+  for (const auto& b : base)
+    if (b.line >= 0) fb.insert(b.file);
+  for (const auto& b : next)
+    if (b.line >= 0) fn.insert(b.file);
+  std::map<std::string, std::string> out;
+  std::set<std::string> taken;
+  const auto parts = [](const std::string& f) {
+    std::vector<std::string> v;
+    for (const auto& c : std::filesystem::path(f)) v.push_back(c.string());
+    return v;
+  };
+  for (const auto& f : fb)
+    if (fn.count(f)) out[f] = f, taken.insert(f);
+  for (const auto& f : fb) {
+    if (fn.count(f)) continue;
+    const auto pf = parts(f);
+    std::string best;
+    std::size_t best_len = 0;
+    bool tie = false;
+    for (const auto& g : fn) {
+      if (taken.count(g)) continue;
+      const auto pg = parts(g);
+      std::size_t n = 0;
+      while (n < pf.size() && n < pg.size() && pf[pf.size() - 1 - n] == pg[pg.size() - 1 - n]) ++n;
+      if (n == 0) continue;
+      if (n > best_len) best = g, best_len = n, tie = false;
+      else if (n == best_len) tie = true;
+    }
+    if (!best.empty() && !tie) out[best] = f, taken.insert(best);
+  }
+  for (const auto& g : fn)
+    if (!out.count(g) && !fb.count(g)) out[g] = g;
+  return out;
+}
+
 }  // namespace
 
 void check_attribute_document(const json& doc, const std::string& what) {
@@ -157,6 +197,9 @@ void check_attribute_document(const json& doc, const std::string& what) {
     throw UsageError(what + ": schema " + one_line(s->get<std::string>()) + ", not " + kAttributeSchema);
   const auto ks = doc.find("kernels");
   if (ks == doc.end() || !ks->is_array()) throw UsageError(what + ": (/kernels) missing or not an array");
+  if (ks->empty())
+    throw UsageError(what + ": (/kernels) is empty: divbench attribute writes no document without a kernel (a run that "
+                            "counted nothing fails)");
   for (std::size_t k = 0; k < ks->size(); ++k) {
     const json& jk = (*ks)[k];
     if (!jk.is_object() || !jk.contains("name") || !jk["name"].is_string() || jk["name"].get<std::string>().empty())
@@ -177,9 +220,22 @@ void check_attribute_document(const json& doc, const std::string& what) {
       for (const char* key : {"executions", "divergent_executions", "region_warp_instructions",
                               "region_thread_instructions", "cycles_lost"}) {
         const auto it = jb.find(key);
-        if (it == jb.end() || !it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0)
-          throw UsageError(where(what, k, b) + " " + key + " missing or not a finite number >= 0");
+        // cycles_lost is a difference of sums: divbench wrote negative ones (rounding residues like -5.2e-08,
+        // and where its model's terms did not hold, -465) before its costs were clamped at 0 (attribution.cpp);
+        // such a document is read with its negative costs as 0, and the verdict says so (negative_costs).
+        const bool cost = std::string(key) == "cycles_lost";
+        if (it == jb.end() || !it->is_number() || !std::isfinite(it->get<double>()) || (!cost && it->get<double>() < 0))
+          throw UsageError(where(what, k, b) + " " + key + " missing or not a " + (cost ? "finite number" : "finite number >= 0"));
       }
+      // Counts divbench could not have written: a two-way branch diverges at most once per execution, and
+      // a region runs at most 32 threads per warp instruction (an indirect branch counts each extra target).
+      const bool indirect = jb.value("indirect", false) == true;
+      if (!indirect && jb["divergent_executions"].get<double>() > jb["executions"].get<double>())
+        throw UsageError(where(what, k, b) + " divergent_executions " + fmt("%.17g", jb["divergent_executions"].get<double>()) +
+                         " > executions " + fmt("%.17g", jb["executions"].get<double>()) +
+                         ": impossible for a two-way branch (not a document divbench wrote)");
+      if (jb["region_thread_instructions"].get<double>() > 32.0 * jb["region_warp_instructions"].get<double>())
+        throw UsageError(where(what, k, b) + " region_thread_instructions > 32 x region_warp_instructions: impossible");
     }
   }
 }
@@ -213,6 +269,17 @@ json diff_documents(const json& base, const json& next, const DiffOptions& o, co
     const json c = d.value("collection", json::object());
     return c.contains("pc_sampling") && c["pc_sampling"].is_object();
   };
+  // Negative costs an earlier divbench wrote (read as 0 by num()): said, never a reason to refuse the document.
+  const auto negatives = [](const json& d) {
+    std::size_t n = 0;
+    for (const auto& k : d["kernels"])
+      for (const auto& b : k["branches"]) n += b["cycles_lost"].get<double>() < 0;
+    return n;
+  };
+  for (const auto& [label, d] : {std::pair<std::string, const json*>{"BASE", &base}, {"NEW", &next}})
+    if (const std::size_t n = negatives(*d))
+      warnings.push_back(label + " holds " + std::to_string(n) + " branch(es) with a negative cycles_lost (written by a divbench "
+                         "before costs were clamped at 0, where its model's terms did not hold): read as 0");
   if (sampled(base) || sampled(next))
     warnings.push_back(std::string(sampled(base) && sampled(next) ? "BASE and NEW" : sampled(base) ? "BASE" : "NEW") +
                        " priced waits with PC samples, which move from run to run: estimated cycles lost may change "
@@ -272,13 +339,19 @@ json diff_documents(const json& base, const json& next, const DiffOptions& o, co
     // first, equal counts preferring d = 0: a branch keeps its line unless most of its neighbours moved with
     // it. Pairs never cross (order in the file is kept). An offset other than 0 must pair at least two
     // branches, or the last one left on each side, so that a removed branch and an unrelated added one are
-    // not taken for one branch that moved.
+    // not taken for one branch that moved. A file of BASE is the file of NEW with the same name and the
+    // longest common path suffix (two checkouts of one tree in other folders hold the same files).
+    // The offsets tried in a round: 0 and those of the unmatched branches paired in file order (the k-th
+    // left of an ordinal in BASE with the k-th in NEW); each is counted by lookup, so a round costs
+    // O(n log n) per offset tried, not O(n^2).
     if (by_line) {
+      const std::map<std::string, std::string> file_of_new = map_files(K.branches, N.branches);
       std::map<std::string, std::pair<std::vector<std::size_t>, std::vector<std::size_t>>> per_file;
       for (std::size_t i = 0; i < K.branches.size(); ++i)
         if (K.branches[i].line >= 0) per_file[K.branches[i].file].first.push_back(i);
       for (std::size_t j = 0; j < N.branches.size(); ++j)
-        if (N.branches[j].line >= 0) per_file[N.branches[j].file].second.push_back(j);
+        if (N.branches[j].line >= 0)
+          if (const auto f = file_of_new.find(N.branches[j].file); f != file_of_new.end()) per_file[f->second].second.push_back(j);
       for (auto& [file, p] : per_file) {
         auto& [bi, ni] = p;
         const auto by_pos = [](const std::vector<Branch>& v) {
@@ -288,45 +361,64 @@ json diff_documents(const json& base, const json& next, const DiffOptions& o, co
         };
         std::sort(bi.begin(), bi.end(), by_pos(K.branches));
         std::sort(ni.begin(), ni.end(), by_pos(N.branches));
-        std::vector<std::pair<std::size_t, std::size_t>> pairs;  // positions in bi, ni
+        std::map<std::pair<long, std::size_t>, std::size_t> new_pos;  // (line, ordinal) -> position in ni
+        for (std::size_t y = 0; y < ni.size(); ++y) new_pos[{N.branches[ni[y]].line, N.branches[ni[y]].ordinal}] = y;
+        std::map<std::size_t, std::size_t> pairs;  // position in bi -> position in ni, increasing in both
         const auto crosses = [&](std::size_t x, std::size_t y) {
-          for (const auto& [px, py] : pairs)
-            if ((px < x) != (py < y)) return true;
+          const auto after = pairs.upper_bound(x);
+          if (after != pairs.end() && after->second <= y) return true;
+          if (after != pairs.begin() && std::prev(after)->second >= y) return true;
           return false;
         };
+        const auto partner = [&](std::size_t x, long d) -> std::optional<std::size_t> {
+          const Branch& b = K.branches[bi[x]];
+          const auto it = new_pos.find({b.line + d, b.ordinal});
+          if (it == new_pos.end() || nb_used[ni[it->second]] || crosses(x, it->second)) return std::nullopt;
+          return it->second;
+        };
         while (true) {
-          std::map<long, std::size_t> tally;
           std::size_t left_b = 0, left_n = 0;
-          for (std::size_t x = 0; x < bi.size(); ++x) left_b += match[bi[x]] < 0;
-          for (std::size_t y = 0; y < ni.size(); ++y) left_n += !nb_used[ni[y]];
-          for (std::size_t x = 0; x < bi.size(); ++x) {
-            if (match[bi[x]] >= 0) continue;
-            for (std::size_t y = 0; y < ni.size(); ++y)
-              if (!nb_used[ni[y]] && N.branches[ni[y]].ordinal == K.branches[bi[x]].ordinal && !crosses(x, y))
-                ++tally[N.branches[ni[y]].line - K.branches[bi[x]].line];
-          }
+          std::map<std::size_t, std::vector<std::size_t>> open_b, open_n;  // ordinal -> positions left
+          for (std::size_t x = 0; x < bi.size(); ++x)
+            if (match[bi[x]] < 0) ++left_b, open_b[K.branches[bi[x]].ordinal].push_back(x);
+          for (std::size_t y = 0; y < ni.size(); ++y)
+            if (!nb_used[ni[y]]) ++left_n, open_n[N.branches[ni[y]].ordinal].push_back(y);
+          if (left_b == 0 || left_n == 0) break;
+          std::map<long, std::size_t> candidates{{0, 0}};
+          for (const auto& [ord, xs] : open_b)
+            if (const auto ys = open_n.find(ord); ys != open_n.end())
+              for (std::size_t k = 0; k < xs.size() && k < ys->second.size(); ++k)
+                ++candidates[N.branches[ni[ys->second[k]]].line - K.branches[bi[xs[k]]].line];
+          // The most frequent offsets of the pairing in order (at most 64) and 0.
+          std::vector<std::pair<std::size_t, long>> ranked;
+          for (const auto& [off, n] : candidates) ranked.emplace_back(n, off);
+          std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+            return a.first != b.first ? a.first > b.first : std::labs(a.second) < std::labs(b.second);
+          });
+          if (ranked.size() > 64) ranked.resize(64);
+          if (std::none_of(ranked.begin(), ranked.end(), [](const auto& r) { return r.second == 0; })) ranked.emplace_back(0, 0);
           long d = 0;
           std::size_t best = 0;
-          for (const auto& [off, n] : tally)
+          for (const auto& [unused, off] : ranked) {
+            std::size_t n = 0;
+            for (const auto& [ord, xs] : open_b)
+              for (std::size_t x : xs) n += partner(x, off).has_value();
             if (n > best || (n == best && (off == 0 || (d != 0 && std::labs(off) < std::labs(d))))) {
               d = off;
               best = n;
             }
+          }
           if (best == 0 || (d != 0 && best < 2 && !(left_b == 1 && left_n == 1))) break;
           std::size_t applied = 0;
           for (std::size_t x = 0; x < bi.size(); ++x) {
             if (match[bi[x]] >= 0) continue;
-            const Branch& b = K.branches[bi[x]];
-            for (std::size_t y = 0; y < ni.size(); ++y) {
-              const Branch& n = N.branches[ni[y]];
-              if (nb_used[ni[y]] || n.line != b.line + d || n.ordinal != b.ordinal || crosses(x, y)) continue;
-              match[bi[x]] = static_cast<long>(ni[y]);
-              matched_by[bi[x]] = d == 0 ? "source_line" : "lines_moved";
-              nb_used[ni[y]] = true;
-              pairs.emplace_back(x, y);
-              ++applied;
-              break;
-            }
+            const auto y = partner(x, d);
+            if (!y) continue;
+            match[bi[x]] = static_cast<long>(ni[*y]);
+            matched_by[bi[x]] = d == 0 ? "source_line" : "lines_moved";
+            nb_used[ni[*y]] = true;
+            pairs.emplace(x, *y);
+            ++applied;
           }
           if (applied == 0) break;
         }

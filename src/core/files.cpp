@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "divbench/core/errors.hpp"
 
@@ -89,7 +90,14 @@ bool write_all(int fd, const std::string& text) {
 
 bool same_file(const std::string& a, const std::string& b) {
   struct stat sa {}, sb {};
-  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  const bool ea = ::stat(a.c_str(), &sa) == 0, eb = ::stat(b.c_str(), &sb) == 0;
+  if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  if (ea || eb) return false;
+  // Neither exists yet (two outputs about to be written): one file when both spellings resolve to one path
+  // ("out.json", "./out.json", "d/../out.json", through a linked folder).
+  std::error_code ec1, ec2;
+  const auto ca = std::filesystem::weakly_canonical(a, ec1), cb = std::filesystem::weakly_canonical(b, ec2);
+  return !ec1 && !ec2 && ca == cb;
 }
 
 void check_output(const std::string& opt, const std::string& out, const std::vector<std::string>& inputs) {

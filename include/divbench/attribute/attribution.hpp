@@ -49,6 +49,8 @@ struct BranchCost {
   // indirect calls of one function (their region is every subroutine): counted at the first that
   // made an extra path.
   const BranchCost* counted_in = nullptr;
+  // What was clamped: the sum of this branch's cost terms that came out below 0 (never written as a cost).
+  double clamped_negative_cycles = 0;
 };
 
 // One divergent loop of a kernel: its exit branches, entries and trips.

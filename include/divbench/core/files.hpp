@@ -27,7 +27,8 @@ bool write_all(int fd, const std::string& text);
 std::string read_file_head(const std::string& path, std::size_t n);
 
 // True when `a` and `b` both exist and are the same file (st_dev and st_ino after following symlinks:
-// a symlink, a hard link or another spelling of the same path all count).
+// a symlink, a hard link or another spelling of the same path all count), or neither exists and both
+// spellings resolve to one path (two outputs not written yet).
 bool same_file(const std::string& a, const std::string& b);
 
 // The output rule, checked before any work: `out` (named by option `opt`) must not be any of `inputs`

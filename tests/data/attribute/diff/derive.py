@@ -94,7 +94,7 @@ write("lanes_efficiency_large.json", large)
 
 rise = new_build(LANES)
 b = kernel(rise, "lanes_if_else")["branches"][0]  # targets.cu:66
-b["divergent_executions"], b["uniform_executions"] = 581, b["executions"] - 581
+b["executions"], b["divergent_executions"], b["uniform_executions"] = 600, 581, 19  # a possible count: 581 <= 600
 b["cycles_lost"] *= 1.10
 retotal(kernel(rise, "lanes_if_else"))
 write("lanes_cycles_rise.json", rise)
@@ -117,7 +117,9 @@ def scaled(doc, counts, thread, cycles):
     for b in k["branches"]:
         for key in ("executions", "divergent_executions", "uniform_executions", "region_warp_instructions"):
             b[key] = round(b[key] * counts)
-        b["region_thread_instructions"] = round(b["region_thread_instructions"] * counts * thread)
+        # At most 32 threads per warp instruction (rounding must not make an impossible count).
+        b["region_thread_instructions"] = min(round(b["region_thread_instructions"] * counts * thread),
+                                              32 * b["region_warp_instructions"])
         if b["region_warp_instructions"]:
             b["region_thread_instruction_efficiency"] = b["region_thread_instructions"] / (32 * b["region_warp_instructions"])
         b["cycles_lost"] *= cycles
