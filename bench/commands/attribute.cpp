@@ -44,6 +44,7 @@ struct AttributeOptions {
   std::string save_counts, from_counts;  // keep the raw counts and modules / analyse recorded ones
   std::size_t top = 20;
   int jobs = 4, repeat = 1;
+  std::string launches = "all";  // --launches N|all
   double timeout = 600;
   int pc_sampling_buffer = 0;
   bool static_only = false, json_out = false, quiet = false, calibrate = false;
@@ -157,6 +158,20 @@ int run_program(const AttributeOptions& o) {
   q.nvdisasm = o.nvdisasm;
   q.jobs = o.jobs;
   q.repeat = o.repeat;
+  if (o.launches != "all") {
+    std::size_t used = 0;
+    unsigned long long n = 0;
+    try {
+      n = std::stoull(o.launches, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != o.launches.size() || n == 0 || n > 1000000 || o.launches[0] == '-')
+      throw UsageError("--launches: '" + one_line(o.launches) + "' is not all or a number of launches 1..1000000");
+    if (!o.from_counts.empty()) throw UsageError("--launches belongs to a run (a recording keeps how it was counted)");
+    if (o.repeat > 1) throw UsageError("--launches with --repeat 2: the comparison of two runs needs every launch counted");
+    q.launches = n;
+  }
   q.timeout_s = o.timeout;
   q.calibrate = o.calibrate;
   q.pc_sampling = !o.no_pc_sampling;
@@ -229,6 +244,11 @@ divbench::cli::Command attribute_command() {
                    "2: run the instrumented program twice and mark kernels whose counts differ (nondeterministic, "
                    "with the spread; a gate uses it as their tolerance)")
         ->check(CLI::Range(1, 2));
+    sub.add_option("--launches", o->launches,
+                   "Launch sampling: count the first N launches of each kernel and scale its counts to all its launches "
+                   "(the document says which kernels, by how much); all (the default) counts every launch. Saves the "
+                   "time of a program that launches its kernels many times; kernels whose launches differ are estimated")
+        ->type_name("N|all");
     sub.add_option("--timeout", o->timeout,
                    "Seconds each run of the program may take before it is ended (TERM, KILL 10 s later); 0: no limit "
                    "(default 600)");

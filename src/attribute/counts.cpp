@@ -2,6 +2,7 @@
 #include "divbench/attribute/counts.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <set>
@@ -181,6 +182,15 @@ RunCounts counts_from_json(const json& doc, const std::string& path) {
                          "): one entry per function");
       r.functions.push_back(std::move(f));
     }
+    if (doc.contains("launch_sampling")) {
+      const json& ls = doc["launch_sampling"];
+      if (!ls.is_object() || !ls.contains("counted_launches") || !ls["counted_launches"].is_object())
+        throw UsageError(path + ": (/launch_sampling) is " + shown(ls) + ", not {\"first\", \"counted_launches\"}");
+      r.sample_first = count_of(ls.value("first", json(0)), path, "/launch_sampling/first");
+      for (const auto& [name, n] : ls["counted_launches"].items())
+        r.counted_launches[name] = add(r.counted_launches[name], count_of(n, path, "/launch_sampling/counted_launches/" + name),
+                                       path + ": (/launch_sampling/counted_launches/" + name + ")");
+    }
     if (doc.contains("launches")) {
       const json& launches = doc["launches"];
       if (!launches.is_object()) throw UsageError(path + ": (/launches) is " + shown(launches) + ", not {function: n}");
@@ -203,6 +213,9 @@ void merge_counts(RunCounts& into, const RunCounts& more) {
   into.dropped_records = add(into.dropped_records, more.dropped_records, "counts: dropped_records of the merged runs");
   for (const auto& [name, n] : more.launches)
     into.launches[name] = add(into.launches[name], n, "counts: launches of " + name + " in the merged runs");
+  for (const auto& [name, n] : more.counted_launches)
+    into.counted_launches[name] = add(into.counted_launches[name], n, "counts: counted launches of " + name + " in the merged runs");
+  into.sample_first = std::max(into.sample_first, more.sample_first);
   if (into.device.empty()) into.device = more.device;
   if (into.metrics.empty()) into.metrics = more.metrics;
   for (const auto& [crc, file] : more.cubins) into.cubins.emplace(crc, file);
@@ -221,6 +234,29 @@ void merge_counts(RunCounts& into, const RunCounts& more) {
     }
     check_function(*it, f.origin + " summed with " + it->origin);
   }
+}
+
+json extrapolate_sampled(RunCounts& counts) {
+  json out = json::array();
+  for (auto& f : counts.functions) {
+    const auto c = counts.counted_launches.find(f.name);
+    const auto l = counts.launches.find(f.name);
+    if (c == counts.counted_launches.end() || l == counts.launches.end() || c->second == 0 || l->second <= c->second) continue;
+    const double factor = double(l->second) / double(c->second);
+    const auto up = [&](std::uint64_t v) { return static_cast<std::uint64_t>(std::ceil(double(v) * factor)); };
+    const auto down = [&](std::uint64_t v) { return static_cast<std::uint64_t>(std::floor(double(v) * factor)); };
+    for (auto& [pc, r] : f.pcs) {
+      // inst up, the rest down: thread <= 32 inst, pred_on <= thread, divergent + uniform <= inst still hold.
+      r.inst = up(r.inst);
+      r.thread_inst = down(r.thread_inst);
+      r.pred_on = down(r.pred_on);
+      r.divergent = down(r.divergent);
+      r.uniform = down(r.uniform);
+      r.sectors = down(r.sectors);
+    }
+    out.push_back({{"name", f.name}, {"launches", l->second}, {"counted_launches", c->second}, {"factor", factor}});
+  }
+  return out;
 }
 
 }  // namespace divbench::attribute

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <atomic>
 #include <future>
@@ -420,6 +421,12 @@ Outcome run(const Request& q) {
   const std::string nvdisasm = sass::find_nvdisasm(q.nvdisasm);
   std::string inject, pcsample_lib, cupti_dir;
   const bool all_kernels = q.cupti_version >= kAllKernelsVersion && !q.one_kernel_per_run;
+  // Launch sampling (--launches N): one collection range per run (a second range of one process collects
+  // nothing), opened at the first kernel not yet counted and closed for good at a kernel's N+1-th launch in
+  // it; a kernel first launched after the close is counted by a later run, up to kMaxSampledRuns runs.
+  const bool sample_launches = q.from_counts.empty() && all_kernels && q.launches > 0 && q.repeat == 1;
+  constexpr int kMaxSampledRuns = 8;
+  int sampled_runs = 0;
   if (q.from_counts.empty()) {
     inject = find_inject_library();
     if (q.cupti_path.empty()) throw UsageError("attribute: no CUPTI library; set DIVBENCH_CUPTI_LIB to libcupti.so");
@@ -560,9 +567,9 @@ Outcome run(const Request& q) {
     });
     if (sampling_beside) start_sampling();
     try {
-      first = run_injected({{argv, disc_dir, all_kernels ? "*all*" : "", false, q.kernel, "", {}}}, inject, cupti_dir, 1, {},
-                           q.timeout_s)
-                  .front();
+      InjectedRun spec{argv, disc_dir, all_kernels ? "*all*" : "", false, q.kernel, "", {}};
+      if (sample_launches) spec.env = {{"DIVBENCH_ATTRIBUTE_LAUNCHES", std::to_string(q.launches)}};
+      first = run_injected({spec}, inject, cupti_dir, 1, {}, q.timeout_s).front();
     } catch (...) {
       watching = false;
       watcher.join();
@@ -604,6 +611,32 @@ Outcome run(const Request& q) {
     counts = found;
     std::set<std::string> done;
     for (const auto& f : found.functions) done.insert(f.name);
+    for (sampled_runs = sample_launches ? 1 : 0; sample_launches && sampled_runs < kMaxSampledRuns; ++sampled_runs) {
+      const bool missing = std::any_of(targets.begin(), targets.end(), [&](const std::string& t) { return !done.count(t); });
+      if (!missing) break;
+      const std::string dir = tmp.path() + "/s" + std::to_string(sampled_runs);
+      fs::create_directories(dir);
+      const std::string skip = dir + "/counted.txt";
+      {
+        std::ofstream f(skip);
+        for (const auto& n : done) f << n << "\n";
+      }
+      if (q.progress)
+        std::cerr << "divbench attribute: launch sampling: run " << sampled_runs + 1 << " for the kernels first launched "
+                  << "after the last run's range closed\n";
+      InjectedRun spec{argv, dir, "*all*", true, q.kernel, "", {{"DIVBENCH_ATTRIBUTE_LAUNCHES", std::to_string(q.launches)},
+                                                                {"DIVBENCH_ATTRIBUTE_SKIP", skip}}};
+      const ProgramRun r = run_injected({spec}, inject, cupti_dir, 1, {}, q.timeout_s).front();
+      runs.push_back({{"target", "(launch sampling, run " + std::to_string(sampled_runs + 1) + ")"}, {"exit_code", r.exit_code},
+                      {"wall_s", r.wall_s}, {"timed_out", r.timed_out}, {"left_processes", r.left_processes}});
+      if (r.timed_out) break;
+      RunCounts c = collect_counts(dir, r, "counts");
+      c.launches.clear();  // the first run's launch counts stand
+      keep_only(c, [&](const std::string& n) { return kernel_matches(re, n) && !done.count(n); });
+      if (c.functions.empty()) break;
+      for (const auto& f : c.functions) done.insert(f.name);
+      merge_counts(counts, c);
+    }
     // 2. CUPTI 13.0: one more run per kernel not yet counted, that kernel instrumented, --jobs at a time;
     // their output goes to logs. 3. --repeat 2: the whole instrumented run again (determinism). 4. PC sampling.
     std::vector<InjectedRun> more;
@@ -662,6 +695,14 @@ Outcome run(const Request& q) {
     collection_method = all_kernels ? "one run, every kernel instrumented" : "one run per kernel";
     mark("other_runs");
   }
+
+  // Launch sampling: the counts of a kernel that ran more launches than were counted are scaled up to
+  // all of them (the document says which, and by how much).
+  const json extrapolated = extrapolate_sampled(counts);
+  if (!extrapolated.empty())
+    std::cerr << "divbench attribute: launch sampling: the counts of " << extrapolated.size() << " kernel(s) are their first "
+              << counts.sample_first << " launch(es) scaled to all (collection.launch_sampling; --launches all for exact "
+              << "counts)\n";
 
   // This GPU's constants: a one-second calibration when asked or when the constants were fitted on
   // another architecture.
@@ -913,6 +954,14 @@ Outcome run(const Request& q) {
         {"processes", counts.processes},
         {"kernels_ran", counts.functions.size()},
         {"launched_without_counts", uncounted},
+        {"launch_sampling", counts.sample_first
+                                ? json{{"first_launches", counts.sample_first},
+                                       {"runs", q.from_counts.empty() ? json(sampled_runs) : json(nullptr)},
+                                       {"extrapolated", extrapolated},
+                                       {"note", "a kernel's counts are those of its first launches (per run of the program), "
+                                                "scaled by its launches over them; kernels whose launches differ are "
+                                                "estimated; --launches all counts every launch"}}
+                                : json(nullptr)},
         {"pc_sampling", pcs_json},
         {"phases_s", phases},
         {"module_disassembly", module_disassembly_now()},

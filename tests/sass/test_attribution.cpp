@@ -228,4 +228,68 @@ TEST(AttributeCounts, MergeSumsSameFunctionOfTwoProcesses) {
   EXPECT_EQ(a.functions[0].pcs.at(0).inst, 2u);
 }
 
+TEST(AttributeCounts, LaunchSamplingScalesSampledKernelsOnly) {
+  // k ran 3 launches, 1 counted; g ran 2, both counted; h (in a graph) has no launch count.
+  attribute::RunCounts c;
+  attribute::FunctionCounts k, g, h;
+  k.name = "k";
+  k.pcs[0] = {5, 149, 140, 3, 1};  // a two-way branch: 3 divergent + 1 uniform of 5
+  k.pcs[0x10] = {5, 1, 1, 0, 0};
+  k.pcs[0x10].sectors = 7;
+  g.name = "g";
+  g.pcs[0] = {4, 128, 128, 0, 0};
+  h.name = "h";
+  h.pcs[0] = {2, 64, 64, 0, 0};
+  c.functions = {k, g, h};
+  c.launches = {{"k", 3}, {"g", 2}};
+  c.counted_launches = {{"k", 1}, {"g", 2}, {"h", 1}};
+  c.sample_first = 2;
+  const json e = attribute::extrapolate_sampled(c);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0]["name"], "k");
+  EXPECT_DOUBLE_EQ(e[0]["factor"].get<double>(), 3.0);
+  const auto& r = c.functions[0].pcs.at(0);
+  EXPECT_EQ(r.inst, 15u);
+  EXPECT_EQ(r.thread_inst, 447u);
+  EXPECT_EQ(r.pred_on, 420u);
+  EXPECT_EQ(r.divergent, 9u);
+  EXPECT_EQ(r.uniform, 3u);
+  EXPECT_EQ(c.functions[0].pcs.at(0x10).sectors, 21u);
+  EXPECT_EQ(c.functions[1].pcs.at(0).inst, 4u);  // every launch counted: unchanged
+  EXPECT_EQ(c.functions[2].pcs.at(0).inst, 2u);  // no launch count: unchanged
+  // A factor that does not divide: instructions up, the rest down, so the invariants still hold.
+  attribute::RunCounts d;
+  attribute::FunctionCounts m;
+  m.name = "m";
+  m.pcs[0] = {3, 96, 95, 2, 1};
+  d.functions = {m};
+  d.launches = {{"m", 5}};
+  d.counted_launches = {{"m", 3}};
+  attribute::extrapolate_sampled(d);
+  const auto& q = d.functions[0].pcs.at(0);
+  EXPECT_EQ(q.inst, 5u);
+  EXPECT_LE(q.thread_inst, 32 * q.inst);
+  EXPECT_LE(q.pred_on, q.thread_inst);
+  EXPECT_LE(q.divergent + q.uniform, q.inst);
+  EXPECT_NO_THROW(attribute::function_counts_from_json(attribute::to_json(d.functions[0])));
+}
+
+TEST(AttributeCounts, LaunchSamplingIsReadAndMerged) {
+  json doc = {{"schema", "divbench.attribute_counts/1"}, {"device", json::object()}, {"metrics", json::array()},
+              {"cubins", json::array()}, {"functions", json::array()}, {"launches", {{"k", 3}}},
+              {"launch_sampling", {{"first", 1}, {"counted_launches", {{"k", 1}}}, {"closed", true}}}};
+  auto a = attribute::counts_from_json(doc, "a/counts-1.json");
+  EXPECT_EQ(a.sample_first, 1u);
+  EXPECT_EQ(a.counted_launches.at("k"), 1u);
+  json later = doc;
+  later.erase("launches");  // a later run of the sampling leaves the launches to the first
+  later["launch_sampling"]["counted_launches"] = {{"g", 2}};
+  attribute::merge_counts(a, attribute::counts_from_json(later, "b/counts-2.json"));
+  EXPECT_EQ(a.launches.at("k"), 3u);
+  EXPECT_EQ(a.counted_launches.at("g"), 2u);
+  json bad = doc;
+  bad["launch_sampling"]["counted_launches"]["k"] = -1;
+  EXPECT_THROW(attribute::counts_from_json(bad, "c.json"), UsageError);
+}
+
 }  // namespace

@@ -50,8 +50,17 @@ struct RunCounts {
   std::map<std::uint32_t, std::string> cubins;  // crc -> cubin path (absolute)
   std::vector<FunctionCounts> functions;
   std::map<std::string, std::uint64_t> launches;  // by function (mangled)
+  // Launch sampling (attribute --launches N): the launches of each function its counts come from, when
+  // they are fewer than it had (the document's "launch_sampling"; absent: every launch was counted).
+  std::map<std::string, std::uint64_t> counted_launches;
+  std::uint64_t sample_first = 0;  // N, 0 when the run counted every launch
   int processes = 0;                            // documents merged
 };
+
+// Launch sampling's extrapolation: each function whose counts come from fewer launches than it had (c of
+// L) gets every count scaled by L / c (instructions rounded up, the other counts down, so that every
+// invariant of a counts row holds). Returns per function {launches, counted_launches, factor}.
+json extrapolate_sampled(RunCounts& counts);
 
 // Reads one document (paths of cubins resolved against its folder); UsageError on a malformed one,
 // one line naming the file and the key path. Every count is an integer 0..2^64-1 (a -1, 1.5 or 1e30 is

@@ -31,6 +31,10 @@ struct Request {
   std::string nvdisasm;
   int jobs = 4;
   int repeat = 1;                 // 2: run twice, mark kernels whose counts differ
+  // Launch sampling: count the first `launches` launches of each kernel and scale its counts by its
+  // launches over them (0: every launch, exact; needs CUPTI 13.4's one run of every kernel; off under
+  // --repeat 2, whose comparison needs exact counts).
+  std::uint64_t launches = 0;
   double timeout_s = 600;         // each run of the program: TERM past it, KILL 10 s later (0: none)
   bool calibrate = false;
   bool pc_sampling = true;

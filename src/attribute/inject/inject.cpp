@@ -68,14 +68,18 @@ struct State {
   std::string target;                          // the function to instrument ("*first*": discovery)
   std::unique_ptr<std::regex> match;           // discovery: the first kernel launched that matches
   std::map<std::string, std::uint64_t> launches;  // launches per function (symbol name)
-  // Launch sampling ($DIVBENCH_ATTRIBUTE_LAUNCHES=N, "*all*" only): the first N launches of each function
-  // are counted; a launch past them closes the context's collection range (its records collected) and a
-  // launch of a function with fewer opens it again. counted_launches: the launches that ran in a range.
+  // Launch sampling ($DIVBENCH_ATTRIBUTE_LAUNCHES=N, "*all*" only): the collection range opens at the first
+  // launch of a function not named in $DIVBENCH_ATTRIBUTE_SKIP (a file, one mangled name a line: those an
+  // earlier run counted) and closes for good, its records collected, at the first launch that would be a
+  // function's N+1-th in it. A second range of one process collects nothing (measured on the H200, CUPTI
+  // 13.4: results/h200/probes/launch-cost/), so a function first launched after the close is left to the
+  // next run (attribute/run.cpp). A launch into a stream being captured runs later, in its graph: it neither
+  // opens nor closes the range (a synchronisation there would end the capture). counted_launches: the
+  // launches of each function that ran in the range.
   std::uint64_t sample_first = 0;
+  std::set<std::string> skip;
   std::map<std::string, std::uint64_t> counted_launches;
-  std::map<CUcontext, bool> paused;            // contexts whose range sampling closed
-  std::uint64_t range_toggles = 0;
-  CUpti_SassMetrics_OutputGranularity granularity = CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU;
+  bool sample_closed = false;
   std::map<std::uint32_t, std::string> cubins; // crc -> file name (relative)
   // (crc, function name) -> pc -> counts
   std::map<std::pair<std::uint32_t, std::string>, std::map<std::uint32_t, std::array<std::uint64_t, kMetricCount>>> counts;
@@ -162,7 +166,7 @@ bool configure_device(State& s, std::uint32_t device) {
       INJECT_TRY(s, cuptiSassMetricsGetProperties(&gp));
     }
     s.metric_slot[gp.metric.metricId] = m;
-    configs.push_back({gp.metric.metricId, static_cast<std::uint8_t>(s.granularity)});
+    configs.push_back({gp.metric.metricId, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU});
   }
   auto sc = params<CUpti_SassMetricsSetConfig_Params>(CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE);
   sc.numOfMetricConfig = configs.size();
@@ -304,6 +308,7 @@ void write_counts(State& s) {
   for (int m = 0; m < (sectors ? kMetricCount : kRequiredMetrics); ++m) doc["metrics"].push_back(kMetrics[m]);
   for (const auto& [crc, file] : s.cubins) doc["cubins"].push_back({{"crc", crc}, {"file", file}});
   for (const auto& [key, pcs] : s.counts) {
+    if (s.skip.count(key.second)) continue;  // an earlier run counted it (launch sampling's later runs)
     json rows = json::array();
     for (const auto& [pc, v] : pcs) {
       json row{pc, v[0], v[1], v[2], v[3], v[4]};
@@ -314,11 +319,13 @@ void write_counts(State& s) {
   }
   json launches = json::object();
   for (const auto& [name, n] : s.launches) launches[name] = n;
-  doc["launches"] = launches;
+  // A later run of launch sampling leaves the launches to the first (a recording merges its files).
+  if (s.skip.empty()) doc["launches"] = launches;
   if (s.sample_first > 0) {
     json counted = json::object();
-    for (const auto& [name, n] : s.counted_launches) counted[name] = n;
-    doc["launch_sampling"] = {{"first", s.sample_first}, {"counted_launches", counted}, {"range_toggles", s.range_toggles}};
+    for (const auto& [name, n] : s.counted_launches)
+      if (!s.skip.count(name) && n > 0) counted[name] = n;
+    doc["launch_sampling"] = {{"first", s.sample_first}, {"counted_launches", counted}, {"closed", s.sample_closed}};
   }
   doc["target"] = s.target;
   const std::string pid = std::to_string(::getpid());
@@ -337,6 +344,30 @@ void write_counts(State& s) {
     }
 }
 
+// Whether a launch goes into a stream being captured (it runs later, in its graph).
+bool capturing(CUpti_CallbackId id, const CUpti_CallbackData* info) {
+  CUstream stream = nullptr;
+  const void* p = info->functionParams;
+  if (!p) return false;
+  switch (id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel: stream = static_cast<const cuLaunchKernel_params*>(p)->hStream; break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: stream = static_cast<const cuLaunchKernel_ptsz_params*>(p)->hStream; break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx: {
+      const CUlaunchConfig* c = static_cast<const cuLaunchKernelEx_params*>(p)->config;
+      if (c) stream = c->hStream;
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+      const CUlaunchConfig* c = static_cast<const cuLaunchKernelEx_ptsz_params*>(p)->config;
+      if (c) stream = c->hStream;
+      break;
+    }
+    default: return false;
+  }
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  return cuStreamIsCapturing(stream, &status) == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
@@ -352,26 +383,24 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
     // the range opens at the context's first launch, a graph's included, and stays open until the
     // context ends or the process exits.
     const bool graph = id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
-    if (s.target == "*all*" && s.sample_first > 0 && info->context && info->symbolName && !graph) {
-      // Launch sampling: this launch is counted while its function has had fewer than N counted launches.
-      const std::string name = info->symbolName;
-      const bool count = s.counted_launches[name] < s.sample_first;
+    bool open_range = s.target == "*all*" && !s.sample_closed;
+    if (s.target == "*all*" && s.sample_first > 0 && info->context && !capturing(id, info)) {
+      const std::string name = info->symbolName && !graph ? info->symbolName : "";
       CUcontext ctx = info->context;
-      if (!count && s.enabled.count(ctx)) {
-        debug("launch %s past the sample: range closed", name.c_str());
+      if (!s.enabled.count(ctx)) {
+        open_range = !s.sample_closed && (graph || !s.skip.count(name));  // opens at a function not yet counted
+        if (open_range && !name.empty()) ++s.counted_launches[name];
+      } else if (!name.empty() && s.counted_launches[name] >= s.sample_first) {
+        debug("launch %s past the sample of %llu: range closed", name.c_str(), static_cast<unsigned long long>(s.sample_first));
         flush_context(s, ctx);
-        s.paused[ctx] = true;
-        ++s.range_toggles;
-      } else if (count && s.paused.count(ctx) && !s.failed.count(ctx)) {
-        debug("launch %s in the sample: range opened again", name.c_str());
-        s.paused.erase(ctx);
-        ++s.range_toggles;
-        if (!enable_context(s, ctx)) s.failed[ctx] = true;
+        s.sample_closed = true;
+        open_range = false;
+      } else if (!name.empty()) {
+        ++s.counted_launches[name];
       }
-      if (count) ++s.counted_launches[name];
     }
-    if (s.target == "*all*" && info->context && !s.enabled.count(info->context) && !s.failed.count(info->context) &&
-        !s.paused.count(info->context) && !enable_context(s, info->context))
+    if (open_range && info->context && !s.enabled.count(info->context) && !s.failed.count(info->context) &&
+        !enable_context(s, info->context))
       s.failed[info->context] = true;
     // A graph's launch names no kernel (CUPTI gives its symbolName as "Unknown"): its kernels are known by
     // their counts (run.cpp), and the graph launch is no launch of a kernel of that name.
@@ -451,13 +480,16 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
     if ((r = cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id)) != CUPTI_SUCCESS) note_error(s, "cuptiEnableCallback", r);
   if (const char* t = std::getenv("DIVBENCH_ATTRIBUTE_TARGET"); t && *t) s.target = t;
   if (const char* n = std::getenv("DIVBENCH_ATTRIBUTE_LAUNCHES"); n && *n) s.sample_first = std::strtoull(n, nullptr, 10);
-  // $DIVBENCH_ATTRIBUTE_GRANULARITY: where CUPTI keeps each instruction's counters (gpu: one per
-  // instruction, the default; sm or smsp: one per SM or sub-partition, summed here over the instances).
-  if (const char* g = std::getenv("DIVBENCH_ATTRIBUTE_GRANULARITY"); g && *g) {
-    const std::string v = g;
-    if (v == "sm") s.granularity = CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_SM;
-    else if (v == "smsp") s.granularity = CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_SMSP;
-  }
+  if (const char* k = std::getenv("DIVBENCH_ATTRIBUTE_SKIP"); k && *k)
+    if (FILE* f = std::fopen(k, "r")) {
+      char line[8192];
+      while (std::fgets(line, sizeof line, f)) {
+        std::string n = line;
+        while (!n.empty() && (n.back() == '\n' || n.back() == '\r')) n.pop_back();
+        if (!n.empty()) s.skip.insert(n);
+      }
+      std::fclose(f);
+    }
   if (const char* m = std::getenv("DIVBENCH_ATTRIBUTE_MATCH"); m && *m) {
     try {
       s.match = std::make_unique<std::regex>(m);
