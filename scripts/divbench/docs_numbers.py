@@ -1010,6 +1010,64 @@ def _disturbed_rows() -> list[Check]:
 
 CHECKS += _disturbed_rows()
 
+# ---------------------------------------------------------------------------------------------------------
+# ordinary programs (stage 52) and the launch-cost probe
+
+PROGRAMS = f"{H200}/attribute/programs.json"
+LAUNCH_COST = f"{H200}/probes/launch-cost/timing.txt"
+
+
+def program_kernel(mode: str, part: str) -> dict:
+    row = next(r for r in load(PROGRAMS)["programs"] if r["mode"] == mode)
+    return next(k for k in row["kernels"] if part in k["kernel"])
+
+
+def PK(mode: str, part: str, what: str, compute: Callable[[dict], float]) -> Value:
+    return F(PROGRAMS, f"{mode} {part}: {what}", lambda: compute(program_kernel(mode, part)))
+
+
+def launch_ms(name: str) -> float:
+    """The median of the probe's runs named NAME_1, NAME_2, ... (timing.txt: NAME_i MS ms rc=0)."""
+    v = [int(m.group(1)) for m in re.finditer(rf"^{re.escape(name)}_\d+ (\d+) ms rc=0$", load(LAUNCH_COST), re.M)]
+    return statistics.median(v)
+
+
+def LC(what: str, compute: Callable[[], float]) -> Value:
+    return F(LAUNCH_COST, what, compute)
+
+
+CHECKS += [
+    Check("docs/attribute.md", "**{} of {} programs\nexit 0**", [J(PROGRAMS, "summary.exit_0"), J(PROGRAMS, "summary.programs")]),
+    Check("docs/attribute.md", "**{} of {} kernels counted**, and **{} of {} agree with ncu**",
+          [J(PROGRAMS, "summary.kernels_counted"), J(PROGRAMS, "summary.kernels_launched"),
+           J(PROGRAMS, "summary.kernels_agreeing_with_ncu"), J(PROGRAMS, "summary.kernels_launched")]),
+    Check("docs/attribute.md", "made `indirect_calls` (+{}) and `jump_table` (+{}) agree exactly",
+          [PK("indirect", "indirect_calls", "inst_issued - inst_executed", lambda k: k["inst_issued"] - k["inst_executed"]),
+           PK("jump_table", "jump_table", "inst_issued - inst_executed", lambda k: k["inst_issued"] - k["inst_executed"])]),
+    Check("docs/attribute.md", "`recursion` (attribute {}% of ncu: {} fewer instructions, the divergent count of the branch",
+          [PK("recursion", "recursion", "inst_issued / ncu - 1, %", lambda k: 100 * (k["inst_issued"] / k["inst_ncu"] - 1)),
+           PK("recursion", "recursion", "ncu - inst_issued", lambda k: k["inst_ncu"] - k["inst_issued"])]),
+    Check("docs/attribute.md", "(scan {}%, unique +{}% of ncu, against ncu's own {}% and\n{}% between its two runs)",
+          [PK("cub", "DeviceScanKernel", "inst_issued / ncu - 1, %", lambda k: 100 * (k["inst_issued"] / k["inst_ncu"] - 1)),
+           PK("cub", "UniqueAgent", "inst_issued / ncu - 1, %", lambda k: 100 * (k["inst_issued"] / k["inst_ncu"] - 1)),
+           PK("cub", "DeviceScanKernel", "ncu run to run, %", lambda k: 100 * k["ncu_run_to_run_inst_rel_diff"]),
+           PK("cub", "UniqueAgent", "ncu run to run, %", lambda k: 100 * k["ncu_run_to_run_inst_rel_diff"])]),
+    Check("docs/attribute.md", "the counting run alone took {} s for three launches of each against {} s plain, and\n"
+          "{} s for one round against {} s: about {} ms a patched launch",
+          [LC("counted_r3_w2000 median, s", lambda: launch_ms("counted_r3_w2000") / 1000),
+           LC("plain_r3_w2000 median, s", lambda: launch_ms("plain_r3_w2000") / 1000),
+           LC("counted_r1_w2000 median, s", lambda: launch_ms("counted_r1_w2000") / 1000),
+           LC("plain_r1_w2000 median, s", lambda: launch_ms("plain_r1_w2000") / 1000),
+           LC("(counted r3 - counted r1) / 240 launches, ms",
+              lambda: (launch_ms("counted_r3_w2000") - launch_ms("counted_r1_w2000")) / 240)]),
+    Check("docs/attribute.md", "against about {} s of patching in all",
+          [LC("counted r1 - plain r1 - 120 x the patched launch, s", lambda: (launch_ms("counted_r1_w2000") - launch_ms(
+              "plain_r1_w2000") - 120 * (launch_ms("counted_r3_w2000") - launch_ms("counted_r1_w2000")) / 240) / 1000)]),
+    Check("docs/attribute.md", "the counting run of the 120-kernel program alone was {} s, {}x the plain program",
+          [LC("counted_sampled1_r3_w2000 median, s", lambda: launch_ms("counted_sampled1_r3_w2000") / 1000),
+           LC("counted_sampled1 / plain_r3_w2000", lambda: launch_ms("counted_sampled1_r3_w2000") / launch_ms("plain_r3_w2000"))]),
+]
+
 
 # ---------------------------------------------------------------------------------------------------------
 # console output quoted in a code block: every quoted line is a line of the committed files ("..." elides)
