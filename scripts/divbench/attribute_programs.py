@@ -20,8 +20,8 @@ import sys
 from pathlib import Path
 
 from divbench.attribute_validation import _ncu_totals
-from divbench.cli import ArgumentParser, tool_main
-from divbench.jsonio import InputError, check_output, load_json, read_text, write_json
+from divbench.cli import ArgumentParser, check_report_output, tool_main
+from divbench.jsonio import InputError, load_json, read_text, write_json
 
 SCHEMA = "divbench.attribute_programs/1"
 TOLERANCE = 0.005  # relative: the goal for counts against ncu
@@ -143,7 +143,7 @@ def main(argv=None) -> int:
     ap.add_argument("--summary", action="store_true", help="print the summary lines")
     a = ap.parse_args(argv)
     if a.out:
-        check_output(a.out, [a.folder])
+        check_report_output(a.out, a.folder, SCHEMA)
     doc, ok = report(a.folder)
     if a.out:
         write_json(a.out, doc)

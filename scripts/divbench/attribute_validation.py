@@ -31,8 +31,8 @@ import statistics
 import sys
 from pathlib import Path
 
-from divbench.cli import folder_report
-from divbench.jsonio import InputError, load_json, read_text
+from divbench.cli import folder_report, tool_main
+from divbench.jsonio import InputError, load_json, read_text, write_atomic
 
 SCHEMA = "divbench.attribute_validation/1"
 GOALS = {"cycles_lost_rel_err": 0.10, "ncu_rel_diff": 0.01, "overhead_ratio": 3.0}
@@ -585,6 +585,7 @@ def render_doc(text: str, validation: dict) -> str:
     return text
 
 
+@tool_main("attribute_validation")
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     usage = ("usage: python3 -m divbench.attribute_validation --shapes-table|--summary-table VALIDATION.json\n"
@@ -597,10 +598,10 @@ def main(argv: list[str] | None = None) -> int:
             validation = load_json(Path(args[-1]))
             if args[0] == "--update-doc":
                 doc = Path(args[1])
-                doc.write_text(render_doc(read_text(doc), validation))
+                write_atomic(doc, render_doc(read_text(doc), validation))
             else:
                 sys.stdout.write(TABLES[args[0]](validation))
-        except (InputError, KeyError, TypeError) as e:
+        except (InputError, KeyError, TypeError, AttributeError, ValueError, IndexError) as e:
             print(f"attribute_validation: {args[-1]}: not a validation document ({e!r})", file=sys.stderr)
             return 2
         return 0

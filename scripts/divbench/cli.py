@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import signal
 import sys
 import threading
 from pathlib import Path
 
-from divbench.jsonio import InputError, OutputError, write_json
+from divbench.jsonio import InputError, OutputError, check_output, same_file, write_json
 
 EXIT_BAD_INPUT = 2
 
@@ -73,6 +74,21 @@ def tool_main(prog: str):
     return wrap
 
 
+def check_report_output(out, folder, schema: str | None) -> None:
+    """The output rule for a report over a folder: `out` is none of the folder's files (its inputs), but
+    for the report's own earlier output there (a JSON file of `schema`: a stage writes its verdict beside
+    what it judges, and may again). Raises OutputError with one line."""
+    out, folder = Path(out), Path(folder)
+    inputs = [p for p in folder.rglob("*") if p.is_file()] if folder.is_dir() else [folder]
+    try:
+        earlier = json.loads(out.read_text()).get("schema") if out.is_file() else None
+    except (OSError, ValueError, AttributeError):
+        earlier = None
+    if schema is not None and earlier == schema:
+        inputs = [p for p in inputs if not same_file(p, out)]
+    check_output(out, inputs)
+
+
 def folder_report(prog: str, description: str, report):
     """The main(argv=None) of a report over one results folder, `PROG FOLDER [--out FILE]`, behind
     tool_main: report(folder) returns (doc, ok); doc is written to --out when given; exit 0 when ok,
@@ -80,6 +96,7 @@ def folder_report(prog: str, description: str, report):
     def run(args) -> int:
         doc, ok = report(args.folder)
         if args.out:
+            check_report_output(args.out, args.folder, doc.get("schema") if isinstance(doc, dict) else None)
             write_json(args.out, doc)
         return 0 if ok else 1
 

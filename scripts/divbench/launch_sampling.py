@@ -12,8 +12,8 @@ import statistics
 import sys
 from pathlib import Path
 
-from divbench.cli import ArgumentParser, tool_main
-from divbench.jsonio import InputError, check_output, load_json, read_text, write_json
+from divbench.cli import ArgumentParser, check_report_output, tool_main
+from divbench.jsonio import InputError, load_json, read_text, write_json
 
 SCHEMA = "divbench.probe_launch_sampling/1"
 MAX_OVERHEAD = 3.0      # attribute --launches 1 against the plain program
@@ -68,7 +68,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path)
     a = ap.parse_args(argv)
     if a.out:
-        check_output(a.out, [a.folder / "timing.txt"])
+        check_report_output(a.out, a.folder, SCHEMA)
     doc, ok = report(a.folder)
     if a.out:
         write_json(a.out, doc)

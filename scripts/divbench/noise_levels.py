@@ -21,7 +21,7 @@ from pathlib import Path
 from divbench import quality as q
 from divbench import results as dr
 from divbench.cli import ArgumentParser, guarded, tool_main
-from divbench.jsonio import InputError, write_json
+from divbench.jsonio import InputError, check_output, write_json
 from divbench.paths import rel, repo_root
 
 # The bodies whose loads touch memory (tests/cpu check these against the C++ body_touches_memory()) and the
@@ -69,6 +69,7 @@ def from_commit(commit: str, f: Path) -> dr.Result:
 
 
 def run(args) -> int:
+    check_output(args.out, args.files)  # never one of its inputs
     doc = {
         "schema": q.CRITERION_SCHEMA,
         "what": "quiet-GPU noise levels per class of point and the policy that turns them into a verdict "

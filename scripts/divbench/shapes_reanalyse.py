@@ -9,7 +9,6 @@ written: how results/h200/earlier-8418717/reanalysed_*.json were made (results/h
 """
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import subprocess
@@ -18,6 +17,8 @@ import tempfile
 from pathlib import Path
 
 from divbench import attribute_validation as av
+from divbench.cli import ArgumentParser, tool_main
+from divbench.jsonio import InputError, check_output, write_json
 
 SCHEMA = "divbench.shapes_reanalysed/1"
 KEYS = ("shape", "held_out_set", "truth_cycles", "estimated_cycles", "rel_err", "ok")
@@ -43,20 +44,24 @@ def reanalyse(divbench: str, folder: Path, memory: str | None, prefix: str = "sh
         return [{k: row.get(k) for k in KEYS} for row in av.shapes_checks(t)]
 
 
+@tool_main("shapes_reanalyse")
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="shapes_reanalyse", description=__doc__.splitlines()[0])
     p.add_argument("divbench")
     p.add_argument("folder", type=Path)
     p.add_argument("--memory", help="a --sweep memory result (attribute --memory)")
     p.add_argument("--label", help="what the binary is, for the document (default: its path)")
     p.add_argument("--out", required=True, type=Path)
     a = p.parse_args(argv)
+    if not a.folder.is_dir():
+        raise InputError(f"{a.folder}: not a folder (a stage 50 attribute folder with shapes_<order>/ recordings)")
+    check_output(a.out, [f for f in a.folder.rglob("*") if f.is_file()] + ([a.memory] if a.memory else []))
     try:
         rows = reanalyse(a.divbench, a.folder, a.memory)
     except RuntimeError as e:
-        sys.exit(f"shapes_reanalyse: {e}")
-    a.out.write_text(json.dumps({"schema": SCHEMA, "binary": a.label or a.divbench, "recording": str(a.folder), "memory": a.memory,
-                                 "shapes": rows}, indent=1) + "\n")
+        raise InputError(str(e)) from None
+    write_json(a.out, {"schema": SCHEMA, "binary": a.label or a.divbench, "recording": str(a.folder), "memory": a.memory,
+                       "shapes": rows}, indent=1)
     for r in rows:
         print(f"{r['shape']:24s} {str(r['held_out_set'] or ''):2s} {100 * r['rel_err']:+6.1f}%")
     return 0

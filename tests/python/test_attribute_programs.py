@@ -85,3 +85,15 @@ def test_launch_sampling_rule(tmp_path):
     assert not launch_sampling.report(_probe(tmp_path / "b", 2200, 1.0))[1]   # 3.14x
     assert not launch_sampling.report(_probe(tmp_path / "c", 2000, 1.03))[1]  # 3% off
     assert not launch_sampling.report(_probe(tmp_path / "d", 2000, 1.0, drop_kernel=True))[1]
+
+
+def test_out_never_overwrites_an_input_but_its_own_earlier_output(tmp_path, capsys):
+    folder = _copy(tmp_path)
+    before = (folder / "gaussian.json").read_bytes()
+    assert attribute_programs.main([str(folder), "--out", str(folder / "gaussian.json")]) == 2
+    assert "is an input of this command" in capsys.readouterr().err
+    assert (folder / "gaussian.json").read_bytes() == before
+    out = folder / "programs.json"  # the stage writes its verdict beside what it judges, and may again
+    assert attribute_programs.main([str(folder), "--out", str(out)]) == 1
+    assert attribute_programs.main([str(folder), "--out", str(out)]) == 1
+    assert json.loads(out.read_text())["schema"] == attribute_programs.SCHEMA

@@ -23,7 +23,9 @@ TOOLS = [  # (module, program name in its error line)
     ("divbench.study.nvrtc_compile", "nvrtc_compile"), ("divbench.study.shards", "study_shards"), ("gather", "gather"),
     ("divbench.quality", "quality"), ("divbench.noise_levels", "noise_levels"),
     ("divbench.disturbed_report", "disturbed_report"), ("divbench.scaled_copy", "scaled_copy"),
-    ("divbench.attribute_top", "attribute_top"),
+    ("divbench.attribute_top", "attribute_top"), ("divbench.attribute_validation", "attribute_validation"),
+    ("divbench.shapes_reanalyse", "shapes_reanalyse"), ("divbench.attribute_programs", "attribute_programs"),
+    ("divbench.launch_sampling", "launch_sampling"),
 ]
 
 
