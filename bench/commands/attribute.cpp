@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <regex>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -116,7 +115,7 @@ std::vector<std::string> run_inputs(const AttributeOptions& o, const attribute::
 int run_static(const AttributeOptions& o) {
   if (o.args.empty()) throw UsageError("attribute --static: give at least one program, object or cubin");
   if (!o.report.empty()) throw UsageError("attribute --static: --report belongs to a run (the static table has no counts)");
-  const std::regex re = attribute::kernel_regex(o.kernel);
+  const NamePattern re = attribute::kernel_regex(o.kernel);
   std::vector<std::string> inputs = o.args;  // the files, nvdisasm and divbench itself
   try {
     inputs.push_back(sass::find_nvdisasm(o.nvdisasm));

@@ -17,7 +17,6 @@
 #include <thread>
 #include <iostream>
 #include <mutex>
-#include <regex>
 #include <set>
 
 #include "divbench/attribute/early_cubins.hpp"
@@ -333,16 +332,16 @@ void check_code_symbols(const std::string& cubin_path, const std::string& shown)
   }
 }
 
-std::regex kernel_regex(const std::string& r) {
+NamePattern kernel_regex(const std::string& r) {
   try {
-    return std::regex(r);
-  } catch (const std::regex_error& e) {
+    return NamePattern(r);
+  } catch (const std::invalid_argument& e) {
     throw UsageError("--kernel: not a regular expression: " + one_line(r) + " (" + e.what() + ")");
   }
 }
 
-bool kernel_matches(const std::regex& re, const std::string& mangled) {
-  return std::regex_search(mangled, re) || std::regex_search(model::demangle(mangled), re);
+bool kernel_matches(const NamePattern& re, const std::string& mangled) {
+  return re.search(mangled) || re.search(model::demangle(mangled));
 }
 
 std::string default_memory_path(const std::string& constants_path) {
@@ -406,7 +405,7 @@ void check_request(const Request& q) {
 
 Outcome run(const Request& q) {
   check_request(q);
-  const std::regex re = kernel_regex(q.kernel);
+  const NamePattern re = kernel_regex(q.kernel);
   std::vector<std::string> argv = q.argv;
   if (!argv.empty()) argv[0] = resolve_program(argv[0]);
   std::string used, why;

@@ -188,8 +188,33 @@ std::string json_text(const json& doc) {
 
 void write_json_atomic(const std::string& path, const json& doc) { write_text_atomic(path, json_text(doc)); }
 
+// The deepest nesting of arrays and objects in `text` (outside strings): a document nested deeper than any
+// divbench writes is refused before it is parsed, since code that walks a parsed document recurses.
+std::size_t nesting_depth(const std::string& text) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 json read_json_file(const std::string& path) {
   const std::string text = read_regular_file(path);  // a FIFO, device or directory: one line, never a hang
+  constexpr std::size_t kMaxDepth = 256;  // divbench's own documents nest fewer than 12 levels
+  if (const std::size_t d = nesting_depth(text); d > kMaxDepth)
+    throw UsageError(path + ": JSON nested " + std::to_string(d) + " levels deep, more than the " + std::to_string(kMaxDepth) +
+                     " a divbench input may have");
   try {
     return json::parse(text);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e400

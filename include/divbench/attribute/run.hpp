@@ -10,7 +10,7 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <regex>
+#include "divbench/core/pattern.hpp"
 #include <string>
 #include <vector>
 
@@ -79,8 +79,8 @@ Outcome run(const Request& request);
 // symbol table that does not say so (one flipped bit in a name) is an error naming `shown`, not a kernel
 // silently lost. UsageError.
 void check_code_symbols(const std::string& cubin_path, const std::string& shown);
-std::regex kernel_regex(const std::string& r);
-bool kernel_matches(const std::regex& re, const std::string& mangled);
+NamePattern kernel_regex(const std::string& r);
+bool kernel_matches(const NamePattern& re, const std::string& mangled);
 
 // The request's checks alone (also part of run()): exit-2 errors before any GPU work.
 void check_request(const Request& request);

@@ -24,15 +24,6 @@ I="$BIN/libdivbench_inject.so"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 : >"$D/timing.txt"
-timed() {  # timed NAME CMD...
-  local name=$1 t0 t1 rc
-  shift
-  t0=$(date +%s%N)
-  "$@" >/dev/null 2>>"$D/run.txt"
-  rc=$?
-  t1=$(date +%s%N)
-  echo "$name $(( (t1 - t0) / 1000000 )) ms rc=$rc" >>"$D/timing.txt"
-}
 counted() {  # counted [VAR=VALUE...] PROGRAM ARGS...: under the counting library, every kernel instrumented
   rm -rf "$tmp/c" && mkdir -p "$tmp/c"
   env CUDA_INJECTION64_PATH="$I" DIVBENCH_ATTRIBUTE_DIR="$tmp/c" DIVBENCH_ATTRIBUTE_TARGET='*all*' "$@"

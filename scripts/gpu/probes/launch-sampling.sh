@@ -17,15 +17,6 @@ M="$BIN/divbench_attribute_many"
 P="$BIN/divbench_attribute_programs"
 export PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}"
 : >"$D/timing.txt"
-timed() {  # timed NAME CMD...
-  local name=$1 t0 t1 rc
-  shift
-  t0=$(date +%s%N)
-  "$@" >/dev/null 2>>"$D/run.txt"
-  rc=$?
-  t1=$(date +%s%N)
-  echo "$name $(( (t1 - t0) / 1000000 )) ms rc=$rc" >>"$D/timing.txt"
-}
 {
   echo "== $(date -u +%FT%TZ) $(hostname) $(git rev-parse --short HEAD 2>/dev/null)"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv

@@ -33,3 +33,15 @@ compaction() {
     echo "$shape attribute $o model rc=$?" >>"$D/run.txt"
   done
 }
+
+# timed NAME CMD...: runs CMD (stdout dropped, stderr appended to $D/run.txt) and appends
+# "NAME MS ms rc=RC" (its wall milliseconds and exit code) to $D/timing.txt.
+timed() {
+  local name=$1 t0 t1 rc
+  shift
+  t0=$(date +%s%N)
+  "$@" >/dev/null 2>>"$D/run.txt"
+  rc=$?
+  t1=$(date +%s%N)
+  echo "$name $(( (t1 - t0) / 1000000 )) ms rc=$rc" >>"$D/timing.txt"
+}

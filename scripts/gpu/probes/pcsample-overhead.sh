@@ -19,15 +19,6 @@ P="$BIN/libdivbench_pcsample.so"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 : >"$D/timing.txt"
-timed() {  # timed NAME CMD...
-  local name=$1 t0 t1 rc
-  shift
-  t0=$(date +%s%N)
-  "$@" >/dev/null 2>&1
-  rc=$?
-  t1=$(date +%s%N)
-  echo "$name $(( (t1 - t0) / 1000000 )) ms rc=$rc" >>"$D/timing.txt"
-}
 sampled() {  # sampled VAR=VALUE... [-- PROGRAM ARGS...]: a program (default the 128 kernels) under the
              # sampling library, as attribute runs it
   local vars=() prog=("$M")

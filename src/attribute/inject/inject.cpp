@@ -30,7 +30,7 @@
 #include <algorithm>
 #include <array>
 #include <memory>
-#include <regex>
+#include "divbench/core/pattern.hpp"
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -66,7 +66,7 @@ struct State {
   std::map<CUcontext, std::uint32_t> enabled;  // contexts with collection enabled -> device
   std::map<CUcontext, bool> failed;            // contexts where enabling failed (not retried)
   std::string target;                          // the function to instrument ("*first*": discovery)
-  std::unique_ptr<std::regex> match;           // discovery: the first kernel launched that matches
+  std::unique_ptr<divbench::NamePattern> match;  // discovery: the first kernel launched that matches
   std::map<std::string, std::uint64_t> launches;  // launches per function (symbol name)
   // Launch sampling ($DIVBENCH_ATTRIBUTE_LAUNCHES=N, "*all*" only): the collection range opens at the first
   // launch of a function not named in $DIVBENCH_ATTRIBUTE_SKIP (a file, one mangled name a line: those an
@@ -325,7 +325,11 @@ void write_counts(State& s) {
     json counted = json::object();
     for (const auto& [name, n] : s.counted_launches)
       if (!s.skip.count(name) && n > 0) counted[name] = n;
-    doc["launch_sampling"] = {{"first", s.sample_first}, {"counted_launches", counted}, {"closed", s.sample_closed}};
+    json ls = json::object();  // built key by key: GCC 12 warns (-Warray-bounds) on the initializer-list form
+    ls["first"] = s.sample_first;
+    ls["counted_launches"] = counted;
+    ls["closed"] = s.sample_closed;
+    doc["launch_sampling"] = ls;
   }
   doc["target"] = s.target;
   const std::string pid = std::to_string(::getpid());
@@ -407,8 +411,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
     if (!info->symbolName || graph) return;
     ++s.launches[info->symbolName];
     // The discovery run: the first kernel launched that matches --kernel (mangled or demangled name).
-    if (s.target == "*first*" && (!s.match || std::regex_search(info->symbolName, *s.match) ||
-                                  std::regex_search(demangle(info->symbolName), *s.match)))
+    if (s.target == "*first*" && (!s.match || s.match->search(info->symbolName) || s.match->search(demangle(info->symbolName))))
       s.target = info->symbolName;
     // The target's first launch opens the one collection range of this process (the context is
     // current here; enabling from the context-creation callback collects nothing).
@@ -492,8 +495,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
     }
   if (const char* m = std::getenv("DIVBENCH_ATTRIBUTE_MATCH"); m && *m) {
     try {
-      s.match = std::make_unique<std::regex>(m);
-    } catch (const std::regex_error&) {
+      s.match = std::make_unique<divbench::NamePattern>(m);
+    } catch (const std::invalid_argument&) {
       s.match.reset();  // divbench checked the expression already; a bad one instruments the first kernel
     }
   }
