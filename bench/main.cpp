@@ -42,6 +42,42 @@ int fail(int code, const std::string& msg) {
 
 }  // namespace
 
+namespace {
+
+// nvbench's value grammar for --axis: "[1,2,4]" is the list 1,2,4 and "[1:8:2]" (or "[1:8]", stride 1) the
+// inclusive range 1,3,5,7; anything else is divbench's own ("1-8", "1,2,4", "fma_chain,sfu") and passes as it is.
+std::string nvbench_axis_values(const std::string& v, const std::string& spec) {
+  if (v.size() < 2 || v.front() != '[' || v.back() != ']') return v;
+  const std::string inner = v.substr(1, v.size() - 2);
+  if (inner.find(':') == std::string::npos) return inner;
+  std::vector<long long> part;
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t colon = inner.find(':', from);
+    const std::string t = inner.substr(from, colon == std::string::npos ? std::string::npos : colon - from);
+    std::size_t used = 0;
+    long long n = 0;
+    try {
+      n = std::stoll(t, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (t.empty() || used != t.size())
+      throw divbench::UsageError("--axis: '" + spec + "': a range is [START:END] or [START:END:STRIDE] of integers");
+    part.push_back(n);
+    if (colon == std::string::npos) break;
+    from = colon + 1;
+  }
+  if (part.size() < 2 || part.size() > 3 || (part.size() == 3 && part[2] <= 0) || part[1] < part[0] ||
+      (part[1] - part[0]) / (part.size() == 3 ? part[2] : 1) > 100000)
+    throw divbench::UsageError("--axis: '" + spec + "': a range is [START:END] or [START:END:STRIDE], START <= END, STRIDE > 0");
+  std::string out;
+  for (long long x = part[0]; x <= part[1]; x += part.size() == 3 ? part[2] : 1) out += (out.empty() ? "" : ",") + std::to_string(x);
+  return out;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace divbench;
   // Google Benchmark's own flags go to the harness; everything else to CLI11.
@@ -120,11 +156,16 @@ int main(int argc, char** argv) {
       if (o->count() == 0 || o->get_lnames().empty()) continue;
       const std::string name = "--" + o->get_lnames().front();
       if (name == "--axis") {
+        std::map<std::string, std::string> seen;  // an axis given twice: the second would hide the first's typo
         for (const auto& a : axis_specs) {
           const auto eq = a.find('=');
           if (eq == std::string::npos || eq == 0)
             throw UsageError("--axis: '" + a + "' is not NAME=VALUES (e.g. --axis k=1-8)");
-          cl.axis.emplace_back(a.substr(0, eq), a.substr(eq + 1));
+          const std::string axis = a.substr(0, eq);
+          if (const auto it = seen.find(axis); it != seen.end())
+            throw UsageError("--axis " + axis + " given twice (" + it->second + " and " + a + "): one --axis per axis");
+          seen.emplace(axis, a);
+          cl.axis.emplace_back(axis, nvbench_axis_values(a.substr(eq + 1), a));
         }
       } else if (flags.count(name)) {
         cl.set(name);
