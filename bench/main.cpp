@@ -20,6 +20,7 @@
 #include "divbench/build_info.hpp"
 #include "divbench/core/errors.hpp"
 #include "divbench/core/files.hpp"
+#include "divbench/core/json_io.hpp"
 #include "harness/common_settings.hpp"
 #include "harness/experiment.hpp"
 #include "harness/runner.hpp"
@@ -180,6 +181,11 @@ int main(int argc, char** argv) {
     return fail(kExitUsage, e.what());
   } catch (const NoDeviceError& e) {
     return fail(kExitNoDevice, e.what());
+  } catch (const nlohmann::json::exception& e) {
+    // A JSON input with a value of the wrong type where no reader named the file and key: still bad input
+    // (exit 2), never a failure of divbench's (exit 1).
+    return fail(kExitUsage, std::string("a JSON input holds a value divbench cannot read (") + e.what() +
+                                "); run with one input at a time to find which");
   } catch (const std::exception& e) {
     return fail(kExitFailure, e.what());
   }
