@@ -34,6 +34,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iterator>
 #include <map>
 #include <set>
@@ -483,16 +484,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
     if ((r = cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id)) != CUPTI_SUCCESS) note_error(s, "cuptiEnableCallback", r);
   if (const char* t = std::getenv("DIVBENCH_ATTRIBUTE_TARGET"); t && *t) s.target = t;
   if (const char* n = std::getenv("DIVBENCH_ATTRIBUTE_LAUNCHES"); n && *n) s.sample_first = std::strtoull(n, nullptr, 10);
-  if (const char* k = std::getenv("DIVBENCH_ATTRIBUTE_SKIP"); k && *k)
-    if (FILE* f = std::fopen(k, "r")) {
-      char line[8192];
-      while (std::fgets(line, sizeof line, f)) {
-        std::string n = line;
-        while (!n.empty() && (n.back() == '\n' || n.back() == '\r')) n.pop_back();
-        if (!n.empty()) s.skip.insert(n);
-      }
-      std::fclose(f);
-    }
+  if (const char* k = std::getenv("DIVBENCH_ATTRIBUTE_SKIP"); k && *k) {
+    std::ifstream f(k);  // a line a name, whatever its length (a C++ name can pass 20,000 characters)
+    for (std::string n; std::getline(f, n);)
+      if (!n.empty()) s.skip.insert(n);
+  }
   if (const char* m = std::getenv("DIVBENCH_ATTRIBUTE_MATCH"); m && *m) {
     try {
       s.match = std::make_unique<divbench::NamePattern>(m);
