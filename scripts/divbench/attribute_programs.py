@@ -20,8 +20,8 @@ import sys
 from pathlib import Path
 
 from divbench.attribute_validation import _ncu_totals
-from divbench.cli import ArgumentParser, check_report_output, tool_main
-from divbench.jsonio import InputError, load_json, read_text, write_json
+from divbench.cli import folder_report
+from divbench.jsonio import InputError, load_json, read_text
 
 SCHEMA = "divbench.attribute_programs/1"
 TOLERANCE = 0.005  # relative: the goal for counts against ncu
@@ -120,7 +120,7 @@ def report(folder: Path) -> tuple[dict, bool]:
     return doc, summary["ok"]
 
 
-def summary_lines(doc: dict) -> list[str]:
+def summary_lines(doc: dict, ok: bool = True) -> list[str]:
     s = doc["summary"]
     lines = [f"attribute-programs: {s['exit_0']} of {s['programs']} programs exit 0, {s['kernels_counted']} of "
              f"{s['kernels_launched']} kernels counted, {s['kernels_agreeing_with_ncu']} agree with ncu (max |counts - ncu| "
@@ -135,21 +135,7 @@ def summary_lines(doc: dict) -> list[str]:
     return lines
 
 
-@tool_main("attribute_programs")
-def main(argv=None) -> int:
-    ap = ArgumentParser(prog="attribute_programs", description=__doc__.splitlines()[0])
-    ap.add_argument("folder", type=Path)
-    ap.add_argument("--out", type=Path)
-    ap.add_argument("--summary", action="store_true", help="print the summary lines")
-    a = ap.parse_args(argv)
-    if a.out:
-        check_report_output(a.out, a.folder, SCHEMA)
-    doc, ok = report(a.folder)
-    if a.out:
-        write_json(a.out, doc)
-    if a.summary:
-        print("\n".join(summary_lines(doc)))
-    return 0 if ok else 1
+main = folder_report("attribute_programs", __doc__.splitlines()[0], report, summary_lines, "--summary")
 
 
 if __name__ == "__main__":

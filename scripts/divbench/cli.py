@@ -89,15 +89,18 @@ def check_report_output(out, folder, schema: str | None) -> None:
     check_output(out, inputs)
 
 
-def folder_report(prog: str, description: str, report):
+def folder_report(prog: str, description: str, report, lines=None, lines_flag: str | None = None):
     """The main(argv=None) of a report over one results folder, `PROG FOLDER [--out FILE]`, behind
     tool_main: report(folder) returns (doc, ok); doc is written to --out when given; exit 0 when ok,
-    else 1 (bad input: one line, exit 2)."""
+    else 1 (bad input: one line, exit 2). lines(doc, ok), when given, returns the lines printed on stdout:
+    always, or only under the flag `lines_flag` (e.g. "--summary") when one is named."""
     def run(args) -> int:
         doc, ok = report(args.folder)
         if args.out:
             check_report_output(args.out, args.folder, doc.get("schema") if isinstance(doc, dict) else None)
             write_json(args.out, doc)
+        if lines and (lines_flag is None or getattr(args, lines_flag.lstrip("-").replace("-", "_"))):
+            print("\n".join(lines(doc, ok)))
         return 0 if ok else 1
 
     @tool_main(prog)
@@ -105,6 +108,8 @@ def folder_report(prog: str, description: str, report):
         ap = ArgumentParser(prog=prog, description=description)
         ap.add_argument("folder", type=Path)
         ap.add_argument("--out", type=Path)
+        if lines and lines_flag:
+            ap.add_argument(lines_flag, action="store_true", help="print the summary lines")
         return guarded(prog, run, ap.parse_args(argv))
     return main
 

@@ -12,8 +12,8 @@ import statistics
 import sys
 from pathlib import Path
 
-from divbench.cli import ArgumentParser, check_report_output, tool_main
-from divbench.jsonio import InputError, load_json, read_text, write_json
+from divbench.cli import folder_report
+from divbench.jsonio import InputError, load_json, read_text
 
 SCHEMA = "divbench.probe_launch_sampling/1"
 MAX_OVERHEAD = 3.0      # attribute --launches 1 against the plain program
@@ -61,24 +61,16 @@ def report(folder: Path) -> tuple[dict, bool]:
     return {"schema": SCHEMA, "summary": summary, "timings_ms": t}, ok
 
 
-@tool_main("launch_sampling")
-def main(argv=None) -> int:
-    ap = ArgumentParser(prog="launch_sampling", description=__doc__.splitlines()[0])
-    ap.add_argument("folder", type=Path)
-    ap.add_argument("--out", type=Path)
-    a = ap.parse_args(argv)
-    if a.out:
-        check_report_output(a.out, a.folder, SCHEMA)
-    doc, ok = report(a.folder)
-    if a.out:
-        write_json(a.out, doc)
+def summary_line(doc: dict, ok: bool) -> list[str]:
     s = doc["summary"]
-    print(f"launch-sampling: plain {s['plain_ms']:.0f} ms, attribute {s['attribute_ms']:.0f} ms ({s['overhead_full']:.2f}x), "
-          f"--launches 1 {s['attribute_sampled_ms']:.0f} ms ({s['overhead_sampled']:.2f}x, goal <= {MAX_OVERHEAD}x); cycles "
-          f"lost {100 * s['cycles_lost_rel_diff']:.3f}% from the full run's (goal <= {100 * MAX_ESTIMATE_DIFF:.0f}%); programs: "
-          f"{s['programs_kernels_sampled']} of {s['programs_kernels_full']} kernels counted in {s['programs_sampled_runs']} runs, "
-          f"{s['programs_extrapolated_kernels']} extrapolated{'' if ok else ' -- rule NOT met'}")
-    return 0 if ok else 1
+    return [f"launch-sampling: plain {s['plain_ms']:.0f} ms, attribute {s['attribute_ms']:.0f} ms ({s['overhead_full']:.2f}x), "
+            f"--launches 1 {s['attribute_sampled_ms']:.0f} ms ({s['overhead_sampled']:.2f}x, goal <= {MAX_OVERHEAD}x); cycles "
+            f"lost {100 * s['cycles_lost_rel_diff']:.3f}% from the full run's (goal <= {100 * MAX_ESTIMATE_DIFF:.0f}%); programs: "
+            f"{s['programs_kernels_sampled']} of {s['programs_kernels_full']} kernels counted in {s['programs_sampled_runs']} runs, "
+            f"{s['programs_extrapolated_kernels']} extrapolated{'' if ok else ' -- rule NOT met'}"]
+
+
+main = folder_report("launch_sampling", __doc__.splitlines()[0], report, summary_line)
 
 
 if __name__ == "__main__":
