@@ -8,14 +8,15 @@
 # machine with the bundle unpacked; writes $OUT/results/<gpu>/probes/launch-cost/.
 #   timing.txt       wall ms of each run (NAME ms rc)
 #   attribute_*.json divbench attribute (its phases_s) on 120 x 3 x 2000, with and without PC sampling
-#   granularity: the counting run with CUPTI's counters per SM and per SM sub-partition
-#     (DIVBENCH_ATTRIBUTE_GRANULARITY=sm|smsp) against one per instruction (the default), timed on
-#     120 x 3 x 2000; counts_<g>.json of each on 120 x 1 x 1 (the counts must be equal)
 #   launch sampling: the counting run with DIVBENCH_ATTRIBUTE_LAUNCHES=1 (each kernel's first launch),
 #     timed on 120 x 3 x 2000; sampled_many.json / full_many.json its counts and the full ones on
-#     120 x 3 x 1; sampled_programs.json / full_programs.json on tests/attribute/programs.cu all (kernels
-#     launched after the range closed must open it again)
+#     120 x 3 x 1; sampled_programs.json / full_programs.json on tests/attribute/programs.cu all
 #   run.txt          the GPU and the commit
+# The committed results/h200/probes/launch-cost/ is the run with the library of 6f02347, which also had a
+# counter-granularity switch (DIVBENCH_ATTRIBUTE_GRANULARITY=sm|smsp: counted_sm_*/counted_smsp_* in
+# timing.txt, counts_gpu/sm/smsp.json on 120 x 1 x 1; the per-SM counts summed to 2.06x the others, so the
+# switch was removed in 9bdabde and its runs with it) and reopened a closed range (sampled_programs.json: it
+# counted nothing after the reopening, which is why attribute now runs the program again instead).
 PROBE=launch-cost
 # shellcheck source=scripts/gpu/probes/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -45,12 +46,6 @@ done
 for s in "" --no-pc-sampling; do
   timed "attribute${s:+_no_sampling}_r3_w2000" "$BIN/divbench" attribute --quiet $s \
     --out "$D/attribute${s:+_no_sampling}.json" -- "$M" 120 plain 3 2000
-done
-for g in sm smsp; do
-  for i in 1 2; do timed "counted_${g}_r3_w2000_$i" counted DIVBENCH_ATTRIBUTE_GRANULARITY=$g "$M" 120 plain 3 2000; done
-done
-for g in gpu sm smsp; do
-  counted DIVBENCH_ATTRIBUTE_GRANULARITY=$g "$M" 120 plain 1 1 >/dev/null 2>>"$D/run.txt"; keep "counts_$g"
 done
 for i in 1 2 3; do timed "counted_sampled1_r3_w2000_$i" counted DIVBENCH_ATTRIBUTE_LAUNCHES=1 "$M" 120 plain 3 2000; done
 counted DIVBENCH_ATTRIBUTE_LAUNCHES=1 "$M" 120 plain 3 1 >/dev/null 2>>"$D/run.txt"; keep sampled_many
