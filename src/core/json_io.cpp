@@ -209,6 +209,28 @@ std::size_t nesting_depth(const std::string& text) {
   return deepest;
 }
 
+namespace {
+std::string shown_value(const json& v) {
+  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  return s.size() <= 40 ? s : s.substr(0, 37) + "...";
+}
+}  // namespace
+
+std::int64_t integer_in(const json& v, std::int64_t lo, std::int64_t hi, const std::string& what) {
+  const bool ok = v.is_number_unsigned() ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::max<std::int64_t>(hi, 0)) &&
+                                               static_cast<std::int64_t>(v.get<std::uint64_t>()) >= lo
+                  : v.is_number_integer() && v.get<std::int64_t>() >= lo && v.get<std::int64_t>() <= hi;
+  if (!ok)
+    throw UsageError(what + " is " + shown_value(v) + ", not an integer " + std::to_string(lo) + ".." + std::to_string(hi));
+  return v.is_number_unsigned() ? static_cast<std::int64_t>(v.get<std::uint64_t>()) : v.get<std::int64_t>();
+}
+
+std::uint64_t unsigned_in(const json& v, const std::string& what) {
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+  if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return static_cast<std::uint64_t>(v.get<std::int64_t>());
+  throw UsageError(what + " is " + shown_value(v) + ", not an unsigned integer");
+}
+
 json read_json_file(const std::string& path) {
   const std::string text = read_regular_file(path);  // a FIFO, device or directory: one line, never a hang
   constexpr std::size_t kMaxDepth = 256;  // divbench's own documents nest fewer than 12 levels

@@ -216,32 +216,43 @@ json to_json(const LoopFacts& l) {
 }
 
 LoopFacts loop_from_json(const json& j) {
+  const auto small = [](const json& v, const char* key) {  // ids, depths, control-word fields
+    return static_cast<int>(integer_in(v, -1, 1 << 24, std::string("divbench.kernels/1: loop entry (") + key + ")"));
+  };
+  const auto address = [](const json& v, const char* key) {
+    return unsigned_in(v, std::string("divbench.kernels/1: loop entry (") + key + ")");
+  };
+  const auto addresses = [&](const json& v, const char* key) {
+    std::vector<std::uint64_t> out;
+    for (const auto& x : v.get_ref<const json::array_t&>()) out.push_back(address(x, key));
+    return out;
+  };
   try {
     LoopFacts l;
-    l.id = j.at("id").get<int>();
-    l.header = j.at("header").get<std::uint64_t>();
+    l.id = small(j.at("id"), "id");
+    l.header = address(j.at("header"), "header");
     l.entry = j.at("entry").get<std::string>();
-    l.blocks = j.at("blocks").get<std::vector<std::uint64_t>>();
-    l.latches = j.at("latches").get<std::vector<std::uint64_t>>();
-    l.depth = j.at("depth").get<int>();
-    l.parent = j.at("parent").is_null() ? -1 : j.at("parent").get<int>();
+    l.blocks = addresses(j.at("blocks"), "blocks");
+    l.latches = addresses(j.at("latches"), "latches");
+    l.depth = small(j.at("depth"), "depth");
+    l.parent = j.at("parent").is_null() ? -1 : small(j.at("parent"), "parent");
     l.timer_retry = j.at("timer_retry").get<bool>();
-    l.barrier_regions = j.at("barrier_regions").get<std::vector<std::uint64_t>>();
+    l.barrier_regions = addresses(j.at("barrier_regions"), "barrier_regions");
     l.single_path = j.at("single_path").get<bool>();
-    l.taken_branches = j.at("taken_branches").get<int>();
+    l.taken_branches = small(j.at("taken_branches"), "taken_branches");
     for (const auto& ji : j.at("instructions")) {
       LoopInstruction i;
-      i.offset = ji.at("offset").get<std::uint64_t>();
+      i.offset = address(ji.at("offset"), "offset");
       i.text = ji.at("text").get<std::string>();
       i.base = ji.at("base").get<std::string>();
       i.jump = ji.at("jump").get<bool>();
       if (ji.contains("stall")) {
         ControlWord w;
-        w.stall = ji.at("stall").get<int>();
-        w.yield = ji.at("yield").get<int>();
-        w.write_barrier = ji.at("write_barrier").is_null() ? 7 : ji.at("write_barrier").get<int>();
-        w.read_barrier = ji.at("read_barrier").is_null() ? 7 : ji.at("read_barrier").get<int>();
-        w.wait_mask = ji.at("wait_mask").get<int>();
+        w.stall = small(ji.at("stall"), "stall");
+        w.yield = small(ji.at("yield"), "yield");
+        w.write_barrier = ji.at("write_barrier").is_null() ? 7 : small(ji.at("write_barrier"), "write_barrier");
+        w.read_barrier = ji.at("read_barrier").is_null() ? 7 : small(ji.at("read_barrier"), "read_barrier");
+        w.wait_mask = small(ji.at("wait_mask"), "wait_mask");
         i.control = w;
       }
       l.instructions.push_back(std::move(i));

@@ -42,7 +42,7 @@ std::vector<LoopFacts> body_work_loops(const json& facts, int sm, const std::str
   for (const json* f : fns) {
     if (!f->contains("work_loop") || (*f)["work_loop"].is_null())
       throw UsageError("kway_kernel<" + body + "> (sm_" + std::to_string(sm) + "): no single work loop in its timed region");
-    const int id = (*f)["work_loop"].get<int>();
+    const int id = static_cast<int>(integer_in((*f)["work_loop"], 0, 1 << 24, "kernel facts: work_loop"));
     out.push_back(loop_from_json((*f)["loops"].at(static_cast<std::size_t>(id))));
   }
   if (out.empty()) throw UsageError("no kway_kernel<" + body + "> for sm_" + std::to_string(sm) + " in the kernel facts");
@@ -54,7 +54,7 @@ namespace {
 int device_sm(const json& result, const std::string& what) {
   try {
     const auto& d = result.at("device");
-    if (d.contains("cc_major")) return d.at("cc_major").get<int>() * 10 + d.at("cc_minor").get<int>();
+    if (d.contains("cc_major")) return static_cast<int>(integer_in(d.at("cc_major"), 1, 99, what + ": device.cc_major") * 10 + integer_in(d.at("cc_minor"), 0, 9, what + ": device.cc_minor"));
     if (const int sm = sm_of_cc(d.at("cc").get<std::string>())) return sm;
   } catch (const json::exception& e) {  // e.what(): the path of the key that is missing or wrong
     throw UsageError(what + ": no device compute capability (device.cc): " + e.what());
@@ -114,8 +114,8 @@ CostFit fit_from_cost_result(const json& cost, const std::string& cost_path, con
       if (!pt.contains("axes") || !pt.contains("median_cycles") || !pt["median_cycles"].is_number()) continue;
       const json& a = pt["axes"];
       if (!a.contains("body") || !a.contains("placement") || !a.contains("n") || !a.contains("region") || !a.contains("k")) continue;
-      t[{a["body"].get<std::string>(), a["placement"].get<int>(), a["n"].get<long long>(), a["region"].get<std::string>(),
-         a["k"].get<int>()}] = pt["median_cycles"].get<double>();
+      t[{a["body"].get<std::string>(), static_cast<int>(integer_in(a["placement"], 0, 1 << 24, "cost point placement")), integer_in(a["n"], 0, std::int64_t{1} << 40, "cost point n"), a["region"].get<std::string>(),
+         static_cast<int>(integer_in(a["k"], 0, 1 << 24, "cost point k"))}] = pt["median_cycles"].get<double>();
     }
     std::vector<double> steps;
     for (const auto& [key, v] : t) {
@@ -225,7 +225,7 @@ json validate_loops(const json& loops_result, const std::string& loops_path, con
     double measured = 0;
     try {
       body = m.at("body").get<std::string>();
-      placement = m.at("placement").get<int>();
+      placement = static_cast<int>(integer_in(m.at("placement"), 0, 1 << 24, loops_path + ": summary.loops[].placement"));
       measured = m.at("a").get<double>();
     } catch (const json::exception& e) {  // e.what(): the path of the key that is missing or wrong
       throw UsageError(loops_path + ": summary.loops[] entry without body, placement and a: " + e.what());
@@ -236,7 +236,7 @@ json validate_loops(const json& loops_result, const std::string& loops_path, con
                        std::to_string(fns.size()) + " functions with a work loop in the facts for sm_" +
                        std::to_string(sm) + " (want 1)");
     const json& f = *fns.front();
-    const LoopFacts loop = loop_from_json(f["loops"].at(f["work_loop"].get<std::size_t>()));
+    const LoopFacts loop = loop_from_json(f["loops"].at(static_cast<std::size_t>(integer_in(f["work_loop"], 0, 1 << 24, "kernel facts: work_loop"))));
     const CostPrediction pred = predict_loop_cost(loop, c);
     const auto interval = prediction_interval(pred, c, loop.header);
     json row{{"body", body}, {"placement", placement}, {"measured", measured}, {"loop_start", loop.header},

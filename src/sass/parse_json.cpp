@@ -4,6 +4,7 @@
 #include <string>
 
 #include "divbench/core/errors.hpp"
+#include "divbench/core/json_io.hpp"
 #include "divbench/sass/parse.hpp"
 
 namespace divbench::sass {
@@ -25,18 +26,16 @@ void fill_guard(Instruction& ins, std::string pred) {
   ins.guard = pred;
 }
 
-// An int field of the listing (`fallback` where absent). A number that is no integer within +-2^24 (a
-// fraction, a huge value: converting it to int, or the SM major times 10, would be undefined behaviour;
-// found by fuzz_nvdisasm_json) is refused, as a value of the wrong type is.
+// An int field of the listing (`fallback` where absent), an integer within +-2^24 (the SM major times 10
+// and a line number fit); a fraction or a huge value is a malformed document.
 int int_field(const json& o, const char* key, int fallback) {
   if (!o.is_object() || !o.contains(key)) return o.value(key, fallback);  // value(): its type_error off objects
-  const json& v = o.at(key);
   constexpr std::int64_t kLimit = std::int64_t{1} << 24;
-  if (v.is_number_unsigned() ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(kLimit)
-                             : v.is_number_integer() && v.get<std::int64_t>() >= -kLimit && v.get<std::int64_t>() <= kLimit)
-    return static_cast<int>(v.get<std::int64_t>());
-  if (!v.is_number()) return v.get<int>();  // json type_error: a malformed document
-  throw UsageError(std::string("nvdisasm -json: malformed document (\"") + key + "\" is not an integer within +-2^24)");
+  return static_cast<int>(integer_in(o.at(key), -kLimit, kLimit, std::string("nvdisasm -json: malformed document (\"") + key + "\")"));
+}
+
+std::uint64_t address_field(const json& o, const char* key) {
+  return unsigned_in(o.at(key), std::string("nvdisasm -json: malformed document (\"") + key + "\")");
 }
 
 }  // namespace
@@ -104,8 +103,8 @@ std::vector<Function> parse_document(const json& doc, ListingMeta* meta) {
     Function f;
     try {
       f.name = jf.at("function-name").get<std::string>();
-      f.start = jf.at("start").get<std::uint64_t>();
-      f.length = jf.at("length").get<std::uint64_t>();
+      f.start = address_field(jf, "start");
+      f.length = address_field(jf, "length");
       f.instruction_bytes = slot;
       std::uint64_t off = f.start;
       int file = -1, line = 0;  // the line table's position holds until the next entry names one

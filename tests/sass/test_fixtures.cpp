@@ -269,6 +269,16 @@ TEST(SassParse, IntFieldsBeyondRangeOrFractionalAreAUsageError) {
                divbench::UsageError);
   EXPECT_THROW(parse_nvdisasm_json_text(R"([{"SM": {"version": {"major": 99999999, "minor": 0}}}, []])"),
                divbench::UsageError);
+  // A function's start and length: unsigned integers; a float such as 3e101 (found by fuzz_nvdisasm_json)
+  // or a negative one is refused, 0 and 2^64-1 are read.
+  const auto entry = [](const std::string& start) {
+    return R"([{}, [{"function-name": "k", "start": )" + start + R"(, "length": 0, "sass-instructions": []}]])";
+  };
+  EXPECT_EQ(parse_nvdisasm_json_text(entry("0")).size(), 1u);
+  EXPECT_EQ(parse_nvdisasm_json_text(entry("18446744073709551615")).at(0).start, 18446744073709551615ull);
+  EXPECT_THROW(parse_nvdisasm_json_text(entry("3e101")), divbench::UsageError);
+  EXPECT_THROW(parse_nvdisasm_json_text(entry("-16")), divbench::UsageError);
+  EXPECT_THROW(parse_nvdisasm_json_text(entry("16.5")), divbench::UsageError);
 }
 
 TEST(SassSelfCheckPredicates, OnFixtures) {

@@ -1,5 +1,6 @@
 // The one JSON writer: atomic (temp file + fsync + rename + fsync of the directory), and a strict reader.
 #pragma once
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -45,6 +46,13 @@ void write_text_atomic(const std::string& path, const std::string& text);
 
 // Read and parse a JSON file. Throws UsageError with the path and the parser's message on failure.
 json read_json_file(const std::string& path);
+
+// A JSON integer within [lo, hi] (`what` names it in the error): a fraction, a float such as 3e101, a
+// value out of range or of another type throws UsageError. nlohmann's get<int>() of such a number is
+// undefined behaviour (found by fuzz_nvdisasm_json); every reader of an integer field takes it here.
+std::int64_t integer_in(const json& v, std::int64_t lo, std::int64_t hi, const std::string& what);
+// The same for an unsigned 64-bit field (an address, a length, a count).
+std::uint64_t unsigned_in(const json& v, const std::string& what);
 
 // True when `path` could be created or replaced (its directory exists and a file can be created
 // there: checked by creating and removing one, since access() says yes to root even on /proc).
