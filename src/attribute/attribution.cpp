@@ -58,6 +58,7 @@ BranchCost cost_branch(const StaticBranch& b, const FunctionCounts& counts, cons
     }
   }
   if (ideal_lanes && *ideal_lanes > 0) ideal = *ideal_lanes;
+  r.ideal_lanes = ideal;
   for (std::size_t i : b.region) {
     const PcCounts& c = counts_at(counts, f, i);
     r.region_warp_instructions += c.inst;

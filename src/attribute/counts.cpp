@@ -31,6 +31,19 @@ std::uint64_t count_of(const json& v, const std::string& where, const std::strin
   throw UsageError(where + ": (" + key + ") is " + shown(v) + ", not a count (an integer 0.." + std::to_string(max) + ")");
 }
 
+std::uint64_t add(std::uint64_t a, std::uint64_t b, const std::string& what);
+
+}  // namespace
+
+double LaunchShape::resident_warps_per_sm(double sms) const {
+  if (launches == 0 || block_threads == 0 || blocks_per_sm == 0 || sms <= 0) return 0;
+  const double warps_per_block = std::ceil(double(block_threads) / 32.0);
+  const double blocks_per_launch_per_sm = double(blocks) / double(launches) / sms;
+  return std::max(1.0, warps_per_block * std::min(double(blocks_per_sm), std::max(1.0, std::ceil(blocks_per_launch_per_sm))));
+}
+
+namespace {
+
 std::uint64_t add(std::uint64_t a, std::uint64_t b, const std::string& what) {
   if (a > kMax - b) throw UsageError(what + ": the sum passes 2^64-1");
   return a + b;
@@ -191,6 +204,25 @@ RunCounts counts_from_json(const json& doc, const std::string& path) {
         r.counted_launches[name] = add(r.counted_launches[name], count_of(n, path, "/launch_sampling/counted_launches/" + name),
                                        path + ": (/launch_sampling/counted_launches/" + name + ")");
     }
+    if (doc.contains("launch_shapes")) {
+      const json& shapes = doc["launch_shapes"];
+      if (!shapes.is_object()) throw UsageError(path + ": (/launch_shapes) is " + shown(shapes) + ", not {function: {...}}");
+      for (const auto& [name, sh] : shapes.items()) {
+        const std::string at = "/launch_shapes/" + name;
+        if (!sh.is_object()) throw UsageError(path + ": (" + at + ") is " + shown(sh) + ", not an object");
+        LaunchShape one;
+        for (const auto& [key, field] : {std::pair{"launches", &one.launches}, {"blocks", &one.blocks},
+                                         {"block_threads", &one.block_threads}, {"blocks_per_sm", &one.blocks_per_sm}}) {
+          if (!sh.contains(key)) throw UsageError(path + ": (" + at + ") has no \"" + key + "\"");
+          *field = count_of(sh[key], path, at + "/" + key);
+        }
+        LaunchShape& into = r.shapes[name];
+        into.launches = add(into.launches, one.launches, path + ": (" + at + "/launches)");
+        into.blocks = add(into.blocks, one.blocks, path + ": (" + at + "/blocks)");
+        into.block_threads = std::max(into.block_threads, one.block_threads);
+        into.blocks_per_sm = into.blocks_per_sm == 0 ? one.blocks_per_sm : std::min(into.blocks_per_sm, one.blocks_per_sm);
+      }
+    }
     if (doc.contains("launches")) {
       const json& launches = doc["launches"];
       if (!launches.is_object()) throw UsageError(path + ": (/launches) is " + shown(launches) + ", not {function: n}");
@@ -213,6 +245,13 @@ void merge_counts(RunCounts& into, const RunCounts& more) {
   into.dropped_records = add(into.dropped_records, more.dropped_records, "counts: dropped_records of the merged runs");
   for (const auto& [name, n] : more.launches)
     into.launches[name] = add(into.launches[name], n, "counts: launches of " + name + " in the merged runs");
+  for (const auto& [name, sh] : more.shapes) {
+    LaunchShape& s = into.shapes[name];
+    s.launches = add(s.launches, sh.launches, "counts: launches of " + name + " in the merged runs");
+    s.blocks = add(s.blocks, sh.blocks, "counts: blocks of " + name + " in the merged runs");
+    s.block_threads = std::max(s.block_threads, sh.block_threads);
+    s.blocks_per_sm = s.blocks_per_sm == 0 ? sh.blocks_per_sm : std::min(s.blocks_per_sm, sh.blocks_per_sm);
+  }
   for (const auto& [name, n] : more.counted_launches)
     into.counted_launches[name] = add(into.counted_launches[name], n, "counts: counted launches of " + name + " in the merged runs");
   into.sample_first = std::max(into.sample_first, more.sample_first);

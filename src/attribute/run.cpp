@@ -30,6 +30,7 @@
 #include "divbench/model/issue_cost.hpp"
 #include "divbench/model/kernel_facts.hpp"
 #include "divbench/model/loop_cost.hpp"
+#include "divbench/sass/loops.hpp"
 #include "divbench/sass/nvdisasm.hpp"
 
 namespace divbench::attribute {
@@ -773,7 +774,6 @@ Outcome run(const Request& q) {
       }
   }
   std::vector<const sass::FunctionAnalysis*> analyses;
-  std::vector<int> sms;
   for (const auto& fc0 : counts.functions) {
     if (!kernel_matches(re, fc0.name)) continue;
     Outcome::Module* m = out.modules.count(fc0.crc) ? out.modules[fc0.crc].get() : nullptr;
@@ -845,19 +845,27 @@ Outcome run(const Request& q) {
     }
   }
   mark("sampling_run");
+  const double sms = counts.device.value("sms", 0) > 0 ? double(counts.device.value("sms", 0)) : 1.0;
+  const double clock_hz = counts.device.value("clock_khz", 0) > 0 ? 1e3 * double(counts.device.value("clock_khz", 0)) : 0.0;
+  std::vector<Machine> machines;
   for (std::size_t i = 0; i < out.counts.size(); ++i) {
     const FunctionCounts& fc = out.counts[i];
+    // Resident warps per SM while it ran: from its launches' shapes (blocks an SM holds at once x warps
+    // of a block, at most what a launch spreads over the SMs) when the library recorded them; else its
+    // warps per launch over the SMs, at least 1 (an SM that ran none is never sampled) and at most the
+    // SM's limit (64 on sm_70 and later but sm_75 and sm_86/89/120, which hold 32 or 48: taken from the
+    // device when it says).
+    const std::uint64_t warps = fc.at(0) ? fc.at(0)->inst : 0;
+    const auto lit = counts.launches.find(fc.name);
+    const double launches = lit != counts.launches.end() && lit->second ? double(lit->second) : 1.0;
+    const double limit = counts.device.value("max_warps_per_sm", 64);
+    double per_sm = std::clamp(double(warps) / launches / sms, 1.0, std::max(1.0, limit));
+    const auto shape = counts.shapes.find(fc.name);
+    const bool from_shape = shape != counts.shapes.end() && shape->second.resident_warps_per_sm(sms) > 0;
+    if (from_shape) per_sm = std::min(std::max(1.0, limit), shape->second.resident_warps_per_sm(sms));
+    machines.push_back(Machine{sms, per_sm, 4});
     if (have_pcs)
       if (const auto* samples = pcs.function(fc.crc, fc.name)) {
-        // Resident warps per SM while it ran: its warps per launch over the SMs, at least 1 (an SM that
-        // ran none is never sampled) and at most the SM's limit (64 on sm_70 and later but sm_75 and
-        // sm_86/89/120, which hold 32 or 48: taken from the device when it says).
-        const std::uint64_t warps = fc.at(0) ? fc.at(0)->inst : 0;
-        const auto lit = counts.launches.find(fc.name);
-        const double launches = lit != counts.launches.end() && lit->second ? double(lit->second) : 1.0;
-        const double sms = counts.device.value("sms", 0) > 0 ? double(counts.device.value("sms", 0)) : 1.0;
-        const double limit = counts.device.value("max_warps_per_sm", 64);
-        const double per_sm = std::clamp(double(warps) / launches / sms, 1.0, std::max(1.0, limit));
         json priced = price_waits(out.costs[i], *analyses[i]->function, fc, *samples, pcs.period_cycles, per_sm);
         if (!priced.is_null()) {
           priced["memory_rule"] = scale_load_waits(out.costs[i], *analyses[i]->function, fc, constants->memory_levels, per_sm);
@@ -868,6 +876,30 @@ Outcome run(const Request& q) {
                                            constants->divergent_call_path));
   }
   mark("attribution");
+  // Time saved (attribute/time_model.hpp): every kernel, from its samples when the sampling run has them.
+  for (std::size_t i = 0; i < out.kernels.size(); ++i) {
+    const FunctionCounts& fc = out.counts[i];
+    const sass::FunctionAnalysis& a = *analyses[i];
+    const sass::Loops loops = sass::find_loops(a.cfg);
+    std::vector<int> loop_of(a.function->instructions.size(), -1);
+    for (std::size_t b = 0; b < a.cfg.blocks.size(); ++b) {
+      const int l = loops.innermost(static_cast<int>(b));
+      for (std::size_t j = a.cfg.blocks[b].first; j <= a.cfg.blocks[b].last && j < loop_of.size(); ++j) loop_of[j] = l;
+    }
+    SampledTime st;
+    const SampledTime* sampled = nullptr;
+    if (have_pcs)
+      if (const auto* samples = pcs.function(fc.crc, fc.name)) {
+        st.samples = samples;
+        const auto stalls = pcs.stalls.find({fc.crc, fc.name});
+        st.stalls = stalls != pcs.stalls.end() ? &stalls->second : nullptr;
+        st.reasons = &pcs.reasons;
+        st.period_cycles = pcs.period_cycles;
+        sampled = &st;
+      }
+    out.times.push_back(predict_time(out.kernels[i], *a.function, out.costs[i], sampled, loop_of, machines[i], clock_hz));
+  }
+  mark("time_model");
   if (out.kernels.empty()) {
     if (!not_found.empty())
       throw UsageError("attribute: the code of " + one_line(model::demangle(not_found.front())) + " was not among the modules the program loaded");
@@ -888,6 +920,7 @@ Outcome run(const Request& q) {
                                 ? json{{"spread", nondeterministic[k.table->name]}}
                                 : json(nullptr);
     j["time_sampling"] = sampling.contains(k.table->name) ? sampling[k.table->name] : json(nullptr);
+    add_time_saved(j, k, out.times[&k - out.kernels.data()], machines[&k - out.kernels.data()]);
     jk.push_back(std::move(j));
   }
   const int sm = out.kernels.front().table->sm;

@@ -41,6 +41,25 @@ def main() -> int:
             failures.append("nesting: the kernel total must count the inner branch inside the outer region once")
         if not all(b["cycles_lost"] > 0 for b in divergent):
             failures.append("a divergent branch with no estimated loss")
+        # Time saved (issue 47): every kernel and branch carries it; every share within [0, 1]; a kernel
+        # saves at least what its most costly branch alone saves; a kernel without divergence saves 0.
+        for k in doc["kernels"]:
+            share = k.get("predicted_time_saved_share")
+            if share is None or not 0 <= share <= 1 or "predicted_time_saved_s" not in k:
+                failures.append(f"{k['name']}: predicted_time_saved_share {share!r} missing or outside [0, 1]")
+                continue
+            shares = []
+            for b in k["branches"]:
+                if "predicted_time_saved_share" not in b or "predicted_time_saved_s" not in b:
+                    failures.append(f"{k['name']} pc {b['pc']}: no predicted_time_saved_share/_s")
+                elif b["predicted_time_saved_share"] is not None:
+                    shares.append(b["predicted_time_saved_share"])
+                    if not 0 <= b["predicted_time_saved_share"] <= 1:
+                        failures.append(f"{k['name']} pc {b['pc']}: share {b['predicted_time_saved_share']} outside [0, 1]")
+            if shares and share + 1e-12 < max(shares):
+                failures.append(f"{k['name']}: kernel share {share} below its branch's {max(shares)}")
+            if k["branch_targets_threads_divergent"] == 0 and share != 0 and k["time_model"]["predicated_loops"]["instructions"] == 0:
+                failures.append(f"{k['name']}: no divergence, yet a saving of {share}")
         problems = schemas.validate_file(schemas.load_catalog(), out)
         if problems:
             failures.append(f"schema: {problems}")

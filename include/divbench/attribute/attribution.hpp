@@ -29,6 +29,9 @@ struct BranchCost {
   // against (T / W summed over the loop's entry instructions), and the warp and thread entries.
   std::optional<double> active_entry;
   std::uint64_t entry_warps = 0, entry_threads = 0;
+  // The lanes the region is priced against: active_entry for a loop, active_before otherwise, or a call
+  // group's lanes (0 when the branch never ran).
+  double ideal_lanes = 0;
   std::optional<double> active_inside;      // mean over the region's warp instructions
   std::optional<double> active_after;       // at the IPDom's first instruction
   std::uint64_t region_warp_instructions = 0;

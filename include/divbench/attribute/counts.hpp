@@ -43,6 +43,18 @@ struct FunctionCounts {
   const PcCounts* at(std::uint64_t pc) const;
 };
 
+// A function's launches as the injection library saw them ("launch_shapes"): the blocks of its launches
+// summed, its largest block, and the fewest of its blocks an SM held at once (the occupancy calculator
+// at that block and dynamic shared memory).
+struct LaunchShape {
+  std::uint64_t launches = 0, blocks = 0;
+  std::uint64_t block_threads = 0;
+  std::uint64_t blocks_per_sm = 0;
+  // Resident warps per SM while it ran: its blocks per SM at once times the warps of a block, at most
+  // the blocks a launch spreads over `sms` SMs. 0 when unknown.
+  double resident_warps_per_sm(double sms) const;
+};
+
 struct RunCounts {
   json device = json::object();
   std::vector<std::string> metrics;
@@ -50,6 +62,7 @@ struct RunCounts {
   std::map<std::uint32_t, std::string> cubins;  // crc -> cubin path (absolute)
   std::vector<FunctionCounts> functions;
   std::map<std::string, std::uint64_t> launches;  // by function (mangled)
+  std::map<std::string, LaunchShape> shapes;      // by function, when the library recorded them
   // Launch sampling (attribute --launches N): the launches of each function its counts come from, when
   // they are fewer than it had (the document's "launch_sampling"; absent: every launch was counted).
   std::map<std::string, std::uint64_t> counted_launches;

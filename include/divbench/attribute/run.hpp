@@ -16,6 +16,7 @@
 
 #include "divbench/attribute/attribution.hpp"
 #include "divbench/attribute/launch.hpp"
+#include "divbench/attribute/time_model.hpp"
 #include "divbench/core/json_io.hpp"
 
 namespace divbench::attribute {
@@ -52,6 +53,7 @@ struct Request {
 struct Outcome {
   json document;
   std::vector<KernelAttribution> kernels;
+  std::vector<KernelTime> times;  // parallel to kernels
   int exit_code = 0;             // the program's (its first run's)
   std::size_t runs = 0;
   double runs_wall_s = 0;

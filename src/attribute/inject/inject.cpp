@@ -69,6 +69,15 @@ struct State {
   std::string target;                          // the function to instrument ("*first*": discovery)
   std::unique_ptr<divbench::NamePattern> match;  // discovery: the first kernel launched that matches
   std::map<std::string, std::uint64_t> launches;  // launches per function (symbol name)
+  // The launch configuration of each function, over its launches (time model: resident warps per SM):
+  // blocks summed, the largest block, the fewest blocks an SM can hold at once (the driver's occupancy
+  // calculator for that block and its dynamic shared memory), launches whose configuration was read.
+  struct LaunchShape {
+    std::uint64_t launches = 0, blocks = 0;
+    unsigned block_threads = 0;
+    int blocks_per_sm = 0;
+  };
+  std::map<std::string, LaunchShape> shapes;
   // Launch sampling ($DIVBENCH_ATTRIBUTE_LAUNCHES=N, "*all*" only): the collection range opens at the first
   // launch of a function not named in $DIVBENCH_ATTRIBUTE_SKIP (a file, one mangled name a line: those an
   // earlier run counted) and closes for good, its records collected, at the first launch that would be a
@@ -186,15 +195,17 @@ bool configure_device(State& s, std::uint32_t device) {
   }
   CUdevice dev = 0;
   char name[256] = {0};
-  int major = 0, minor = 0, sms = 0, threads_per_sm = 0;
+  int major = 0, minor = 0, sms = 0, threads_per_sm = 0, clock_khz = 0;
   if (cuDeviceGet(&dev, static_cast<int>(device)) == CUDA_SUCCESS) {
     cuDeviceGetName(name, sizeof name, dev);
     cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
     cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
     cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
     cuDeviceGetAttribute(&threads_per_sm, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, dev);
+    cuDeviceGetAttribute(&clock_khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, dev);
   }
   s.device = json{{"name", name}, {"cc", std::to_string(major) + "." + std::to_string(minor)}, {"sms", sms}, {"max_warps_per_sm", threads_per_sm / 32},
+                  {"clock_khz", clock_khz},
                   {"chip", cn.pChipName ? cn.pChipName : ""}, {"index", device}};
   s.configured[device] = true;
   return true;
@@ -322,6 +333,16 @@ void write_counts(State& s) {
   for (const auto& [name, n] : s.launches) launches[name] = n;
   // A later run of launch sampling leaves the launches to the first (a recording merges its files).
   if (s.skip.empty()) doc["launches"] = launches;
+  json shapes = json::object();
+  for (const auto& [name, sh] : s.shapes) {
+    json one = json::object();
+    one["launches"] = sh.launches;
+    one["blocks"] = sh.blocks;
+    one["block_threads"] = sh.block_threads;
+    one["blocks_per_sm"] = sh.blocks_per_sm;
+    shapes[name] = one;
+  }
+  if (s.skip.empty()) doc["launch_shapes"] = shapes;
   if (s.sample_first > 0) {
     json counted = json::object();
     for (const auto& [name, n] : s.counted_launches)
@@ -373,6 +394,49 @@ bool capturing(CUpti_CallbackId id, const CUpti_CallbackData* info) {
   return cuStreamIsCapturing(stream, &status) == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
+// The grid, block and dynamic shared memory of a launch, and how many such blocks an SM holds at once.
+void record_shape(State& s, CUpti_CallbackId id, const CUpti_CallbackData* info) {
+  const void* p = info->functionParams;
+  if (!p) return;
+  CUfunction fn = nullptr;
+  unsigned gx = 0, gy = 0, gz = 0, bx = 0, by = 0, bz = 0, smem = 0;
+  const auto from = [&](const auto* q) {
+    fn = q->f;
+    gx = q->gridDimX, gy = q->gridDimY, gz = q->gridDimZ, bx = q->blockDimX, by = q->blockDimY, bz = q->blockDimZ;
+    smem = q->sharedMemBytes;
+  };
+  const auto from_config = [&](CUfunction f, const CUlaunchConfig* c) {
+    if (!c) return;
+    fn = f;
+    gx = c->gridDimX, gy = c->gridDimY, gz = c->gridDimZ, bx = c->blockDimX, by = c->blockDimY, bz = c->blockDimZ;
+    smem = c->sharedMemBytes;
+  };
+  switch (id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel: from(static_cast<const cuLaunchKernel_params*>(p)); break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: from(static_cast<const cuLaunchKernel_ptsz_params*>(p)); break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx: {
+      const auto* q = static_cast<const cuLaunchKernelEx_params*>(p);
+      from_config(q->f, q->config);
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+      const auto* q = static_cast<const cuLaunchKernelEx_ptsz_params*>(p);
+      from_config(q->f, q->config);
+      break;
+    }
+    default: return;
+  }
+  const unsigned threads = bx * by * bz;
+  if (!fn || threads == 0) return;
+  int per_sm = 0;
+  if (cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, static_cast<int>(threads), smem) != CUDA_SUCCESS) return;
+  auto& shape = s.shapes[info->symbolName];
+  ++shape.launches;
+  shape.blocks += std::uint64_t(gx) * gy * gz;
+  shape.block_threads = std::max(shape.block_threads, threads);
+  shape.blocks_per_sm = shape.blocks_per_sm == 0 ? per_sm : std::min(shape.blocks_per_sm, per_sm);
+}
+
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
@@ -411,6 +475,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
     // their counts (run.cpp), and the graph launch is no launch of a kernel of that name.
     if (!info->symbolName || graph) return;
     ++s.launches[info->symbolName];
+    record_shape(s, id, info);
     // The discovery run: the first kernel launched that matches --kernel (mangled or demangled name).
     if (s.target == "*first*" && (!s.match || s.match->search(info->symbolName) || s.match->search(demangle(info->symbolName))))
       s.target = info->symbolName;
