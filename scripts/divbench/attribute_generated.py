@@ -118,6 +118,8 @@ def site_prediction(kdoc: dict, ranges: list) -> float | None:
     carries the key)."""
     total, seen = 0.0, False
     for b in kdoc.get("branches") or []:
+        if b.get("counted_in") is not None:  # its cost is inside another branch's: not counted twice
+            continue
         line = _source_line(b.get("source"))
         v = _num(b.get("predicted_time_saved_share"))
         if line is None or v is None:

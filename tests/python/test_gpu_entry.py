@@ -18,6 +18,8 @@ ENTRY = "scripts/run_on_gpu.sh"
 # run-*.log: the logs of stages run again on their own (run.log is the whole run's).
 NOT_FROM_A_RUN = ("README.md", "loop_cost.json", "console/*", "earlier-6357e41/*", "earlier-4133d6d/*", "earlier-d4bd0a2/*", "earlier-8418717/*",
                   "earlier-3af4ba5/*", "earlier-f584a11/*", "earlier-eef4363/*", "run-*", "probes/*")
+# Stages added since the committed H200 run and not run there yet: their files are not looked for.
+NOT_RUN_YET = ("53-attribute-generated",)
 
 
 def stage_scripts():
@@ -54,7 +56,8 @@ def test_readme_table_is_the_file_set():
 def test_committed_h200_run_has_the_file_set():
     folder = ROOT / "results" / "h200"
     problems = [p for p in gpu_files.check_folder(folder, gpu_files.manifest())
-                if not any(p.startswith(x.rstrip("*")) for x in NOT_FROM_A_RUN)]
+                if not any(p.startswith(x.rstrip("*")) for x in NOT_FROM_A_RUN)
+                and not any(p.startswith(f"{stage}: ") for stage in NOT_RUN_YET)]
     assert problems == []
 
 
