@@ -273,6 +273,8 @@ json to_json(const BranchCost& c) {
   j["path_overhead_cycles"] = c.path_overhead_cycles;
   j["counted_in"] = c.counted_in ? json(c.counted_in->branch->pc) : json(nullptr);
   if (c.clamped_negative_cycles < 0) j["clamped_negative_cycles"] = c.clamped_negative_cycles;
+  j["predicted_time_saved_share"] = opt(c.time_saved_share);
+  j["predicted_time_saved_s"] = opt(c.time_saved_s);
   return j;
 }
 
@@ -297,6 +299,8 @@ json to_json(const KernelAttribution& k) {
                          {"trips_per_lane", opt(l.trips_per_lane)},
                          {"region_thread_instruction_efficiency", opt(l.representative->region_efficiency)},
                          {"cycles_lost", l.representative->cycles_lost},
+                         {"predicted_time_saved_share", opt(l.representative->time_saved_share)},
+                         {"predicted_time_saved_s", opt(l.representative->time_saved_s)},
                          {"recovery", recovery_hint(*l.representative, &l)}});
   }
   return json{{"name", k.table->name},
@@ -312,6 +316,9 @@ json to_json(const KernelAttribution& k) {
               {"modelled_warp_cycles", k.modelled_warp_cycles},
               {"calls_executed", k.calls_executed},
               {"cycles_lost_share_of_kernel", k.modelled_warp_cycles > 0 ? json(k.cycles_lost / k.modelled_warp_cycles) : json(nullptr)},
+              {"predicted_time_saved_share", opt(k.time_saved_share)},
+              {"predicted_time_saved_s", opt(k.time_saved_s)},
+              {"resident_warps_per_sm", opt(k.resident_warps_per_sm)},
               {"loops", loops},
               {"branches", br}};
 }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "divbench/core/files.hpp"
 #include "divbench/model/kernel_facts.hpp"
@@ -54,6 +55,12 @@ std::string source_line_text(const std::string& where, std::map<std::string, std
 
 std::string opt(const std::optional<double>& v, const char* f) { return v ? fmt(f, *v) : "-"; }
 
+// "12.3% 4.1e-05s", "12.3%", or "-" before the time model ran.
+std::string saved(const BranchCost& b) {
+  if (!b.time_saved_share) return "-";
+  return fmt("%.1f%%", 100.0 * *b.time_saved_share) + (b.time_saved_s ? " " + fmt("%.2g", *b.time_saved_s) + "s" : "");
+}
+
 }  // namespace
 
 json static_document(const std::vector<FunctionBranches>& kernels) {
@@ -80,7 +87,12 @@ std::vector<const BranchCost*> ranked(const std::vector<KernelAttribution>& kern
   for (const auto& k : kernels)
     for (const auto& b : k.branches)
       if (b.divergent > 0 && !b.counted_in) all.emplace_back(&b, &k);  // a loop's other exits: counted at one
-  std::stable_sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.first->cycles_lost > y.first->cycles_lost; });
+  // Time saved first (seconds where measured, else the share), warp-cycles lost breaking ties and ranking
+  // attributions the time model never ran on.
+  const auto key = [](const BranchCost& b) {
+    return std::make_tuple(b.time_saved_s.value_or(-1.0), b.time_saved_share.value_or(-1.0), b.cycles_lost);
+  };
+  std::stable_sort(all.begin(), all.end(), [&](const auto& x, const auto& y) { return key(*x.first) > key(*y.first); });
   std::vector<const BranchCost*> out;
   for (const auto& [b, k] : all) {
     out.push_back(b);
@@ -100,8 +112,8 @@ std::string ranked_table(const std::vector<KernelAttribution>& kernels, std::siz
     return o.str();
   }
   char line[512];
-  std::snprintf(line, sizeof line, "%-4s %-34s %-8s %-26s %10s %7s %6s %15s %9s %14s %6s %s\n", "rank", "kernel", "pc", "source",
-                "execs", "div%", "paths", "lanes b/in/a", "placement", "cycles lost", "share", "");
+  std::snprintf(line, sizeof line, "%-4s %-34s %-8s %-26s %18s %10s %7s %6s %15s %9s %14s %6s %s\n", "rank", "kernel", "pc",
+                "source", "time saved", "execs", "div%", "paths", "lanes b/in/a", "placement", "warp-cyc lost", "share", "");
   o << line;
   for (std::size_t i = 0; i < rows.size() && i < top; ++i) {
     const BranchCost& b = *rows[i];
@@ -110,8 +122,8 @@ std::string ranked_table(const std::vector<KernelAttribution>& kernels, std::siz
     const std::string lanes = (b.active_entry ? fmt("%.1f", *b.active_entry) : fmt("%.1f", b.active_before)) + "/" +
                               opt(b.active_inside, "%.1f") + "/" + opt(b.active_after, "%.1f");
     const double kw = owner[i]->modelled_warp_cycles;
-    std::snprintf(line, sizeof line, "%-4zu %-34s %-8s %-26s %10llu %6.1f%% %6s %15s %9s %14.4g %6s %s\n", i + 1,
-                  short_name(owner[i]->table->name, 34).c_str(), hexpc(b.branch->pc).c_str(), src.c_str(),
+    std::snprintf(line, sizeof line, "%-4zu %-34s %-8s %-26s %18s %10llu %6.1f%% %6s %15s %9s %14.4g %6s %s\n", i + 1,
+                  short_name(owner[i]->table->name, 34).c_str(), hexpc(b.branch->pc).c_str(), src.c_str(), saved(b).c_str(),
                   static_cast<unsigned long long>(b.executions), 100.0 * double(b.divergent) / double(b.executions),
                   opt(b.paths_mean, "%.2f").c_str(), lanes.c_str(), b.branch->placement.c_str(), b.cycles_lost,
                   kw > 0 ? fmt("%.1f%%", 100.0 * b.cycles_lost / kw).c_str() : "-",
@@ -120,8 +132,9 @@ std::string ranked_table(const std::vector<KernelAttribution>& kernels, std::siz
   }
   if (rows.size() > top) o << "... " << rows.size() - top << " more divergent branch(es) in the JSON result\n";
   o << "Estimated cycles lost to divergence, all kernels: " << fmt("%.4g", total)
-    << " (warp-cycles of issue, summed over warps; nested regions and a loop's exits counted once). lanes b: at the "
-       "branch, or for a loop at its entry; share: of the kernel's modelled warp-cycles\n";
+    << " (warp-cycles of issue, summed over warps; nested regions and a loop's exits counted once). time saved: of the "
+       "kernel's time if the divergence were removed, at the occupancy it ran at (predicted); lanes b: at the branch, or "
+       "for a loop at its entry; share: of the kernel's modelled warp-cycles\n";
   return o.str();
 }
 
@@ -138,13 +151,13 @@ std::string markdown_report(const std::vector<KernelAttribution>& kernels, const
   o << "## Ranked divergent branches\n\n";
   if (rows.empty()) o << "No divergent branch executed.\n\n";
   else {
-    o << "| rank | kernel | pc | source | executions | divergent | mean paths | active lanes before (loop: entry) / inside / after | "
-         "region efficiency | reconvergence | est. cycles lost | share of kernel | what would recover it |\n"
-         "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    o << "| rank | kernel | pc | source | predicted time saved | executions | divergent | mean paths | active lanes before (loop: entry) / inside / after | "
+         "region efficiency | reconvergence | est. warp-cycles lost | share of modelled warp-cycles | what would recover it |\n"
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const BranchCost& b = *rows[i];
       o << "| " << i + 1 << " | `" << short_name(owner[i]->table->name, 60) << "` | " << hexpc(b.branch->pc) << " | "
-        << (b.branch->source.empty() ? "-" : "`" + b.branch->source + "`") << " | " << b.executions << " | " << b.divergent
+        << (b.branch->source.empty() ? "-" : "`" + b.branch->source + "`") << " | " << saved(b) << " | " << b.executions << " | " << b.divergent
         << " | " << opt(b.paths_mean, "%.3f") << " | " << fmt("%.2f", b.active_before) << " / " << opt(b.active_inside, "%.2f")
         << " / " << opt(b.active_after, "%.2f") << " | " << opt(b.region_efficiency, "%.3f") << " | " << b.branch->placement
         << " | " << fmt("%.4g", b.cycles_lost) << (b.lower_bound ? " (lower bound)" : "") << " | "
@@ -159,7 +172,10 @@ std::string markdown_report(const std::vector<KernelAttribution>& kernels, const
     o << "### `" << short_name(k.table->name, 200) << "` (" << "sm_" << k.table->sm << ")\n\n";
     o << "Warps: " << k.warps << "; thread instructions per warp instruction: "
       << (k.inst ? fmt("%.3f", double(k.thread_inst) / double(k.inst)) : "-") << "; divergent branch executions: " << k.divergent
-      << "; estimated cycles lost: " << fmt("%.4g", k.cycles_lost)
+      << "; predicted time saved without its divergence: "
+      << (k.time_saved_share ? fmt("%.1f%%", 100.0 * *k.time_saved_share) + (k.time_saved_s ? " (" + fmt("%.3g", *k.time_saved_s) + " s)" : "") : "-")
+      << (k.resident_warps_per_sm ? " at " + fmt("%.0f", *k.resident_warps_per_sm) + " resident warps per SM" : "")
+      << "; estimated warp-cycles lost: " << fmt("%.4g", k.cycles_lost)
       << (k.modelled_warp_cycles > 0 ? " (" + fmt("%.1f", 100.0 * k.cycles_lost / k.modelled_warp_cycles) + "% of its modelled warp-cycles)" : "")
       << "\n\n";
     for (const auto& l : k.loops) {

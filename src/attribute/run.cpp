@@ -898,6 +898,7 @@ Outcome run(const Request& q) {
         sampled = &st;
       }
     out.times.push_back(predict_time(out.kernels[i], *a.function, out.costs[i], sampled, loop_of, machines[i], clock_hz));
+    apply_time_saved(out.kernels[i], out.times.back(), machines[i]);
   }
   mark("time_model");
   if (out.kernels.empty()) {
@@ -920,7 +921,7 @@ Outcome run(const Request& q) {
                                 ? json{{"spread", nondeterministic[k.table->name]}}
                                 : json(nullptr);
     j["time_sampling"] = sampling.contains(k.table->name) ? sampling[k.table->name] : json(nullptr);
-    add_time_saved(j, k, out.times[&k - out.kernels.data()], machines[&k - out.kernels.data()]);
+    j["time_model"] = to_json(out.times[static_cast<std::size_t>(&k - out.kernels.data())]);
     jk.push_back(std::move(j));
   }
   const int sm = out.kernels.front().table->sm;

@@ -212,24 +212,14 @@ json to_json(const KernelTime& t) {
               {"kernel", saved_json(t.kernel)}};
 }
 
-void add_time_saved(json& doc, const KernelAttribution& k, const KernelTime& t, const Machine& m) {
-  const auto seconds = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
-  doc["predicted_time_saved_share"] = t.kernel.share;
-  doc["predicted_time_saved_s"] = seconds(t.kernel.seconds);
-  doc["resident_warps_per_sm"] = m.resident_warps_per_sm;
-  doc["time_model"] = to_json(t);
-  if (doc.contains("branches") && doc["branches"].size() == k.branches.size())
-    for (std::size_t b = 0; b < k.branches.size(); ++b) {
-      const auto& p = b < t.branches.size() ? t.branches[b] : std::nullopt;
-      doc["branches"][b]["predicted_time_saved_share"] = p ? json(p->share) : json(nullptr);
-      doc["branches"][b]["predicted_time_saved_s"] = p ? seconds(p->seconds) : json(nullptr);
-    }
-  if (doc.contains("loops") && doc["loops"].size() == k.loops.size())
-    for (std::size_t l = 0; l < k.loops.size(); ++l) {
-      const std::size_t b = static_cast<std::size_t>(k.loops[l].representative - k.branches.data());
-      const auto& p = b < t.branches.size() ? t.branches[b] : std::nullopt;
-      doc["loops"][l]["predicted_time_saved_share"] = p ? json(p->share) : json(nullptr);
-      doc["loops"][l]["predicted_time_saved_s"] = p ? seconds(p->seconds) : json(nullptr);
+void apply_time_saved(KernelAttribution& k, const KernelTime& t, const Machine& m) {
+  k.time_saved_share = t.kernel.share;
+  k.time_saved_s = t.kernel.seconds;
+  k.resident_warps_per_sm = m.resident_warps_per_sm;
+  for (std::size_t b = 0; b < k.branches.size() && b < t.branches.size(); ++b)
+    if (t.branches[b]) {
+      k.branches[b].time_saved_share = t.branches[b]->share;
+      k.branches[b].time_saved_s = t.branches[b]->seconds;
     }
 }
 

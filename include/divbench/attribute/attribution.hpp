@@ -54,6 +54,9 @@ struct BranchCost {
   const BranchCost* counted_in = nullptr;
   // What was clamped: the sum of this branch's cost terms that came out below 0 (never written as a cost).
   double clamped_negative_cycles = 0;
+  // Time saved if this divergence were removed (attribute/time_model.hpp; unset for a branch another one
+  // counts, or one that made no extra path): share of the kernel's time, and seconds when measured.
+  std::optional<double> time_saved_share, time_saved_s;
 };
 
 // One divergent loop of a kernel: its exit branches, entries and trips.
@@ -80,6 +83,9 @@ struct KernelAttribution {
   double cycles_lost = 0;                   // sum over branches that no other counted branch holds
   double modelled_warp_cycles = 0;          // sum over every pc of W_i * cycles(i): the kernel's issue time
   std::uint64_t calls_executed = 0;         // warp passes of its CALL instructions (direct and indirect)
+  // Time saved with every divergence of the kernel removed (attribute/time_model.hpp), the resident warps
+  // per SM it was predicted at; unset before the time model ran.
+  std::optional<double> time_saved_share, time_saved_s, resident_warps_per_sm;
 };
 
 // The words a report gives for what would recover a branch's loss (a loop: the trip-count spread

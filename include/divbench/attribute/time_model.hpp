@@ -112,9 +112,9 @@ KernelTime predict_time(const KernelAttribution& k, const sass::Function& f, con
                         const SampledTime* sampled, const std::vector<int>& loop_of, const Machine& m, double clock_hz);
 
 json to_json(const KernelTime& t);
-// The document's fields: a kernel's predicted_time_saved_share and _s, resident_warps_per_sm and
-// time_model; each branch's and loop's predicted_time_saved_share and _s (null for a branch another
-// one counts, or one that made no extra path).
-void add_time_saved(json& kernel_doc, const KernelAttribution& k, const KernelTime& t, const Machine& m);
+// Writes the prediction into the attribution (its document and report carry it from there): the kernel's
+// share and seconds and the resident warps it was predicted at, each counted branch's (a loop's: its
+// representative's).
+void apply_time_saved(KernelAttribution& k, const KernelTime& t, const Machine& m);
 
 }  // namespace divbench::attribute
