@@ -36,31 +36,62 @@ from divbench.jsonio import InputError, load_json, read_text, write_atomic
 
 SCHEMA = "divbench.attribute_validation/1"
 GOALS = {"cycles_lost_rel_err": 0.10, "ncu_rel_diff": 0.01, "overhead_ratio": 3.0}
-# Shapes added to tests/attribute/shapes.cu (d38300d) after every rule divbench uses now and before any
-# run of them: their error is out of sample. (The resume-point rule of that commit ran with their first
-# run and was taken out because of it: docs/attribute.md.) The other twelve were seen while rules were
-# changed.
-# The second set (gather_l2, coalesced_if, chase_if, gather_compute) was written after the memory rule
-# (model/memory_cost.hpp) and before any run of those shapes or of the memory probe it reads.
-# The third set (if_then_chain and its control if_else_chain) was written before any run of them, to test
-# a lead from for_trips: does an extra path whose side runs nothing (an if-then) cost D_path?
-# The fourth set (virtual_call, indirect_in_loop, indirect_call_8) was written after the rule that counts the
-# indirect calls of a function once and the measured cost of a call's extra path (call_path.json, the
-# call-path calibration of the same stage), before any run of them or of that calibration. Its first run
-# found a rule missing (indirect_in_loop -45.8%: a region did not hold the code its calls run), so
-# indirect_in_loop is seen for that rule; the fifth set (call_in_if, direct_call_in_loop, indirect_in_if) was
-# written after it and before any run of them. Its first run found another rule missing (a direct call's
-# round trip costs more than its instructions' issue: call_in_if -13.2%, direct_call_in_loop -17.5%; now
-# measured by the calibration), so set 5 is seen for that rule; the sixth set (nested_call_in_if,
-# calls_in_if_else, call_in_break_loop) was written after it and before any run of them.
-HELD_OUT_SETS = {"for_unroll1": 1, "indirect_two_sites": 1, "gather_loop": 1,
-                 "gather_l2": 2, "coalesced_if": 2, "chase_if": 2, "gather_compute": 2,
-                 "if_then_chain": 3, "if_else_chain": 3,
-                 "virtual_call": 4, "indirect_in_loop": 4, "indirect_call_8": 4,
-                 "call_in_if": 5, "direct_call_in_loop": 5, "indirect_in_if": 5,
-                 "nested_call_in_if": 6, "calls_in_if_else": 6, "call_in_break_loop": 6}
+# In sample or out of sample, for the rules in use (issue 47 item 5). A shape is out of sample only if its
+# first run came after the last change of every rule of the warp-cycles model that prices it; a shape that
+# existed when a rule changed is in sample, whether or not the change was made for it.
+#
+# RULES: the rules in use and the commit that last changed each, with its commit time (the git log of
+# src/attribute/attribution.cpp, run.cpp, model/issue_cost.cpp and model/memory_cost.cpp; a CPU test,
+# tests/attribute/sample_ledger_test.py, checks each commit and time against git where the checkout has
+# history, and re-analyses the committed recording of the shapes with the current binary: the estimates
+# must be the committed ones, so no later commit changed a rule for them unseen).
+RULES = (
+    ("783a64b", "2026-12-02T19:54:48Z", "a divergent loop is priced against the lanes that entered it"),
+    ("d04f0c2", "2026-12-04T10:21:23Z", "the memory rule: a measured wait on a gather scales with its sectors"),
+    ("a3ee7cb", "2026-12-04T10:37:16Z", "the memory rule's measured shape (a gather's ideal passes at f(sectors))"),
+    ("9462a63", "2026-12-04T10:39:48Z", "a wait on a load of another block is a memory wait; its producer is the reaching load"),
+    ("cfbe5ad", "2026-12-04T11:32:52Z", "the memory curves at the warps per SM nearest the kernel's"),
+    ("8154c7e", "2026-12-04T15:39:48Z", "the indirect calls of a function are counted once"),
+    ("fe7ab78", "2026-12-04T15:43:56Z", "an indirect call's extra path priced at the measured D_call"),
+    ("eef4363", "2026-12-04T15:57:36Z", "a region holds the code of the functions its instructions call"),
+    ("0674c21", "2026-12-04T16:10:45Z", "a call's round trip priced at what the calibration measures"),
+)
+# The sets of shapes and when their first run was made: the time of the first committed result holding
+# them (the stage's own provenance where it says), or, where the docs record an earlier, uncommitted first
+# run, the commit of that run's binary (its time bounds the run from below; every such run is before a
+# rule that followed it).
+#   0  the first twelve, written with the shapes program (d0d614f) and run before the memory rule
+#   1  written at d38300d, first run at 388943a's stage           2  written at d04f0c2, first run at 4ccaa88
+#   3  written at 303c0d6, first run by the empty-side probe (de53456)
+#   4  written at fe7ab78, first run at its stage (indirect_in_loop -45.8%: eef4363 followed)
+#   5  written at eef4363, first run at its stage (call_in_if -13.2%: 0674c21 followed)
+#   6  written at 0674c21, first run at its stage (results/h200/attribute/shapes_random.json, created 16:16:09)
+SHAPE_SETS = {
+    "if_then": 0, "if_else_unequal": 0, "switch_8": 0, "for_trips": 0, "while_compound": 0, "loop_break": 0,
+    "nested_outer": 0, "region_in_uniform_loop": 0, "pointer_chase": 0, "shared_atomics": 0,
+    "shuffle_in_divergent": 0, "indirect_call": 0,
+    "for_unroll1": 1, "indirect_two_sites": 1, "gather_loop": 1,
+    "gather_l2": 2, "coalesced_if": 2, "chase_if": 2, "gather_compute": 2,
+    "if_then_chain": 3, "if_else_chain": 3,
+    "virtual_call": 4, "indirect_in_loop": 4, "indirect_call_8": 4,
+    "call_in_if": 5, "direct_call_in_loop": 5, "indirect_in_if": 5,
+    "nested_call_in_if": 6, "calls_in_if_else": 6, "call_in_break_loop": 6}
+SET_FIRST_RUN = {0: "2026-12-03T07:43:58Z", 1: "2026-12-04T08:23:40Z", 2: "2026-12-04T10:50:39Z",
+                 3: "2026-12-04T14:22:44Z", 4: "2026-12-04T15:43:56Z", 5: "2026-12-04T15:57:36Z",
+                 6: "2026-12-04T16:16:09Z"}
+# Sets written before any run of them (the earlier name for sets 1-6: "held out").
+HELD_OUT_SETS = {name: k for name, k in SHAPE_SETS.items() if k > 0}
 HELD_OUT_SHAPES = tuple(HELD_OUT_SETS)
 LATEST_HELD_OUT_SET = max(HELD_OUT_SETS.values())
+
+
+def sample_of(shape: str) -> tuple[str, list[str]]:
+    """("out_of_sample" | "in_sample" | "unknown", the rule commits changed after the shape's first run)."""
+    k = SHAPE_SETS.get(shape)
+    if k is None:
+        return "unknown", []
+    after = [c for c, t, _ in RULES if t > SET_FIRST_RUN[k]]  # a rule of that time ran in it
+    return ("in_sample" if after else "out_of_sample"), after
 
 
 def _kernel(doc: dict, needle: str) -> dict:
@@ -215,6 +246,8 @@ def shapes_checks(folder: Path) -> list[dict]:
         row = {"shape": s["shape"], "kernel": s["kernel"], "shared_sm": s.get("shared_sm"),
                "held_out": s["shape"] in HELD_OUT_SHAPES,
                "held_out_set": HELD_OUT_SETS.get(s["shape"]),
+               "sample": sample_of(s["shape"])[0],
+               "rules_changed_after_first_run": sample_of(s["shape"])[1],
                "warp_cycles_random": s.get("random_median"), "warp_cycles_sorted": s.get("sorted_median")}
         est = {}
         for o, doc in docs.items():
@@ -369,8 +402,10 @@ def shapes_table(validation: dict) -> str:
         model = "-" if r.get("model_rel_err") is None else f"{100 * r['model_rel_err']:+.1f}%"
         no_call = "-" if r.get("no_call_path_rel_err") is None else f"{100 * r['no_call_path_rel_err']:+.1f}%"
         ratio = "-" if r.get("random_over_sorted") is None else f"{r['random_over_sorted']:.2f}x"
-        kind = f"held out {r['held_out_set']}" if r.get("held_out") and r.get("held_out_set") else (
+        kind = f"set {r['held_out_set']}" if r.get("held_out") and r.get("held_out_set") else (
             "held out" if r.get("held_out") else "seen")
+        if r.get("sample") in ("in_sample", "out_of_sample"):
+            kind += ", " + ("**out of sample**" if r["sample"] == "out_of_sample" else "in sample")
         lines.append(f"| {r['shape']} | {kind} | {ratio} | {num(r.get('truth_cycles'))} | {num(r.get('estimated_cycles'))} | {err} | "
                      f"{model} | " + (f"{no_call} | " if calls else "") + f"{'yes' if r.get('ok') else '**no**'} |")
     return "\n".join(lines) + "\n"
@@ -414,15 +449,18 @@ def summary_table(validation: dict) -> str:
          f"identical in {s.get('ncu_inst_identical')} of {s['ncu_kernels_compared']} kernels; the others (blocks that "
          f"wait on each other) up to {pct(s.get('max_ncu_inst_rel_diff'))} (ncu against itself: up to "
          f"{pct(s.get('max_ncu_run_to_run_inst_rel_diff'), 2)})"),
-        (f"{s['shapes']} shapes written for the test (tests/attribute/shapes.cu), **out of sample**"
-         + (f"; {s['shapes_held_out']} of them held out (written before their first run)"
+        (f"{s['shapes']} shapes written for the test (tests/attribute/shapes.cu): "
+         + (f"**{s['shapes_out_of_sample']} out of sample** (first run after the last change of every rule in use, "
+            f"{s['rules_last_changed']}), {s['shapes'] - s['shapes_out_of_sample']} in sample (a rule changed after "
+            "their first run)" if s.get("shapes_out_of_sample") is not None else "in and out of sample not recorded")
+         + (f"; {s['shapes_held_out']} of them written before their first run"
             if s.get("shapes_held_out") else ""),
          "compaction: Σ warp cycles random − sorted + the estimate for sorted",
          f"{s['shapes_within_goal']} of {s['shapes']} within {pct(goal['cycles_lost_rel_err'], 0)}; largest error "
          f"{pct(s['max_shape_rel_err'])}"
-         + (f"; held out: {s['shapes_held_out_within_goal']} of {s['shapes_held_out']} within "
-            f"{pct(goal['cycles_lost_rel_err'], 0)}, largest error {pct(s['max_shape_rel_err_held_out'])}"
-            if s.get("shapes_held_out") else "") + " (table below)"),
+         + (f"; out of sample: {s['shapes_out_of_sample_within_goal']} of {s['shapes_out_of_sample']} within "
+            f"{pct(goal['cycles_lost_rel_err'], 0)}, largest error {pct(s['max_shape_rel_err_out_of_sample'])}"
+            if s.get("shapes_out_of_sample") else "") + " (table below)"),
     ]
     if s.get("repeat_kernels") is not None:
         rows.append(("Thrust/CUB instrumented twice (`--repeat 2`)", "the counts of the first run",
@@ -491,6 +529,11 @@ def report(folder: Path) -> tuple[dict, bool]:
         "shapes_held_out_within_goal": sum(1 for r in shapes if r.get("held_out") and r["ok"]),
         "max_shape_rel_err_held_out": max((abs(r["rel_err"]) for r in shapes if r.get("held_out") and r["rel_err"] is not None),
                                           default=None),
+        "shapes_out_of_sample": sum(1 for r in shapes if r.get("sample") == "out_of_sample"),
+        "shapes_out_of_sample_within_goal": sum(1 for r in shapes if r.get("sample") == "out_of_sample" and r["ok"]),
+        "max_shape_rel_err_out_of_sample": max((abs(r["rel_err"]) for r in shapes
+                                                if r.get("sample") == "out_of_sample" and r["rel_err"] is not None), default=None),
+        "rules_last_changed": max(RULES, key=lambda r: r[1])[0],
         "shapes_held_out_latest": sum(1 for r in shapes if r.get("held_out_set") == LATEST_HELD_OUT_SET),
         "shapes_held_out_latest_within_goal": sum(1 for r in shapes if r.get("held_out_set") == LATEST_HELD_OUT_SET and r["ok"]),
         "overhead_ratio_many_kernels": tm.get("many_kernels", {}).get("overhead_ratio"),
@@ -560,10 +603,14 @@ def readme_summary(validation: dict) -> str:
             f"T(k) − T(1); lane counts of hand-written kernels are {'exact' if s['lanes_ok'] else '**not exact**'}; "
             f"a predicated kernel {'shows no' if s['predication_ok'] else '**shows a**'} divergent branch; "
             f"on Thrust/CUB the thread-instructions-per-instruction and divergent-branch counts agree with Nsight "
-            f"Compute's within {100 * s['max_ncu_rel_diff']:.2f}%. Out of sample, on {s['shapes']} shapes written for "
-            f"the test with ground truth by compaction (the same work sorted so that warps do not diverge), "
-            f"{s['shapes_within_goal']} are within {100 * goal['cycles_lost_rel_err']:.0f}%"
-            + (f"; missed: {', '.join(missed)}" if missed else "") + " (docs/attribute.md says why). "
+            f"Compute's within {100 * s['max_ncu_rel_diff']:.2f}%. Warp-cycles lost against ground truth by compaction "
+            f"(the same work sorted so that warps do not diverge), at one warp per SM, on {s['shapes']} hand-written "
+            f"shapes: {s['shapes_within_goal']} within {100 * goal['cycles_lost_rel_err']:.0f}%"
+            + (f"; missed: {', '.join(missed)}" if missed else "")
+            + (f"; only {s['shapes_out_of_sample']} of them are out of sample for the rules in use "
+               f"({s['shapes_out_of_sample_within_goal']} within {100 * goal['cycles_lost_rel_err']:.0f}%), the others "
+               "were run before a rule changed" if s.get("shapes_out_of_sample") is not None else "")
+            + " (docs/attribute.md says why). "
             f"Every kernel is counted in one run (CUPTI 13.4): attributing all of Thrust/CUB costs "
             f"{t['overhead_ratio']:.2f}× the program's own time, a program of 128 distinct kernels "
             f"{m.get('overhead_ratio', float('nan')):.2f}× (goal {goal['overhead_ratio']:.0f}×: "
