@@ -79,6 +79,10 @@ SHAPE_SETS = {
 SET_FIRST_RUN = {0: "2026-12-03T07:43:58Z", 1: "2026-12-04T08:23:40Z", 2: "2026-12-04T10:50:39Z",
                  3: "2026-12-04T14:22:44Z", 4: "2026-12-04T15:43:56Z", 5: "2026-12-04T15:57:36Z",
                  6: "2026-12-04T16:16:09Z"}
+# The commit each set was written in (tests/attribute/shapes.cu) and the commit of its first run (the
+# binary's, or the results commit where the run's binary is not recorded).
+SET_WRITTEN = {0: "d0d614f", 1: "d38300d", 2: "d04f0c2", 3: "303c0d6", 4: "fe7ab78", 5: "eef4363", 6: "0674c21"}
+SET_FIRST_RUN_COMMIT = {0: "f16c285", 1: "388943a", 2: "4ccaa88", 3: "de53456", 4: "fe7ab78", 5: "eef4363", 6: "0674c21"}
 # Sets written before any run of them (the earlier name for sets 1-6: "held out").
 HELD_OUT_SETS = {name: k for name, k in SHAPE_SETS.items() if k > 0}
 HELD_OUT_SHAPES = tuple(HELD_OUT_SETS)
@@ -247,6 +251,8 @@ def shapes_checks(folder: Path) -> list[dict]:
                "held_out": s["shape"] in HELD_OUT_SHAPES,
                "held_out_set": HELD_OUT_SETS.get(s["shape"]),
                "sample": sample_of(s["shape"])[0],
+               "written_in": SET_WRITTEN.get(SHAPE_SETS.get(s["shape"], -1)),
+               "first_run": SET_FIRST_RUN_COMMIT.get(SHAPE_SETS.get(s["shape"], -1)),
                "rules_changed_after_first_run": sample_of(s["shape"])[1],
                "warp_cycles_random": s.get("random_median"), "warp_cycles_sorted": s.get("sorted_median")}
         est = {}

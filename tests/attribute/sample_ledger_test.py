@@ -39,9 +39,19 @@ def main() -> int:
             if t != when:
                 failures.append(f"rule {commit} ({what}): committed {t!r}, the ledger says {when}")
             files = git(root, "show", "--name-only", "--format=", commit).stdout.split()
+            if not files:
+                failures.append(f"rule {commit}: no such commit")
             if not any(f in MODEL_FILES or f.startswith("src/attribute/") or f.startswith("src/model/") for f in files):
                 failures.append(f"rule {commit}: touches none of the model's code ({files[:5]})")
 
+        # Each set's shapes appear in tests/attribute/shapes.cu at the commit it was written in, not before.
+        for k, commit in av.SET_WRITTEN.items():
+            names = [n for n, s in av.SHAPE_SETS.items() if s == k]
+            text = git(root, "show", f"{commit}:tests/attribute/shapes.cu").stdout
+            before = git(root, "show", f"{commit}~1:tests/attribute/shapes.cu").stdout
+            for n in names:
+                if f"{n}" not in text or (k > 0 and f'"{n}"' in before):
+                    failures.append(f"set {k} ({n}): not written in {commit}")
     a = root / "results" / "h200" / "attribute"
     with tempfile.TemporaryDirectory() as tmp:
         for order in ("random", "sorted"):
