@@ -1,7 +1,8 @@
 // divbench attribute diff BASE NEW: a divergence gate for CI (docs/attribute.md "Gate divergence in CI").
 //   BASE, NEW: attribute documents (divbench attribute --out) or saved-count folders (--save-counts DIR,
 //   analysed as --from-counts does, by this executable). Exit 0: no regression; 1: a regression; 2: bad
-//   input (one line, before any work). The verdict: include/divbench/attribute/diff.hpp.
+//   input (one line, before any work). The verdict: include/divbench/attribute/diff.hpp; --annotations github
+//   and --sarif FILE (the regressions for a CI, same exit status): include/divbench/attribute/diff_ci.hpp.
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -12,6 +13,8 @@
 #include "cli/command.hpp"
 #include "cli/nvdisasm_option.hpp"
 #include "divbench/attribute/diff.hpp"
+#include "divbench/attribute/diff_ci.hpp"
+#include "divbench/build_info.hpp"
 #include "divbench/core/errors.hpp"
 #include "divbench/core/files.hpp"
 #include "divbench/core/json_io.hpp"
@@ -25,6 +28,7 @@ namespace fs = std::filesystem;
 
 struct DiffCommandOptions {
   std::string base, next, json_out, markdown, nvdisasm;
+  std::string annotations, sarif, repo_root;  // --annotations github, --sarif FILE, --repo-root DIR
   // For saved-count folders: the cost model their analysis reads (as attribute --from-counts takes them).
   std::string constants, memory, call_path;
   attribute::DiffOptions diff;
@@ -78,6 +82,14 @@ json analyse_counts(const std::string& role, const std::string& dir, const DiffC
 int run_diff(const DiffCommandOptions& o) {
   if (!std::isfinite(o.diff.max_efficiency_drop) || !std::isfinite(o.diff.max_cycles_lost_rise))
     throw UsageError("--max-efficiency-drop and --max-cycles-lost-rise must be finite numbers >= 0");
+  if (!o.annotations.empty() && o.annotations != "github")
+    throw UsageError("--annotations: '" + one_line(o.annotations) + "' is not a CI divbench knows (github)");
+  if (!o.repo_root.empty()) {
+    if (o.annotations.empty() && o.sarif.empty())
+      throw UsageError("--repo-root is for --annotations and --sarif (the paths they give are relative to it)");
+    std::error_code ec;
+    if (!fs::is_directory(o.repo_root, ec)) throw UsageError("--repo-root " + one_line(o.repo_root) + ": not a directory");
+  }
   const bool base_dir = check_input("BASE", o.base), new_dir = check_input("NEW", o.next);
   // The inputs: BASE, NEW, every file inside a BASE or NEW folder (its counts, cubins, PC samples),
   // nvdisasm and divbench itself (it analyses the folders).
@@ -103,14 +115,22 @@ int run_diff(const DiffCommandOptions& o) {
     if (!fs::is_regular_file(v, ec)) throw UsageError(std::string(opt) + " " + one_line(v) + ": no such file");
     inputs.push_back(v);
   }
-  for (const auto& [opt, path] : {std::pair{"--json", o.json_out}, {"--markdown", o.markdown}}) {
+  const std::vector<std::pair<const char*, std::string>> outputs{{"--json", o.json_out}, {"--markdown", o.markdown},
+                                                                 {"--sarif", o.sarif}};
+  for (const auto& [opt, path] : outputs) {
     if (path.empty()) continue;
     check_output(opt, path, inputs);
     std::string why;
     if (!path_is_writable(path, &why)) throw UsageError(std::string(opt) + ": " + why);
   }
-  if (!o.json_out.empty() && !o.markdown.empty() && (o.json_out == o.markdown || same_file(o.json_out, o.markdown)))
-    throw UsageError("--json and --markdown name the same file: " + one_line(o.json_out));
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    for (std::size_t j = i + 1; j < outputs.size(); ++j) {
+      const auto& [a, pa] = outputs[i];
+      const auto& [b, pb] = outputs[j];
+      if (!pa.empty() && !pb.empty() && (pa == pb || same_file(pa, pb)))
+        throw UsageError(std::string(a) + " and " + b + " name the same file: " + one_line(pa));
+    }
+  const std::string repo_root = o.repo_root.empty() ? attribute::default_repo_root() : o.repo_root;
   // The documents given as files first (cheap: a bad one is refused before any folder is analysed).
   json base, next;
   const auto read_doc = [](const std::string& role, const std::string& path) {
@@ -133,7 +153,9 @@ int run_diff(const DiffCommandOptions& o) {
   const json verdict = attribute::diff_documents(base, next, o.diff, o.base, o.next);
   if (!o.json_out.empty()) write_json_atomic(o.json_out, verdict);
   if (!o.markdown.empty()) write_text_atomic(o.markdown, attribute::diff_markdown(verdict));
+  if (!o.sarif.empty()) write_json_atomic(o.sarif, attribute::diff_sarif(verdict, repo_root, build::version));
   if (!o.quiet) std::cerr << attribute::diff_console(verdict);
+  if (!o.annotations.empty()) std::cout << attribute::github_annotations(verdict, repo_root) << std::flush;
   return verdict["regression"].get<bool>() ? kExitFailure : kExitOk;
 }
 
@@ -150,6 +172,16 @@ divbench::cli::Command attribute_diff_command() {
     sub.add_option("NEW", o->next, "The new build's attribute document or --save-counts folder")->required();
     sub.add_option("--json", o->json_out, "Write the verdict (divbench.attribute_diff/1) to FILE");
     sub.add_option("--markdown", o->markdown, "Write a markdown table for a pull-request comment to FILE");
+    sub.add_option("--annotations", o->annotations,
+                   "github: the regressions as GitHub workflow commands on stdout (::error file=,line=,title=::), "
+                   "worst first, at most 10 (GitHub shows 10 per step) and a ::notice:: with how many did not fit")
+        ->type_name("github");
+    sub.add_option("--sarif", o->sarif,
+                   "Write the regressions as SARIF 2.1.0 to FILE (for github/codeql-action/upload-sarif): one result "
+                   "per regression with a source line, uris relative to --repo-root");
+    sub.add_option("--repo-root", o->repo_root,
+                   "The folder --annotations and --sarif give paths relative to (default: the git top-level of the "
+                   "current directory, else the current directory)");
     sub.add_option("--max-efficiency-drop", o->diff.max_efficiency_drop,
                    "Largest drop of a divergent branch's region efficiency that is not a regression (absolute, "
                    "default 0.01)")

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "divbench/attribute/diff_ci.hpp"
 #include "divbench/attribute/report.hpp"
 #include "divbench/core/errors.hpp"
 #include "divbench/core/files.hpp"
@@ -246,6 +247,21 @@ json diff_documents(const json& base, const json& next, const DiffOptions& o, co
   check_attribute_document(next, "NEW " + new_label);
   std::vector<Kernel> kb = read_kernels(base), kn = read_kernels(next);
   json findings = json::array(), warnings = json::array();
+  // One entry per finding, same order: what `--annotations` and `--sarif` need (rule, kernel, file, line).
+  json regressions = json::array();
+  const auto regress = [&](const char* rule, const Kernel& k, const Branch& b, const std::string& text,
+                           const json& cycles_base) {
+    findings.push_back(text);
+    regressions.push_back({{"rule", rule},
+                           {"kernel", k.name},
+                           {"mangled", k.mangled},
+                           {"file", b.line >= 0 ? json(b.file) : json(nullptr)},
+                           {"line", b.line >= 0 ? json(b.line) : json(nullptr)},
+                           {"ordinal", b.ordinal},
+                           {"pc", b.pc},
+                           {"message", text},
+                           {"cycles_lost", before_after(cycles_base, b.cycles_lost)}});
+  };
   const auto side = [](const json& doc, const std::string& label) {
     const json& p = doc.value("provenance", json::object());
     return json{{"input", label},
@@ -441,27 +457,36 @@ json diff_documents(const json& base, const json& next, const DiffOptions& o, co
                            differs(b.cycles_lost, a.cycles_lost, spread);
       n_changed += changed;
       json reasons = json::array();
+      std::vector<const char*> rules;  // the rule of each reason (diff_ci.hpp)
       if (b.divergent == 0 && a.divergent > 0) {
-        if (!o.allow_new_divergent_branches) reasons.push_back("now diverges (it did not in BASE)");
+        if (!o.allow_new_divergent_branches) {
+          reasons.push_back("now diverges (it did not in BASE)");
+          rules.push_back(kRuleNowDivergent);
+        }
       } else {
         if (a.divergent > 0 && b.efficiency && a.efficiency) {
           const double drop = *b.efficiency - *a.efficiency, limit = o.max_efficiency_drop + spread * *b.efficiency;
-          if (drop > limit + 1e-12)
+          if (drop > limit + 1e-12) {
             reasons.push_back("region efficiency " + fmt("%.4f", *b.efficiency) + " -> " + fmt("%.4f", *a.efficiency) +
                               " (drop " + fmt("%.4f", drop) + " > " + fmt("%.4f", limit) + ")");
+            rules.push_back(kRuleEfficiencyDrop);
+          }
         }
         if (a.cycles_lost > 0 && b.cycles_lost > 0) {
           const double rise = a.cycles_lost / b.cycles_lost - 1, limit = o.max_cycles_lost_rise + spread;
-          if (rise > limit + 1e-12)
+          if (rise > limit + 1e-12) {
             reasons.push_back("cycles lost " + fmt("%.4g", b.cycles_lost) + " -> " + fmt("%.4g", a.cycles_lost) +
                               " (+" + fmt("%.2f", 100 * rise) + "% > " + fmt("%.2f", 100 * limit) + "%)");
+            rules.push_back(kRuleCyclesLostRise);
+          }
         } else if (a.cycles_lost > 0 && b.divergent > 0) {
           reasons.push_back("cycles lost 0 -> " + fmt("%.4g", a.cycles_lost));
+          rules.push_back(kRuleCyclesLostRise);
         }
       }
-      for (const auto& r : reasons) {
+      for (std::size_t r = 0; r < reasons.size(); ++r) {
         const std::string at = a.source.empty() ? "branch #" + std::to_string(a.ordinal) : a.source;
-        findings.push_back(short_name(K.name) + " " + at + ": " + r.get<std::string>());
+        regress(rules[r], N, a, short_name(K.name) + " " + at + ": " + reasons[r].get<std::string>(), b.cycles_lost);
       }
       const json sb_ = branch_side(b), sa = branch_side(a);
       json row{{"matched_by", matched_by[i]},
@@ -485,7 +510,7 @@ json diff_documents(const json& base, const json& next, const DiffOptions& o, co
       const bool reg = a.divergent > 0 && !o.allow_new_divergent_branches;
       n_added_divergent += a.divergent > 0;
       row["regression"] = reg;
-      if (reg) findings.push_back(new_divergent_finding(N, a, "a new divergent branch"));
+      if (reg) regress(kRuleNewDivergentBranch, N, a, new_divergent_finding(N, a, "a new divergent branch"), nullptr);
       jadded.push_back(std::move(row));
     }
     json jk{{"name", K.name},
@@ -512,7 +537,8 @@ json diff_documents(const json& base, const json& next, const DiffOptions& o, co
       if (b.divergent <= 0) continue;
       ++div;
       ++n_added_divergent;
-      if (!o.allow_new_divergent_branches) findings.push_back(new_divergent_finding(N, b, "a divergent branch of a new kernel"));
+      if (!o.allow_new_divergent_branches)
+        regress(kRuleNewKernelDivergentBranch, N, b, new_divergent_finding(N, b, "a divergent branch of a new kernel"), nullptr);
     }
     added.push_back({{"name", N.name}, {"mangled", N.mangled}, {"divergent_branches", div}, {"cycles_lost", num(*N.doc, "cycles_lost")}});
   }
@@ -528,6 +554,7 @@ json diff_documents(const json& base, const json& next, const DiffOptions& o, co
                 {"allow_new_divergent_branches", o.allow_new_divergent_branches}}},
               {"regression", !findings.empty()},
               {"findings", findings},
+              {"regressions", regressions},
               {"warnings", warnings},
               {"kernels_added", added},
               {"kernels_removed", removed},

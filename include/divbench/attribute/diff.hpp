@@ -28,7 +28,8 @@ struct DiffOptions {
 void check_attribute_document(const json& doc, const std::string& what);
 
 // The verdict: {"schema", "base", "new" (the labels and the documents' provenance), "thresholds",
-// "regression", "findings" (one line per regression), "kernels_added", "kernels_removed", "kernels"
+// "regression", "findings" (one line per regression), "regressions" (the same, structured: rule, kernel,
+// file, line, ordinal, cycles lost before and after; diff_ci.hpp), "kernels_added", "kernels_removed", "kernels"
 // (per matched kernel: matching, tolerance, branches matched / added / removed, before and after),
 // "summary"}. `base_label`/`new_label` name the inputs as the user gave them.
 json diff_documents(const json& base, const json& next, const DiffOptions& options, const std::string& base_label,
