@@ -27,8 +27,10 @@ for f in libdivbench_inject.so libdivbench_pcsample.so divbench_attribute_target
   cp "$build/$f" "$b/bin/" 2>/dev/null || echo "prepare: no $build/$f"
 done
 # The compaction ground truth of attribute's estimate (tests/attribute/shapes.cu), the 128-kernel program and
-# the misbehaving programs (hostile.cu), the ordinary programs (programs.cu).
-for f in divbench_attribute_shapes divbench_attribute_many divbench_attribute_hostile divbench_attribute_programs; do
+# the misbehaving programs (hostile.cu), the ordinary programs (programs.cu) and the programs with their fixes
+# (fixes.cu).
+for f in divbench_attribute_shapes divbench_attribute_many divbench_attribute_hostile divbench_attribute_programs \
+         divbench_attribute_fixes; do
   cp "$build/$f" "$b/bin/" 2>/dev/null || echo "prepare: no $build/$f"
 done
 # Its SASS facts (divbench kernels facts, written by the build), read at run time next to the binary.
