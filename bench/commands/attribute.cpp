@@ -19,6 +19,7 @@
 #include "cli/command.hpp"
 #include "cli/nvdisasm_option.hpp"
 #include "divbench/attribute/attribution.hpp"
+#include "divbench/attribute/html.hpp"
 #include "divbench/core/process.hpp"
 #include "divbench/attribute/launch.hpp"
 #include "divbench/attribute/report.hpp"
@@ -39,7 +40,7 @@ namespace fs = std::filesystem;
 struct AttributeOptions {
   std::vector<std::string> args;  // FILE... with --static, else PROGRAM ARGS...
   std::string kernel = ".";
-  std::string out, report, constants, memory, call_path, nvdisasm;
+  std::string out, report, html, constants, memory, call_path, nvdisasm;
   std::string save_counts, from_counts;  // keep the raw counts and modules / analyse recorded ones
   std::size_t top = 20;
   int jobs = 4, repeat = 1;
@@ -55,7 +56,7 @@ void check_outputs(const AttributeOptions& o, const std::vector<std::string>& in
   if (!o.save_counts.empty()) {
     std::error_code ec;
     const fs::path dir = fs::weakly_canonical(fs::absolute(o.save_counts), ec);
-    for (const auto& [opt, path] : {std::pair{"--out", o.out}, {"--report", o.report}}) {
+    for (const auto& [opt, path] : {std::pair{"--out", o.out}, {"--report", o.report}, {"--html", o.html}}) {
       if (path.empty() || ec) continue;
       std::error_code pec;
       const fs::path p = fs::weakly_canonical(fs::absolute(path), pec);
@@ -66,14 +67,18 @@ void check_outputs(const AttributeOptions& o, const std::vector<std::string>& in
                          one_line(o.save_counts) + ": give a file outside it");
     }
   }
-  for (const auto& [opt, path] : {std::pair{"--out", o.out}, {"--report", o.report}}) {
+  for (const auto& [opt, path] : {std::pair{"--out", o.out}, {"--report", o.report}, {"--html", o.html}}) {
     if (path.empty()) continue;
     check_output(opt, path, inputs);
     std::string why;
     if (!path_is_writable(path, &why)) throw UsageError(std::string(opt) + ": " + why);
   }
-  if (!o.out.empty() && !o.report.empty() && (o.out == o.report || same_file(o.out, o.report)))
-    throw UsageError("--out and --report name the same file: " + one_line(o.out));
+  const std::pair<const char*, std::string> outs[] = {{"--out", o.out}, {"--report", o.report}, {"--html", o.html}};
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = i + 1; j < 3; ++j)
+      if (!outs[i].second.empty() && !outs[j].second.empty() &&
+          (outs[i].second == outs[j].second || same_file(outs[i].second, outs[j].second)))
+        throw UsageError(std::string(outs[i].first) + " and " + outs[j].first + " name the same file: " + one_line(outs[i].second));
 }
 
 // Every file `divbench attribute` (a run or --from-counts) reads, as far as it can be known before any
@@ -115,6 +120,7 @@ std::vector<std::string> run_inputs(const AttributeOptions& o, const attribute::
 int run_static(const AttributeOptions& o) {
   if (o.args.empty()) throw UsageError("attribute --static: give at least one program, object or cubin");
   if (!o.report.empty()) throw UsageError("attribute --static: --report belongs to a run (the static table has no counts)");
+  if (!o.html.empty()) throw UsageError("attribute --static: --html belongs to a run (the source view shows counts)");
   const NamePattern re = attribute::kernel_regex(o.kernel);
   std::vector<std::string> inputs = o.args;  // the files, nvdisasm and divbench itself
   try {
@@ -196,6 +202,7 @@ int run_program(const AttributeOptions& o) {
   }
   if (!o.out.empty()) write_json_atomic(o.out, r.document);
   if (!o.report.empty()) write_text_atomic(o.report, attribute::markdown_report(r.kernels, r.document));
+  if (!o.html.empty()) write_text_atomic(o.html, attribute::html_view(r.kernels, r.functions, r.sources, r.document));
   if (!o.quiet) {
     std::cerr << attribute::ranked_table(r.kernels, o.top);
     if (!o.args.empty())
@@ -219,6 +226,7 @@ divbench::cli::Command attribute_command() {
     sub.add_option("--kernel", o->kernel, "Only kernels whose mangled or demangled name matches REGEX");
     sub.add_option("--out", o->out, "Write the JSON result to FILE (atomically)");
     sub.add_option("--report", o->report, "Write the markdown report to FILE");
+    sub.add_option("--html", o->html, "Write the source view to FILE: one self-contained HTML page (source, SASS, heat)");
     sub.add_flag("--calibrate", o->calibrate,
                  "Fit the cost model's constants on this GPU first (a short cost sweep; automatic when the "
                  "constants come from another architecture)");

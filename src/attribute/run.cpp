@@ -798,6 +798,10 @@ Outcome run(const Request& q) {
     out.tables.push_back(branch_table(*fa, m->cubin.sm, m->cubin.source_files));
     out.costs.push_back(model::issue_costs(*fa->function, *constants));
     analyses.push_back(fa);
+    out.functions.push_back(fa->function);
+    std::vector<std::string> where;
+    for (const auto& ins : fa->function->instructions) where.push_back(source_of(ins, m->cubin.source_files));
+    out.sources.push_back(std::move(where));
   }
 
   mark("analysis");

@@ -54,6 +54,10 @@ struct Outcome {
   json document;
   std::vector<KernelAttribution> kernels;
   std::vector<KernelTime> times;  // parallel to kernels
+  // Parallel to kernels: each kernel's code, and each of its instructions' "file:line" ("" without a line
+  // table entry): what the source view (html.hpp) shows.
+  std::vector<const sass::Function*> functions;
+  std::vector<std::vector<std::string>> sources;
   int exit_code = 0;             // the program's (its first run's)
   std::size_t runs = 0;
   double runs_wall_s = 0;
