@@ -239,7 +239,7 @@ std::string github_annotations(const json& verdict, const std::string& repo_root
   if (regs.size() > shown)
     out << "::notice::" << regs.size() - shown << " more divergence regression" << (regs.size() - shown == 1 ? "" : "s")
         << " did not fit GitHub's " << cap
-        << " error annotations per step: all are on stderr, in --markdown and in --json\n";
+        << " error annotations per step: the summary on stderr (without --quiet), --markdown and --json list all\n";
   return out.str();
 }
 

@@ -70,13 +70,19 @@ def test_divergence_gate_example():
     diff = by_name["Diff against the base branch"]
     assert "attribute diff base/attribute.json divergence/attribute.json $GATE_OPTIONS" in diff["run"]
     assert "--markdown divergence/diff.md" in diff["run"] and "GITHUB_STEP_SUMMARY" in diff["run"]
+    assert "--annotations github --sarif divergence/diff.sarif" in diff["run"]
+    upload = by_name["Upload the regressions to code scanning"]
+    assert upload["uses"].startswith("github/codeql-action/upload-sarif@")
+    assert upload["with"]["sarif_file"] == "divergence/diff.sarif" and upload["if"].startswith("github.event_name == 'pull_request'")
+    assert wf["permissions"]["security-events"] == "write"
     assert 'if [ "$rc" -gt 1 ]; then exit "$rc"; fi' in diff["run"]  # a failed diff fails the job at once
     assert by_name["Fail on a divergence regression"]["if"] == "steps.diff.outputs.rc == '1'"
     assert "-lineinfo" in by_name["Build with a line table"]["run"]
     # the same commands as the docs give
     doc = (ROOT / "docs" / "attribute.md").read_text()
     for command in ("divbench attribute --quiet --no-pc-sampling --repeat 2 --save-counts divergence/counts --out divergence/attribute.json",
-                    "divbench attribute diff base/attribute.json divergence/attribute.json"):
+                    "divbench attribute diff base/attribute.json divergence/attribute.json",
+                    "--annotations github --sarif divergence/diff.sarif"):
         assert command in doc, f"docs/attribute.md does not give {command}"
 
 
