@@ -109,6 +109,7 @@ std::vector<std::string> run_inputs(const AttributeOptions& o, const attribute::
     if (const char* e = std::getenv("DIVBENCH_PCSAMPLE_LIB"); e && *e) inputs.push_back(e);
     inputs.push_back(own_executable_dir() + "/libdivbench_pcsample.so");
     inputs.push_back(own_executable_dir() + "/lib/libdivbench_pcsample.so");
+    inputs.push_back(installed_lib_dir(own_executable_dir()) + "/libdivbench_pcsample.so");
     if (const char* e = std::getenv("DIVBENCH_CUPTI_LIB"); e && *e) inputs.push_back(e);
   } else {
     for (fs::recursive_directory_iterator it(o.from_counts, ec), end; !ec && it != end; it.increment(ec))

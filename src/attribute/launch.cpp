@@ -43,10 +43,20 @@ std::string find_inject_library() {
     if (!fs::is_regular_file(e)) throw UsageError(std::string("DIVBENCH_INJECT_LIB: no such file: ") + one_line(e));
     return e;
   }
+  // Beside divbench (the build tree), its lib/ (the GPU bundle), then an install's <prefix>/lib/divbench
+  // (libdivbench_pcsample.so is taken from the folder this one is found in).
   const std::string dir = own_executable_dir();
-  for (const std::string& c : {dir + "/libdivbench_inject.so", dir + "/lib/libdivbench_inject.so"})
-    if (fs::is_regular_file(c)) return c;
-  throw UsageError("attribute: libdivbench_inject.so not found next to divbench (a build without CUPTI headers?); set DIVBENCH_INJECT_LIB");
+  if (dir.empty()) throw UsageError("attribute: /proc/self/exe cannot be read, so libdivbench_inject.so cannot be found; set DIVBENCH_INJECT_LIB");
+  const std::vector<std::string> places{dir + "/libdivbench_inject.so", dir + "/lib/libdivbench_inject.so",
+                                        installed_lib_dir(dir) + "/libdivbench_inject.so"};
+  std::string looked;
+  for (const std::string& c : places) {
+    std::error_code ec;
+    if (fs::is_regular_file(c, ec)) return c;
+    looked += (looked.empty() ? "" : ", ") + one_line(c);
+  }
+  throw UsageError("attribute: libdivbench_inject.so not found (looked in " + looked +
+                   "; a build without CUPTI headers?); set DIVBENCH_INJECT_LIB");
 }
 
 namespace {

@@ -304,4 +304,22 @@ std::string own_executable_dir() {
   return exe.empty() ? std::string() : std::filesystem::path(exe).parent_path().string();
 }
 
+// The install's folders relative to its bin/ (cmake/Install.cmake passes them; these are GNUInstallDirs' defaults).
+#ifndef DIVBENCH_INSTALL_DATA_FROM_BIN
+#define DIVBENCH_INSTALL_DATA_FROM_BIN "../share/divbench"
+#endif
+#ifndef DIVBENCH_INSTALL_LIB_FROM_BIN
+#define DIVBENCH_INSTALL_LIB_FROM_BIN "../lib/divbench"
+#endif
+
+std::string installed_data_dir(const std::string& exe_dir) {
+  if (exe_dir.empty()) return "";
+  return (std::filesystem::path(exe_dir) / DIVBENCH_INSTALL_DATA_FROM_BIN).lexically_normal().string();
+}
+
+std::string installed_lib_dir(const std::string& exe_dir) {
+  if (exe_dir.empty()) return "";
+  return (std::filesystem::path(exe_dir) / DIVBENCH_INSTALL_LIB_FROM_BIN).lexically_normal().string();
+}
+
 }  // namespace divbench

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "divbench/core/errors.hpp"
+#include "divbench/core/process.hpp"
 #include "divbench/model/timed_region.hpp"
 #include "divbench/sass/bracket.hpp"
 
@@ -355,7 +356,22 @@ std::optional<json> load_kernel_facts(const std::string& dir, std::string& why) 
     why = "the running executable's directory is unknown";
     return std::nullopt;
   }
-  return load_facts_file(std::filesystem::path(dir) / kKernelFactsFile, why);
+  const std::string path = kernel_facts_path(dir);
+  auto facts = load_facts_file(path, why);
+  std::error_code ec;
+  if (!facts && !std::filesystem::exists(path, ec))
+    why += "; nor is the installed " + (std::filesystem::path(installed_data_dir(dir)) / kKernelFactsFile).string();
+  return facts;
+}
+
+std::string kernel_facts_path(const std::string& dir) {
+  // Beside the executable (the build tree, the GPU bundle), else an install's <prefix>/share/divbench.
+  const std::filesystem::path beside = std::filesystem::path(dir) / kKernelFactsFile;
+  const std::filesystem::path installed = std::filesystem::path(installed_data_dir(dir)) / kKernelFactsFile;
+  std::error_code ec;
+  if (!dir.empty() && !std::filesystem::exists(beside, ec) && std::filesystem::is_regular_file(installed, ec))
+    return installed.string();
+  return beside.string();
 }
 
 std::optional<json> load_kernel_facts(const std::string& dir, const std::string& file) {

@@ -127,12 +127,15 @@ std::string default_constants_path(const std::string& exe_dir) {
   if (fs::is_regular_file(beside, ec)) return beside.string();
   std::error_code abs_ec;
   const fs::path start = fs::absolute(exe_dir, abs_ec);
-  if (abs_ec) return "";
-  for (fs::path dir = start; !dir.empty(); dir = dir.parent_path()) {
-    const fs::path committed = dir / kCommittedConstantsFile;
-    if (fs::is_regular_file(committed, ec)) return committed.string();
-    if (dir == dir.parent_path()) break;
-  }
+  if (!abs_ec)
+    for (fs::path dir = start; !dir.empty(); dir = dir.parent_path()) {
+      const fs::path committed = dir / kCommittedConstantsFile;
+      if (fs::is_regular_file(committed, ec)) return committed.string();
+      if (dir == dir.parent_path()) break;
+    }
+  // An install (cmake --install, the .deb): <prefix>/share/divbench/loop_cost.json for <prefix>/bin/divbench.
+  const fs::path installed = fs::path(installed_data_dir(exe_dir)) / "loop_cost.json";
+  if (fs::is_regular_file(installed, ec)) return installed.string();
   return "";
 }
 
@@ -162,10 +165,14 @@ void set_call_path(CostConstants& c, const std::string& path) {
 }
 
 std::optional<CostConstants> load_constants(const std::string& path, std::string& used, std::string& why) {
-  used = path.empty() ? default_constants_path(own_executable_dir()) : path;
+  const std::string exe_dir = own_executable_dir();
+  used = path.empty() ? default_constants_path(exe_dir) : path;
   if (used.empty()) {
-    why = std::string("no loop-cost constants: no loop_cost.json next to the executable and no ") +
-          kCommittedConstantsFile + " above it (give the file)";
+    // Every place default_constants_path looked, in its order.
+    why = exe_dir.empty() ? std::string("no loop-cost constants: /proc/self/exe cannot be read, so there is no default (give the file)")
+                          : "no loop-cost constants: no loop_cost.json next to the executable (" + exe_dir + "/loop_cost.json), no " +
+                                kCommittedConstantsFile + " in " + exe_dir + " or any folder above it, no installed " +
+                                installed_data_dir(exe_dir) + "/loop_cost.json (give the file)";
     return std::nullopt;
   }
   std::error_code ec;

@@ -107,6 +107,17 @@ TEST(LoopShape, FactsAbsentSaysWhy) {
   EXPECT_FALSE(model::load_kernel_facts(dir.string(), why));
   EXPECT_NE(why.find("is not a divbench.kernels/1 document"), std::string::npos) << why;
   std::filesystem::remove_all(dir);
+  // An install: <prefix>/bin has none beside it, <prefix>/share/divbench/kernel_facts.json is read.
+  const auto prefix = std::filesystem::temp_directory_path() / ("divbench-facts-install-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(prefix / "bin");
+  std::filesystem::create_directories(prefix / "share" / "divbench");
+  why.clear();
+  EXPECT_FALSE(model::load_kernel_facts((prefix / "bin").string(), why));
+  EXPECT_NE(why.find("nor is the installed " + (prefix / "share" / "divbench" / "kernel_facts.json").string()), std::string::npos) << why;
+  std::ofstream(prefix / "share" / "divbench" / "kernel_facts.json") << R"({"schema": "divbench.kernels/1", "cubins": []})";
+  why.clear();
+  EXPECT_TRUE(model::load_kernel_facts((prefix / "bin").string(), why)) << why;
+  std::filesystem::remove_all(prefix);
   // The running executable's facts: found, or absent with the reason.
   why.clear();
   if (!running_kernel_facts(why)) EXPECT_FALSE(why.empty());

@@ -427,6 +427,10 @@ TEST(LoopCost, ConstantsAreReadAtRunTimeFromTheCommittedFileOrTheOneNamed) {
   // Nothing to find, a missing file, a file of another format: nullopt and why.
   divbench::TempDir empty;  // no results/h200/loop_cost.json in it or above it
   EXPECT_EQ(default_constants_path(empty.path() + "/bin"), "");
+  // An install (cmake --install): <prefix>/share/divbench/loop_cost.json for a binary in <prefix>/bin.
+  std::filesystem::create_directories(empty.path() + "/share/divbench");
+  std::filesystem::copy_file(committed, empty.path() + "/share/divbench/loop_cost.json");
+  EXPECT_EQ(default_constants_path(empty.path() + "/bin"), empty.path() + "/share/divbench/loop_cost.json");
   EXPECT_FALSE(load_constants(tmp.path() + "/missing.json", used, why));
   EXPECT_NE(why.find("no such file"), std::string::npos) << why;
   write_json_atomic(tmp.path() + "/other.json", json{{"schema", "divbench.kernels/1"}});

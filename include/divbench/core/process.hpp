@@ -69,6 +69,13 @@ std::string find_on_path(const std::string& name, EmptyPathEntry empty);
 std::string own_executable();
 std::string own_executable_dir();
 
+// Where an installed divbench keeps what it ships (`cmake --install`, the .deb: docs/install.md), from the
+// folder of its executable (`exe_dir`, <prefix>/bin): its data (the committed constants, its kernel facts:
+// <prefix>/share/divbench) and its injection libraries (<prefix>/lib/divbench), as GNUInstallDirs named
+// them at configure time. "" when `exe_dir` is "". Looked in after the build tree's own places.
+std::string installed_data_dir(const std::string& exe_dir);
+std::string installed_lib_dir(const std::string& exe_dir);
+
 // A file name as a helper's argument: "./-name" for a name that starts with '-' (never an option).
 std::string file_arg(const std::string& path);
 

@@ -73,8 +73,12 @@ json kernel_facts_document(const std::vector<CubinAnalysis>& cubins, const std::
 // kernel_facts.json (or `file`) in `dir` (the executable's directory); nullopt when absent,
 // unreadable or not "divbench.kernels/1". Throws nothing.
 std::optional<json> load_kernel_facts(const std::string& dir, const std::string& file = kKernelFactsFile);
-// The same for kernel_facts.json in `dir`, saying why in `why` when there is none.
+// The same for kernel_facts.json in `dir` (the executable's directory), else in an install's
+// <prefix>/share/divbench for a `dir` of <prefix>/bin (installed_data_dir), saying why in `why` when there is none.
 std::optional<json> load_kernel_facts(const std::string& dir, std::string& why);
+// The kernel facts file of the executable in `dir`: `dir`/kernel_facts.json, else (when that does not
+// exist) the installed <prefix>/share/divbench/kernel_facts.json where there is one; the first otherwise.
+std::string kernel_facts_path(const std::string& dir);
 // A compute capability "MAJOR.MINOR" as the architecture number ("9.0" -> 90, "12.1" -> 121); 0 when it is
 // not two non-negative integers around one dot.
 int sm_of_cc(const std::string& cc);

@@ -115,10 +115,11 @@ CostConstants constants_from_json(const json& j, const std::string& what);  // t
 // The constants are read at run time, never built in: from a divbench.loop_cost/1 file the user
 // names, by default the committed one (docs/sass.md "Loop-cost model").
 inline constexpr const char* kCommittedConstantsFile = "results/h200/loop_cost.json";
-// Where the committed file is for a binary in `exe_dir`: loop_cost.json next to it (where an install
-// puts it), else results/h200/loop_cost.json in the nearest folder at or above `exe_dir` that holds
-// one (a build directory in the source tree), found the way the kernel facts are, from the binary.
-// "" when there is neither.
+// Where the committed file is for a binary in `exe_dir`: loop_cost.json next to it (a copy put there
+// by hand), else results/h200/loop_cost.json in the nearest folder at or above `exe_dir` that holds
+// one (a build directory in the source tree), else the installed copy, <prefix>/share/divbench/loop_cost.json
+// for <prefix>/bin (installed_data_dir, core/process.hpp; docs/install.md). "" when there is none.
+// memory.json and call_path.json are read from beside the file found.
 std::string default_constants_path(const std::string& exe_dir);
 // The constants in `path` ("" = default_constants_path(own_executable_dir())), and in `used` the file
 // read. nullopt with `why` set when there is no such file or it is not a loop-cost document.
