@@ -21,6 +21,7 @@
 
 #include "divbench/attribute/early_cubins.hpp"
 #include "divbench/attribute/pcsamples.hpp"
+#include "divbench/attribute/document.hpp"
 #include "divbench/attribute/price.hpp"
 #include "divbench/attribute/report.hpp"
 #include "divbench/core/errors.hpp"
@@ -775,59 +776,12 @@ Outcome run(const Request& q) {
 
   std::string command;
   for (const auto& a : q.argv) command += (command.empty() ? "" : " ") + a;
-  double total = 0;
-  std::size_t divergent = 0;
-  json jk = json::array();
-  for (const auto& k : out.kernels) {
-    total += k.cycles_lost;
-    for (const auto& b : k.branches) divergent += b.divergent > 0;
-    json j = to_json(k);
-    j["nondeterministic"] = nondeterministic.contains(k.table->name)
-                                ? json{{"spread", nondeterministic[k.table->name]}}
-                                : json(nullptr);
-    j["time_sampling"] = sampling.contains(k.table->name) ? sampling[k.table->name] : json(nullptr);
-    j["time_model"] = to_json(out.times[static_cast<std::size_t>(&k - out.kernels.data())]);
-    jk.push_back(std::move(j));
-  }
-  const int sm = out.kernels.front().table->sm;
-  json cost_model{{"file", used},
-                  {"fitted_on", "sm_" + std::to_string(constants->sm)},
-                  {"taken_branch_cycles", constants->taken_branch ? json(*constants->taken_branch) : json(nullptr)},
-                  {"variable_latency_cycles", constants->variable_latency ? json(*constants->variable_latency) : json(nullptr)},
-                  {"divergent_path_cycles", constants->divergent_path ? json(*constants->divergent_path) : json(nullptr)},
-                  {"divergent_call_path_cycles", constants->divergent_call_path ? json(*constants->divergent_call_path) : json(nullptr)},
-                  {"call_round_trip_cycles", constants->call_round_trip ? json(*constants->call_round_trip) : json(nullptr)},
-                  {"call_path", constants->divergent_call_path || constants->call_round_trip
-                                    ? "measured by the call-path calibration (from " + constants->call_path_source.dump() +
-                                          "): a CALL's pass costs its issue + call_round_trip_cycles, an indirect call's "
-                                          "extra path divergent_call_path_cycles (a null one: divergent_path_cycles)"
-                                    : std::string("not measured: an indirect call's extra path is priced at divergent_path_cycles")},
-                  {"waits", have_pcs ? "measured: PC sampling of the same program (time per instruction), a sample "
-                                       "standing for period x resident warps per SM warp-cycles"
-                                     : "not measured: a wait on memory is a lower bound"},
-                  {"memory_levels", constants->memory_levels.empty() ? json(nullptr) : model::memory_levels_json(constants->memory_levels)},
-                  {"memory_rule", constants->memory_levels.empty()
-                                      ? "not measured (no memory_levels in the constants): a load's whole pass is lost per extra pass"
-                                      : "a gather's pass (sectors column of the counts) costs more at more lanes as the "
-                                        "memory probe measured: its ideal passes are priced at f(sectors at the ideal lanes) "
-                                        "/ f(sectors now) x the measured pass (model/memory_cost.hpp; levels from " +
-                                            constants->memory_source.dump() + ")"},
-                  {"summary", "issue cycles per instruction from the control words' stall fields, B per branch, W per "
-                              "variable-latency wait (model/issue_cost.hpp)" +
-                                  std::string(have_pcs ? ", waits on memory and other blocks' producers from PC sampling" : "") +
-                                  "; constants from " + used}};
-  if (constants->sm != sm)
-    cost_model["caveat"] = "constants fitted on sm_" + std::to_string(constants->sm) + ", applied to sm_" + std::to_string(sm);
+  json cost_model = cost_model_document(*constants, used, have_pcs, out.kernels.front().table->sm);
   if (!calibration.is_null()) {
     calibration.erase("constants");  // a temporary file: its content is here
     cost_model["calibration"] = calibration;
   }
-  json pcs_json = nullptr;
-  if (have_pcs)
-    pcs_json = json{{"period_cycles", pcs.period_cycles}, {"total_samples", pcs.total}, {"dropped_samples", pcs.dropped},
-                    {"hardware_buffer_full", pcs.hardware_buffer_full},
-                    {"hardware_buffer_mib", pcs.hardware_buffer_mib ? json(pcs.hardware_buffer_mib) : json(nullptr)},
-                    {"retried", retried_pcs}};
+  const json pcs_json = have_pcs ? pc_sampling_document(pcs, retried_pcs) : json(nullptr);
   out.exit_code = first.exit_code;
   out.dropped_records = counts.dropped_records;
   out.document = json{
@@ -865,8 +819,8 @@ Outcome run(const Request& q) {
         {"module_disassembly", module_disassembly_now()},
         {"executable_cubins", exe_cubins ? exe_cubins->summary() : json(nullptr)}}},
       {"cost_model", cost_model},
-      {"totals", {{"kernels", out.kernels.size()}, {"divergent_branches", divergent}, {"cycles_lost", total}}},
-      {"kernels", jk}};
+      {"totals", totals_document(out)},
+      {"kernels", kernels_document(out, sampling, nondeterministic)}};
   if (!not_found.empty()) out.document["kernels_without_code"] = not_found;
   return out;
 }
