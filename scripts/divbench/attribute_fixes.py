@@ -30,7 +30,6 @@ document, a timed kernel the document lacks, each is a row with its status.
 from __future__ import annotations
 
 import json
-import math
 import re
 import statistics
 import sys
@@ -38,6 +37,7 @@ from pathlib import Path
 
 from divbench.cli import folder_report
 from divbench.jsonio import InputError, load_json, read_text
+from divbench.stage_files import exit_code, finite
 
 SCHEMA = "divbench.attribute_fixes/1"
 RULE = {"within_points": 5.0, "headline": {"mode": "bfs", "fix": "after"}}
@@ -58,15 +58,8 @@ FIXES: dict[str, dict[str, tuple[str, bool]]] = {
 }
 
 
-def _num(v) -> float | None:
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
-
-
-def _rc(path: Path) -> int | None:
-    if not path.is_file():
-        return None
-    m = re.findall(r"^rc=(\d+)$", read_text(path), re.M)
-    return int(m[-1]) if m else None
+_num = finite
+_rc = exit_code
 
 
 def _last_error(path: Path) -> str | None:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from divbench.cli import folder_report
 from divbench.jsonio import InputError, load_json, read_text
+from divbench.stage_files import exit_code, finite
 
 SCHEMA = "divbench.attribute_generated/1"
 OCCUPANCIES = (1, 8, 16, 32)
@@ -35,15 +36,8 @@ THREAD_INST = "smsp__thread_inst_executed_per_inst_executed.ratio"
 THREAD_INST_PRED = "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio"
 
 
-def _num(v) -> float | None:
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
-
-
-def _rc(path: Path) -> int | None:
-    if not path.is_file():
-        return None
-    m = re.findall(r"^rc=(\d+)$", read_text(path), re.M)
-    return int(m[-1]) if m else None
+_num = finite
+_rc = exit_code
 
 
 def _kernel_name(name: str) -> str:

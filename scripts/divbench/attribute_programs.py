@@ -15,13 +15,13 @@ indirect transfer replayed: ncu counts a replay's waiting threads again, CUPTI's
   PYTHONPATH=scripts python3 -m divbench.attribute_programs FOLDER [--out FILE] [--summary]"""
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
 from divbench.attribute_validation import _ncu_totals
 from divbench.cli import folder_report
 from divbench.jsonio import InputError, load_json, read_text
+from divbench.stage_files import exit_code_in
 
 SCHEMA = "divbench.attribute_programs/1"
 TOLERANCE = 0.005  # relative: the issue's goal for counts against ncu
@@ -29,9 +29,7 @@ MODES = ("gaussian", "particlefilter", "ieee", "double_math", "shared_callee", "
          "nvrtc", "graph", "cub")
 
 
-def _rc(stderr: str) -> int | None:
-    m = re.findall(r"^rc=(\d+)$", stderr, re.M)
-    return int(m[-1]) if m else None
+_rc = exit_code_in
 
 
 def _rel(a: float, b: float) -> float:

@@ -10,6 +10,7 @@
 
 #include "divbench/attribute/report.hpp"
 #include "divbench/model/kernel_facts.hpp"
+#include "text.hpp"
 
 namespace divbench::attribute {
 
@@ -31,17 +32,8 @@ std::string esc(const std::string& s) {
   return o;
 }
 
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
-
-std::string hex(std::uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%04llx", static_cast<unsigned long long>(v));
-  return b;
-}
+using text::fmt;
+const auto hex = text::hex4;
 
 // A kernel's name to show: demangled, without "(anonymous namespace)::" and without its parameter list;
 // the full name goes in the element's title.

@@ -10,22 +10,15 @@
 
 #include "divbench/core/files.hpp"
 #include "divbench/model/kernel_facts.hpp"
+#include "text.hpp"
 
 namespace divbench::attribute {
 
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
+using text::fmt;
 
-std::string hexpc(std::uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "0x%04llx", static_cast<unsigned long long>(v));
-  return b;
-}
+std::string hexpc(std::uint64_t v) { return "0x" + text::hex4(v); }
 
 std::string short_name(const std::string& mangled, std::size_t width) {
   std::string d = model::demangle(mangled);

@@ -4,6 +4,7 @@
 
 #include "divbench/attribute/attribution.hpp"
 #include "divbench/attribute/time_model.hpp"
+#include "attribute_constants.hpp"
 #include "fixture_util.hpp"
 
 namespace {
@@ -11,13 +12,7 @@ namespace {
 using namespace divbench;
 using namespace divbench::sass::test;
 
-model::CostConstants constants() {
-  model::CostConstants c;
-  c.sm = 90;
-  c.taken_branch = 5;
-  c.variable_latency = 17;
-  return c;
-}
+model::CostConstants constants() { return attribute_constants(); }
 
 // diamond: 0x20 @P0 BRA 0x50 | 0x30 IADD3, 0x40 BRA 0x60 | 0x50 IADD3 | 0x60 BSYNC | 0x70; 10 warps, 12
 // lanes taken (20 fall through), every execution divergent.
