@@ -25,6 +25,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Sequence
 
+from divbench.cli import tool_main
+from divbench.jsonio import read_text
+
 ROOT = Path(__file__).resolve().parents[2]
 H200 = "results/h200"
 VALIDATION = f"{H200}/attribute/validation.json"
@@ -40,10 +43,10 @@ CALL_SHAPES = ("indirect_call", "indirect_two_sites", "virtual_call", "indirect_
 
 @lru_cache(maxsize=None)
 def load(rel: str):
-    path = ROOT / rel
-    if rel.endswith(".json"):
-        return json.loads(path.read_text())
-    return path.read_text()
+    """A document or result file, read through jsonio.read_text: a FIFO or device in its place is refused
+    at once (InputError), never opened for a blocking read."""
+    text = read_text(ROOT / rel)
+    return json.loads(text) if rel.endswith(".json") else text
 
 
 _SEG = re.compile(r"([A-Za-z0-9_]+)((?:\[[^\]]+\])*)")
@@ -254,7 +257,7 @@ def quiet_max_spread() -> float:
     """Largest max - min of a point over the default `--sweep k` quiet runs (disturbed/quiet/kway_*.json)."""
     worst = 0.0
     for f in sorted((ROOT / H200 / "disturbed" / "quiet").glob("kway_*.json")):
-        for p in json.loads(f.read_text())["points"]:
+        for p in json.loads(read_text(f))["points"]:
             worst = max(worst, p["max_cycles"] - p["min_cycles"])
     return worst
 
@@ -429,7 +432,7 @@ def SK(order: str, tag: str, what: str, compute: Callable[[dict], float]) -> Val
 
 def memory_curve(warps: int, level: str, lanes: int) -> float:
     """results/h200/memory.json: cycles per load of `level` at `lanes` lanes and `warps` warps per SM."""
-    d = json.loads((ROOT / H200 / "memory.json").read_text())
+    d = json.loads(read_text(ROOT / H200 / "memory.json"))
     levels = d["summary"]["levels"] if warps == 1 else next(o["levels"] for o in d["summary"]["occupancy"] if o["warps_per_sm"] == warps)
     curve = next(l for l in levels if l["level"] == level)
     return next(p["cycles_per_load"] for p in curve["per_lanes"] if p["lanes"] == lanes)
@@ -1126,6 +1129,7 @@ def report(results: list[Result]) -> str:
     return head + (f"{len(bad)} mismatch(es):\n  " + "\n  ".join(bad) if bad else "all match their files")
 
 
+@tool_main("docs_numbers")
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m divbench.docs_numbers", description=__doc__.split("\n\n")[0])
     ap.add_argument("--list", action="store_true", help="print every check with the printed and the file's value")
