@@ -273,8 +273,13 @@ TempDir::TempDir() {
 }
 
 TempDir::~TempDir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
+  // remove_all may throw bad_alloc (even with an error_code): a destructor runs while another exception,
+  // often bad_alloc itself, unwinds, and must not throw. What is left is in the system's temporary folder.
+  try {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  } catch (...) {
+  }
   delete static_cast<Interruptible*>(guard_);  // last: a signal noted meanwhile is raised after the removal
 }
 

@@ -160,6 +160,19 @@ def main() -> int:
         r, v, _ = diff(divbench, t / "big.json", t / "big.json", "--constants", str(root / "results" / "h200" / "loop_cost.json"))
         check("diff --constants on documents", r.returncode == 2 and "for saved-count folders" in r.stderr,
               f"exit {r.returncode}: {r.stderr.strip()[:200]}")
+        # A document too large for the memory the process may take: one line and exit 2, not an abort (a
+        # failed parse's partial document aborted in its noexcept destructor). 8 MB of JSON under 128 MiB.
+        huge = t / "huge.json"
+        huge.write_text(json.dumps({"schema": ATTRIBUTE_SCHEMA, "kernels": [
+            {"name": f"k{i}", "branches": [{"pc": 16 * j, "source": f"a.cu:{j}"} for j in range(100)]} for i in range(1000)]}))
+        import resource  # noqa: E402 - only for this case
+
+        def limited():
+            resource.setrlimit(resource.RLIMIT_AS, (128 << 20, 128 << 20))
+        r = subprocess.run([divbench, "attribute", "diff", str(huge), str(huge), "--quiet"], capture_output=True, text=True,
+                           timeout=120, preexec_fn=limited)
+        check("a document too large for the memory limit", r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+              and "memory" in r.stderr, f"exit {r.returncode}: {r.stderr.strip()[:300]}")
     for f in failures:
         print("FAIL:", f)
     print(f"diff_gate: {len(failures)} failure(s)")
