@@ -23,7 +23,7 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/core/files.hpp"
 #include "divbench/core/json_io.hpp"
-#include "experiments/loops/launcher.hpp"
+#include "harness/experiment.hpp"
 #include "divbench/model/kernel_facts.hpp"
 #include "divbench/model/kernels_inputs.hpp"
 #include "divbench/model/loop_cost.hpp"
@@ -148,7 +148,10 @@ int run_fit(const FitOptions& o) {
     const json facts = read_json_file(o.facts);
     const json loops = read_json_file(o.validation);
     const json v = model::with_json_inputs({{"--validation", o.validation, &loops}, {"--facts", o.facts, &facts}}, [&] {
-      return model::validate_loops(loops, o.validation, facts, fit.constants, validation_kernel_needle);
+      // The loops experiment's own kernel names, through the registry (the command does not reach into its folder).
+      const Experiment* e = find_experiment("loops", "sweep");
+      if (!e || !e->kernel_needle) throw std::logic_error("kernels fit --validation: the loops experiment is not registered");
+      return model::validate_loops(loops, o.validation, facts, fit.constants, e->kernel_needle);
     });
     doc.update(v);
     std::cout << "out of sample (" << o.validation << "): " << v["oos_points"].get<int>() << " loops, median |err| "

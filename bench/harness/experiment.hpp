@@ -77,6 +77,9 @@ struct Experiment {
   std::vector<SettingSpec> settings;  // every option it reads, its axes' included
   std::vector<AxisSpec> axes;         // what its points vary over (--axis NAME=VALUES sets those with an option)
   std::vector<SummaryField> headline; // its headline summary values
+  // A sweep whose kernels the static half finds in the kernel facts (the loops validation: `kernels fit
+  // --validation`): a substring of the mangled name of the kernel that runs `body` at `placement`.
+  std::function<std::string(const std::string& body, int placement)> kernel_needle;
 };
 
 // A declaration's own consistency (std::logic_error, at registration): every axis's option declared as a

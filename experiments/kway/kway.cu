@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "experiments/kway/kernel_names.hpp"
+#include "divbench/kernels/kway_names.hpp"
 #include "bodies/fma_chain.cuh"
 #include "bodies/fma_indep.cuh"
 #include "bodies/int_alu.cuh"

@@ -16,7 +16,7 @@
 #include "divbench/core/warp.hpp"
 #include "experiments/lock/launcher.hpp"
 #include "harness/experiment.hpp"
-#include "experiments/probe_options.hpp"
+#include "probes/probe_options.hpp"
 
 namespace divbench {
 namespace {

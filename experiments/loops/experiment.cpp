@@ -100,7 +100,9 @@ Experiment loops_experiment() {
   for (const auto& s : timing_settings()) d.settings.push_back(s);
   d.in_all = false;
   d.headline = {{"max_cv", "", "the largest coefficient of variation of a point's samples"}};
-  return make_experiment<LoopsConfig>(d);
+  Experiment e = make_experiment<LoopsConfig>(d);
+  e.kernel_needle = validation_kernel_needle;  // `kernels fit --validation` finds the loops' kernels through it
+  return e;
 }
 
 }  // namespace

@@ -24,8 +24,8 @@
 #include "experiments/order/summary.hpp"
 #include "harness/experiment.hpp"
 #include "harness/k_list.hpp"
-#include "experiments/probe_layout.hpp"
-#include "experiments/probe_options.hpp"
+#include "probes/probe_layout.hpp"
+#include "probes/probe_options.hpp"
 
 namespace divbench {
 namespace {

@@ -10,8 +10,8 @@
 #include "divbench/core/warp.hpp"
 #include "experiments/peer_wait/launcher.hpp"
 #include "harness/experiment.hpp"
-#include "experiments/probe_layout.hpp"
-#include "experiments/probe_options.hpp"
+#include "probes/probe_layout.hpp"
+#include "probes/probe_options.hpp"
 
 namespace divbench {
 namespace {

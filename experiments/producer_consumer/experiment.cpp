@@ -22,8 +22,8 @@
 #include "divbench/core/warp.hpp"
 #include "experiments/order/summary.hpp"
 #include "harness/experiment.hpp"
-#include "experiments/probe_layout.hpp"
-#include "experiments/probe_options.hpp"
+#include "probes/probe_layout.hpp"
+#include "probes/probe_options.hpp"
 #include "experiments/producer_consumer/launcher.hpp"
 
 namespace divbench {

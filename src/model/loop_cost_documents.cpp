@@ -3,7 +3,7 @@
 // out-of-sample validation against a --sweep loops result (loop_cost.hpp).
 #include "divbench/model/loop_cost.hpp"
 #include "loop_cost_detail.hpp"
-#include "experiments/kway/kernel_names.hpp"
+#include "divbench/kernels/kway_names.hpp"
 
 #include <algorithm>
 #include <array>

@@ -52,7 +52,7 @@ inline const std::vector<KernelRule>& timed_kernel_rules() {
 
 // The probes' two-arm branches (each arm a distinct __noinline__ function, one call site): the order
 // probe's five kernels, producer/consumer and peer-wait. Their layout is what the probes read at run
-// time through model::arm_side (bench/experiments/probe_layout.hpp).
+// time through model::arm_side (bench/probes/probe_layout.hpp).
 struct ProbeBranch {
   const char* name;
   ArmBranch branch;

@@ -8,7 +8,7 @@
 #include "divbench/core/errors.hpp"
 #include "divbench/core/lane_group.hpp"
 #include "divbench/core/side_order.hpp"
-#include "experiments/probe_layout.hpp"
+#include "probes/probe_layout.hpp"
 #include "harness/experiment.hpp"
 #include "tests/cpu/experiments/synthetic_points.hpp"
 #include "harness/runner.hpp"

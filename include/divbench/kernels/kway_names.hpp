@@ -1,6 +1,7 @@
 // How the k-way kernels' names are mangled, host-only: the one place that spells them, for the
 // experiments that find these kernels in the binary's SASS (kway_kernel_needle, experiments/kway/kway.cu)
-// and for divbench_model's fit of the loop-cost constants (kway_body_needles, src/model/).
+// and for divbench_model's fit of the loop-cost constants (kway_body_needles, src/model/): declared here,
+// below both, so that the model does not reach up into an experiment's folder.
 #pragma once
 #include <cctype>
 #include <string>
