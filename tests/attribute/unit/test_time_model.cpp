@@ -12,8 +12,6 @@ namespace {
 using namespace divbench;
 using namespace divbench::sass::test;
 
-model::CostConstants constants() { return attribute_constants(); }
-
 // diamond: 0x20 @P0 BRA 0x50 | 0x30 IADD3, 0x40 BRA 0x60 | 0x50 IADD3 | 0x60 BSYNC | 0x70; 10 warps, 12
 // lanes taken (20 fall through), every execution divergent.
 attribute::FunctionCounts diamond_counts() {
@@ -34,7 +32,7 @@ attribute::FunctionCounts diamond_counts() {
 struct Diamond {
   std::unique_ptr<AnalyzedFixture> l = load_analyzed("diamond");
   attribute::FunctionBranches t = attribute::branch_table(l->a, 90, {});
-  std::vector<model::IssueCost> costs = model::issue_costs(l->f, constants());
+  std::vector<model::IssueCost> costs = model::issue_costs(l->f, attribute_constants());
   attribute::FunctionCounts counts = diamond_counts();
   attribute::KernelAttribution k = attribute::attribute_kernel(t, counts, l->f, costs);
   std::vector<int> no_loops = std::vector<int>(l->f.instructions.size(), -1);
