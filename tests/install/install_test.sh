@@ -7,6 +7,7 @@
 #   attribute --from-counts <source>/tests/data/attribute/lanes --out X.json   exit 0, kernels, the installed constants
 #   attribute diff LANES X.json                      exit 0, 8 branches matched, none changed
 #   attribute diff (a document with a new divergent branch)   exit 1
+#   attribute diff FOLDER FOLDER                     the same verdict as the build tree's divbench
 #   attribute -- /bin/true                           the injection library found in <prefix>/lib/divbench
 # and a copy of the binary alone (no share/, no lib/) names every place it looked for each.
 # usage: install_test.sh CMAKE BUILD_DIR SOURCE_DIR PROGRAM TOOLKIT_BIN BINDIR LIBDIR DATADIR
@@ -69,6 +70,16 @@ rc=0
 run "$divbench" attribute diff "$data/lanes_base.json" "$data/lanes_added_branch.json" --json added.json > added.log 2>&1 || rc=$?
 [ "$rc" = 1 ] || { cat added.log; fail "attribute diff with a new divergent branch: exit $rc, expected 1"; }
 echo "diff regression: ok (exit 1)"
+
+# Two saved folders (the gate's inputs in CI: base and head --save-counts): the installed binary's verdict is
+# the build tree's (exit status and summary), each run from here with the bare environment.
+cp -r "$lanes" "$tmp/head"
+rc_inst=0 rc_build=0
+run "$divbench" attribute diff "$lanes" "$tmp/head" --json folders_installed.json > folders_installed.log 2>&1 || rc_inst=$?
+run "$build/divbench" attribute diff "$lanes" "$tmp/head" --json folders_build.json > folders_build.log 2>&1 || rc_build=$?
+[ "$rc_inst" = "$rc_build" ] || { cat folders_installed.log folders_build.log; fail "two saved folders: exit $rc_inst installed, $rc_build from the build tree"; }
+py 'import json, sys; a, b = (json.load(open(p))["summary"] for p in sys.argv[1:3]); assert a == b, (a, b); m = a.get("branches_matched"); print(f"diff of two saved folders: the same verdict installed and from the build tree (exit {sys.argv[3]}, {m} matched)")' \
+  folders_installed.json folders_build.json "$rc_inst" || fail "two saved folders: the installed verdict differs from the build tree's"
 
 # A run finds the installed injection library (a program without CUDA code: refused after the library is
 # found, with or without a GPU or CUPTI).
