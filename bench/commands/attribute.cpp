@@ -39,23 +39,22 @@ namespace fs = std::filesystem;
 
 struct AttributeOptions {
   std::vector<std::string> args;  // FILE... with --static, else PROGRAM ARGS...
-  std::string kernel = ".";
-  std::string out, report, html, constants, memory, call_path, nvdisasm;
-  std::string save_counts, from_counts;  // keep the raw counts and modules / analyse recorded ones
+  // What the run takes, filled by the options directly (kernel, constants, memory, call_path, nvdisasm,
+  // save_counts, from_counts, jobs, repeat, timeout_s, calibrate, pc_sampling_buffer_mib, one_kernel_per_run);
+  // the rest (argv, launches, pc_sampling, progress, CUPTI) is set from the options below in run_program.
+  attribute::Request q;
+  std::string out, report, html;
   std::size_t top = 20;
-  int jobs = 4, repeat = 1;
   std::string launches = "all";  // --launches N|all
-  double timeout = 600;
-  int pc_sampling_buffer = 0;
-  bool static_only = false, json_out = false, quiet = false, calibrate = false;
-  bool no_pc_sampling = false, one_kernel_per_run = false;
+  bool static_only = false, json_out = false, quiet = false;
+  bool no_pc_sampling = false;
 };
 
 void check_outputs(const AttributeOptions& o, const std::vector<std::string>& inputs) {
   // --save-counts DIR is filled before --out and --report are written: neither may be DIR or inside it.
-  if (!o.save_counts.empty()) {
+  if (!o.q.save_counts.empty()) {
     std::error_code ec;
-    const fs::path dir = fs::weakly_canonical(fs::absolute(o.save_counts), ec);
+    const fs::path dir = fs::weakly_canonical(fs::absolute(o.q.save_counts), ec);
     for (const auto& [opt, path] : {std::pair{"--out", o.out}, {"--report", o.report}, {"--html", o.html}}) {
       if (path.empty() || ec) continue;
       std::error_code pec;
@@ -64,7 +63,7 @@ void check_outputs(const AttributeOptions& o, const std::vector<std::string>& in
       const auto rel = p.lexically_relative(dir);
       if (!rel.empty() && *rel.begin() != "..")
         throw UsageError(std::string(opt) + " " + one_line(path) + " is inside the --save-counts folder " +
-                         one_line(o.save_counts) + ": give a file outside it");
+                         one_line(o.q.save_counts) + ": give a file outside it");
     }
   }
   for (const auto& [opt, path] : {std::pair{"--out", o.out}, {"--report", o.report}, {"--html", o.html}}) {
@@ -88,11 +87,11 @@ void check_outputs(const AttributeOptions& o, const std::vector<std::string>& in
 std::vector<std::string> run_inputs(const AttributeOptions& o, const attribute::Request& q) {
   std::vector<std::string> inputs;
   if (!q.argv.empty()) inputs.push_back(attribute::resolve_program(q.argv[0]));
-  const std::string constants = o.constants.empty() ? model::default_constants_path(own_executable_dir()) : o.constants;
+  const std::string constants = o.q.constants.empty() ? model::default_constants_path(own_executable_dir()) : o.q.constants;
   inputs.push_back(constants);
-  if (const std::string m = o.memory.empty() ? attribute::default_memory_path(constants) : o.memory; !m.empty() && m != "none")
+  if (const std::string m = o.q.memory.empty() ? attribute::default_memory_path(constants) : o.q.memory; !m.empty() && m != "none")
     inputs.push_back(m);
-  if (const std::string c = o.call_path.empty() ? attribute::default_call_path_path(constants) : o.call_path;
+  if (const std::string c = o.q.call_path.empty() ? attribute::default_call_path_path(constants) : o.q.call_path;
       !c.empty() && c != "none")
     inputs.push_back(c);
   const auto found = [&](auto&& find) {
@@ -101,10 +100,10 @@ std::vector<std::string> run_inputs(const AttributeOptions& o, const attribute::
     } catch (const UsageError&) {
     }
   };
-  found([&] { return sass::find_nvdisasm(o.nvdisasm); });
+  found([&] { return sass::find_nvdisasm(o.q.nvdisasm); });
   if (const std::string self = own_executable(); !self.empty()) inputs.push_back(self);
   std::error_code ec;
-  if (o.from_counts.empty()) {
+  if (o.q.from_counts.empty()) {
     found([] { return attribute::find_inject_library(); });
     if (const char* e = std::getenv("DIVBENCH_PCSAMPLE_LIB"); e && *e) inputs.push_back(e);
     inputs.push_back(own_executable_dir() + "/libdivbench_pcsample.so");
@@ -112,7 +111,7 @@ std::vector<std::string> run_inputs(const AttributeOptions& o, const attribute::
     inputs.push_back(installed_lib_dir(own_executable_dir()) + "/libdivbench_pcsample.so");
     if (const char* e = std::getenv("DIVBENCH_CUPTI_LIB"); e && *e) inputs.push_back(e);
   } else {
-    for (fs::recursive_directory_iterator it(o.from_counts, ec), end; !ec && it != end; it.increment(ec))
+    for (fs::recursive_directory_iterator it(o.q.from_counts, ec), end; !ec && it != end; it.increment(ec))
       if (!it->is_directory(ec)) inputs.push_back(it->path().string());
   }
   return inputs;
@@ -122,16 +121,16 @@ int run_static(const AttributeOptions& o) {
   if (o.args.empty()) throw UsageError("attribute --static: give at least one program, object or cubin");
   if (!o.report.empty()) throw UsageError("attribute --static: --report belongs to a run (the static table has no counts)");
   if (!o.html.empty()) throw UsageError("attribute --static: --html belongs to a run (the source view shows counts)");
-  const NamePattern re = attribute::kernel_regex(o.kernel);
+  const NamePattern re = attribute::kernel_regex(o.q.kernel);
   std::vector<std::string> inputs = o.args;  // the files, nvdisasm and divbench itself
   try {
-    inputs.push_back(sass::find_nvdisasm(o.nvdisasm));
+    inputs.push_back(sass::find_nvdisasm(o.q.nvdisasm));
   } catch (const UsageError&) {
   }
   if (const std::string self = own_executable(); !self.empty()) inputs.push_back(self);
   check_outputs(o, inputs);
   for (const auto& f : o.args) sass::inspect_file(f);
-  const std::string nvdisasm = sass::find_nvdisasm(o.nvdisasm);
+  const std::string nvdisasm = sass::find_nvdisasm(o.q.nvdisasm);
   TempDir tmp;
   sass::DisassembleOptions dopt;
   dopt.line_info = true;
@@ -143,7 +142,7 @@ int run_static(const AttributeOptions& o) {
       for (const auto& fa : analysis.functions)
         if (attribute::kernel_matches(re, fa.function->name)) tables.push_back(attribute::branch_table(fa, cubin.sm, cubin.source_files));
     }
-  if (tables.empty()) throw UsageError("attribute --static: no kernel matches --kernel " + one_line(o.kernel));
+  if (tables.empty()) throw UsageError("attribute --static: no kernel matches --kernel " + one_line(o.q.kernel));
   json doc = attribute::static_document(tables);
   if (!o.out.empty()) write_json_atomic(o.out, doc);
   if (o.json_out) std::cout << doc.dump(1) << "\n";
@@ -153,17 +152,8 @@ int run_static(const AttributeOptions& o) {
 
 int run_program(const AttributeOptions& o) {
   if (o.json_out) throw UsageError("attribute: --json belongs to --static (a run writes its JSON with --out)");
-  attribute::Request q;
+  attribute::Request q = o.q;
   q.argv = o.args;
-  q.kernel = o.kernel;
-  q.from_counts = o.from_counts;
-  q.save_counts = o.save_counts;
-  q.constants = o.constants;
-  q.memory = o.memory;
-  q.call_path = o.call_path;
-  q.nvdisasm = o.nvdisasm;
-  q.jobs = o.jobs;
-  q.repeat = o.repeat;
   if (o.launches != "all") {
     std::size_t used = 0;
     unsigned long long n = 0;
@@ -174,20 +164,16 @@ int run_program(const AttributeOptions& o) {
     }
     if (used != o.launches.size() || n == 0 || n > 1000000 || o.launches[0] == '-')
       throw UsageError("--launches: '" + one_line(o.launches) + "' is not all or a number of launches 1..1000000");
-    if (!o.from_counts.empty()) throw UsageError("--launches belongs to a run (a recording keeps how it was counted)");
-    if (o.repeat > 1) throw UsageError("--launches with --repeat 2: the comparison of two runs needs every launch counted");
+    if (!o.q.from_counts.empty()) throw UsageError("--launches belongs to a run (a recording keeps how it was counted)");
+    if (o.q.repeat > 1) throw UsageError("--launches with --repeat 2: the comparison of two runs needs every launch counted");
     q.launches = n;
   }
-  q.timeout_s = o.timeout;
-  q.calibrate = o.calibrate;
   q.pc_sampling = !o.no_pc_sampling;
-  q.pc_sampling_buffer_mib = o.pc_sampling_buffer;
-  q.one_kernel_per_run = o.one_kernel_per_run;
   // Progress only for a person watching (a terminal), so that a refusal is one line on stderr.
   q.progress = !o.quiet && ::isatty(2);
   attribute::check_request(q);
   check_outputs(o, run_inputs(o, q));
-  if (o.from_counts.empty()) {
+  if (o.q.from_counts.empty()) {
     std::string why;
     std::tie(q.cupti_path, q.cupti_version) = cupti_for_programs(&why);
     if (q.cupti_path.empty()) throw UsageError("attribute: " + why + "; set DIVBENCH_CUPTI_LIB to libcupti.so");
@@ -224,31 +210,31 @@ divbench::cli::Command attribute_command() {
     sub.add_option("args", o->args, "PROGRAM ARGS... (after --), or with --static the programs, objects or cubins");
     sub.add_flag("--static", o->static_only, "No run: the branch table from the binary alone");
     sub.add_flag("--json", o->json_out, "--static: the table as JSON on stdout");
-    sub.add_option("--kernel", o->kernel, "Only kernels whose mangled or demangled name matches REGEX");
+    sub.add_option("--kernel", o->q.kernel, "Only kernels whose mangled or demangled name matches REGEX");
     sub.add_option("--out", o->out, "Write the JSON result to FILE (atomically)");
     sub.add_option("--report", o->report, "Write the markdown report to FILE");
     sub.add_option("--html", o->html, "Write the source view to FILE: one self-contained HTML page (source, SASS, heat)");
-    sub.add_flag("--calibrate", o->calibrate,
+    sub.add_flag("--calibrate", o->q.calibrate,
                  "Fit the cost model's constants on this GPU first (a short cost sweep; automatic when the "
                  "constants come from another architecture)");
-    sub.add_option("--constants", o->constants, "Loop-cost constants (divbench.loop_cost/1; default: the committed H200 fit)");
-    sub.add_option("--memory", o->memory,
+    sub.add_option("--constants", o->q.constants, "Loop-cost constants (divbench.loop_cost/1; default: the committed H200 fit)");
+    sub.add_option("--memory", o->q.memory,
                    "A --sweep memory result: a global load's pass against its sectors per memory level (the memory rule, "
                    "docs/attribute.md step 6); default: the constants' memory_levels, else memory.json beside the "
                    "constants; 'none': no memory rule");
-    sub.add_option("--call-path", o->call_path,
+    sub.add_option("--call-path", o->q.call_path,
                    "The call-path calibration's result (divbench.call_path/1): the cycles of a call's round trip and "
                    "of an indirect call's extra path (docs/attribute.md step 4); default: call_path.json beside the "
                    "constants; 'none': a call priced by its issue, an indirect call's path as a branch's");
-    cli::add_nvdisasm_option(sub, o->nvdisasm);
-    sub.add_option("--save-counts", o->save_counts, "Keep the raw counts and the program's modules in DIR (new or empty)");
-    sub.add_option("--from-counts", o->from_counts, "Analyse the counts a run kept with --save-counts (no program, no GPU)");
-    sub.add_option("--jobs", o->jobs, "Runs of the program at once (default 4): the PC-sampling run beside the counting run, and with a CUPTI "
+    cli::add_nvdisasm_option(sub, o->q.nvdisasm);
+    sub.add_option("--save-counts", o->q.save_counts, "Keep the raw counts and the program's modules in DIR (new or empty)");
+    sub.add_option("--from-counts", o->q.from_counts, "Analyse the counts a run kept with --save-counts (no program, no GPU)");
+    sub.add_option("--jobs", o->q.jobs, "Runs of the program at once (default 4): the PC-sampling run beside the counting run, and with a CUPTI "
                                          "before 13.4 one kernel instrumented in each; 1: one run at a time")
         ->check(CLI::Range(1, 64));
     sub.add_option("--top", o->top, "Rows of the ranked console table")->check(CLI::Range(1, 100000));
     sub.add_flag("--quiet", o->quiet, "No console table or progress");
-    sub.add_option("--repeat", o->repeat,
+    sub.add_option("--repeat", o->q.repeat,
                    "2: run the instrumented program twice and mark kernels whose counts differ (nondeterministic, "
                    "with the spread; a gate uses it as their tolerance)")
         ->check(CLI::Range(1, 2));
@@ -257,16 +243,16 @@ divbench::cli::Command attribute_command() {
                    "(the document says which kernels, by how much); all (the default) counts every launch. Saves the "
                    "time of a program that launches its kernels many times; kernels whose launches differ are estimated")
         ->type_name("N|all");
-    sub.add_option("--timeout", o->timeout,
+    sub.add_option("--timeout", o->q.timeout_s,
                    "Seconds each run of the program may take before it is ended (TERM, KILL 10 s later); 0: no limit "
                    "(default 600)");
     sub.add_flag("--no-pc-sampling", o->no_pc_sampling,
                  "No PC-sampling run: waits on memory are not measured (the estimate of such regions is a lower bound)");
-    sub.add_option("--pc-sampling-buffer", o->pc_sampling_buffer,
+    sub.add_option("--pc-sampling-buffer", o->q.pc_sampling_buffer_mib,
                    "MiB of CUPTI's device buffer for the PC-sampling run (default 32: a larger one makes every launch "
                    "slower; take more, e.g. 512, when attribute warns that samples were lost)")
         ->check(CLI::Range(1, 4096));
-    sub.add_flag("--one-kernel-per-run", o->one_kernel_per_run,
+    sub.add_flag("--one-kernel-per-run", o->q.one_kernel_per_run,
                  "Instrument one kernel per program run (the CUPTI 13.0 way) even where CUPTI can do all in one");
     return [o] { return o->static_only ? run_static(*o) : run_program(*o); };
   };
