@@ -19,34 +19,55 @@
 # items, ~1-2 min; attribute x 4 (each runs gen twice: counts and PC sampling), ~2-3 min; ncu (WarpStateStats and
 # the rules' parent sections, ~0.5 s a kernel): all 200 at 16 warps per SM and a random 50 at 1, 8 and 32 =
 # 350 profiles, ~3 min. About 7-9 minutes in all: run it as a stage of its own (DIVBENCH_GPU_BUDGET_S).
+# A device call is limited to 10 minutes, so the stage can run in two calls: DIVBENCH_GENERATED_PART=measure
+# (generate, compile, measure, attribute; the seed drawn and recorded) and then DIVBENCH_GENERATED_PART=ncu with
+# DIVBENCH_GENERATED_SEED set to that seed (the same kernels, regenerated from it: the generator is a function
+# of the seed, tests/generated/corpus_test.py checks it); merge the two folders and run the judge
+# (`python3 -m divbench.attribute_generated FOLDER --out results/h200/attribute/generated.json`). `all` (the
+# default) does both in one call.
 STAGE=attribute-generated
 # shellcheck source=scripts/gpu/lib.sh
 source "$(dirname "$0")/lib.sh"
 P="$G/attribute/generated"
+PART="${DIVBENCH_GENERATED_PART:-all}"
+case "$PART" in
+  all|measure) ;;
+  ncu) [ -n "${DIVBENCH_GENERATED_SEED:-}" ] || { echo "DIVBENCH_GENERATED_PART=ncu needs DIVBENCH_GENERATED_SEED (the measure part's seed)" >&2; exit 2; } ;;
+  *) echo "DIVBENCH_GENERATED_PART: all, measure or ncu, not '$PART'" >&2; exit 2 ;;
+esac
 rm -rf "$P"
 mkdir -p "$P"
 SEED="${DIVBENCH_GENERATED_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}"
+RUNTXT="$P/run.txt"
+[ "$PART" = ncu ] && RUNTXT="$P/run_ncu.txt"  # beside the measure part's run.txt when the folders are merged
 KERNELS=200
 SUBSET=50
 {
   echo "seed=$SEED"
   if [ -n "${DIVBENCH_GENERATED_SEED:-}" ]; then echo "seed_source=DIVBENCH_GENERATED_SEED"; else echo "seed_source=/dev/urandom"; fi
   echo "kernels=$KERNELS"
+  echo "part=$PART"
   # The model's commit is the divbench binary's own (each attribute document's provenance.git); the copy's
   # HEAD is recorded beside it (it may be stale on the device machine).
   echo "checkout_commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)"
   echo "nvcc=$(nvcc --version 2>/dev/null | tail -1)"
-} >"$P/run.txt"
+} >"$RUNTXT"
 step "generate" python3 -m divbench.generated_corpus --seed "$SEED" --kernels "$KERNELS" --out "$P"
 B="$(mktemp -d)"
 trap 'rm -rf "$B"' EXIT
 step "nvcc" bash -c "nvcc -O3 -arch=sm_90 -lineinfo -o '$B/gen' '$P/gen.cu' >'$P/nvcc.log' 2>&1"
 GEN="$B/gen"
+if [ "$PART" != ncu ]; then
 step "measure" bash -c "'$GEN' measure --out '$P/measure.json' --reps 7 2>'$P/measure.stderr'"
 for W in 1 8 16 32; do
   "$DIVBENCH" attribute --quiet --out "$P/attr_w$W.json" -- "$GEN" attribute --warps-per-sm "$W" >/dev/null 2>"$P/attr_w$W.stderr"
   echo "rc=$?" >>"$P/attr_w$W.stderr"
 done
+fi
+if [ "$PART" = measure ]; then
+  echo "part=measure: ncu not run; run the ncu part with DIVBENCH_GENERATED_SEED=$SEED" >>"$RESULTS/summary.txt"
+  exit "$fail"
+fi
 # ncu's ThreadDivergence rule (section WarpStateStats; its parent rule of the compute sections weighs it
 # into a global estimate): the rule's own "Estimated Speedup" read from the details page's rule rows, by
 # column name; the report is exported again as raw metrics (the rule's inputs: threads per instruction,
@@ -56,7 +77,7 @@ import random, sys
 seed, n, k = (int(a) for a in sys.argv[1:])
 print("\n".join(sorted(random.Random(seed ^ 0x5EB5E7).sample([f"gen_{i:03d}" for i in range(n)], k))))
 EOF
-echo "ncu_subset=$SUBSET kernels drawn with random.Random(seed ^ 0x5EB5E7)" >>"$P/run.txt"
+echo "ncu_subset=$SUBSET kernels drawn with random.Random(seed ^ 0x5EB5E7)" >>"$RUNTXT"
 subset="regex:^($(paste -sd'|' "$P/ncu_subset.txt"))\$"
 for W in 16 1 8 32; do
   k="regex:^gen_[0-9]+\$"
@@ -66,6 +87,10 @@ for W in 16 1 8 32; do
   step "ncu w$W details" bash -c "ncu --import '$B/ncu_w$W.ncu-rep' --csv --page details --print-details all --print-units base >'$P/ncu_w${W}_details.csv'"
   step "ncu w$W raw" bash -c "ncu --import '$B/ncu_w$W.ncu-rep' --csv --page raw --print-units base >'$P/ncu_w${W}_raw.csv'"
 done
+if [ "$PART" = ncu ]; then
+  echo "part=ncu (seed $SEED): merge with the measure part's folder, then run the judge" >>"$RESULTS/summary.txt"
+  exit "$fail"
+fi
 step "generated summary" python3 -m divbench.attribute_generated "$P" --out "$G/attribute/generated.json"
 python3 -m divbench.attribute_generated "$P" --summary >>"$RESULTS/summary.txt" || fail=1
 exit "$fail"
