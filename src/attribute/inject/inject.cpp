@@ -204,9 +204,15 @@ bool configure_device(State& s, std::uint32_t device) {
     cuDeviceGetAttribute(&threads_per_sm, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, dev);
     cuDeviceGetAttribute(&clock_khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, dev);
   }
-  s.device = json{{"name", name}, {"cc", std::to_string(major) + "." + std::to_string(minor)}, {"sms", sms}, {"max_warps_per_sm", threads_per_sm / 32},
-                  {"clock_khz", clock_khz},
-                  {"chip", cn.pChipName ? cn.pChipName : ""}, {"index", device}};
+  // Key by key: GCC 12 warns (-Warray-bounds, a false positive) on the initializer-list form here.
+  s.device = json::object();
+  s.device["name"] = name;
+  s.device["cc"] = std::to_string(major) + "." + std::to_string(minor);
+  s.device["sms"] = sms;
+  s.device["max_warps_per_sm"] = threads_per_sm / 32;
+  s.device["clock_khz"] = clock_khz;
+  s.device["chip"] = cn.pChipName ? cn.pChipName : "";
+  s.device["index"] = device;
   s.configured[device] = true;
   return true;
 }
@@ -395,9 +401,19 @@ bool capturing(CUpti_CallbackId id, const CUpti_CallbackData* info) {
 }
 
 // The grid, block and dynamic shared memory of a launch, and how many such blocks an SM holds at once.
-void record_shape(State& s, CUpti_CallbackId id, const CUpti_CallbackData* info) {
+// Read as the launch returns (API_EXIT) and outside the state's lock: the occupancy query may load the
+// function's module (lazy loading), whose resource callback takes the lock.
+struct ShapeRead {
+  bool ok = false;
+  std::uint64_t blocks = 0;
+  unsigned threads = 0;
+  int per_sm = 0;
+};
+
+ShapeRead read_shape(CUpti_CallbackId id, const CUpti_CallbackData* info) {
+  ShapeRead r;
   const void* p = info->functionParams;
-  if (!p) return;
+  if (!p || !info->symbolName) return r;
   CUfunction fn = nullptr;
   unsigned gx = 0, gy = 0, gz = 0, bx = 0, by = 0, bz = 0, smem = 0;
   const auto from = [&](const auto* q) {
@@ -424,21 +440,36 @@ void record_shape(State& s, CUpti_CallbackId id, const CUpti_CallbackData* info)
       from_config(q->f, q->config);
       break;
     }
-    default: return;
+    default: return r;
   }
-  const unsigned threads = bx * by * bz;
-  if (!fn || threads == 0) return;
-  int per_sm = 0;
-  if (cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, static_cast<int>(threads), smem) != CUDA_SUCCESS) return;
-  auto& shape = s.shapes[info->symbolName];
+  r.threads = bx * by * bz;
+  if (!fn || r.threads == 0) return r;
+  if (cuOccupancyMaxActiveBlocksPerMultiprocessor(&r.per_sm, fn, static_cast<int>(r.threads), smem) != CUDA_SUCCESS) return r;
+  r.blocks = std::uint64_t(gx) * gy * gz;
+  r.ok = true;
+  return r;
+}
+
+void store_shape(State& s, const std::string& name, const ShapeRead& r) {
+  auto& shape = s.shapes[name];
   ++shape.launches;
-  shape.blocks += std::uint64_t(gx) * gy * gz;
-  shape.block_threads = std::max(shape.block_threads, threads);
-  shape.blocks_per_sm = shape.blocks_per_sm == 0 ? per_sm : std::min(shape.blocks_per_sm, per_sm);
+  shape.blocks += r.blocks;
+  shape.block_threads = std::max(shape.block_threads, r.threads);
+  shape.blocks_per_sm = shape.blocks_per_sm == 0 ? r.per_sm : std::min(shape.blocks_per_sm, r.per_sm);
 }
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
   State& s = state();
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    const auto* info = static_cast<const CUpti_CallbackData*>(data);
+    if (info->callbackSite == CUPTI_API_EXIT) {  // the launch's shape, read before the lock (read_shape)
+      const ShapeRead r = ::getpid() == s.owner ? read_shape(id, info) : ShapeRead{};
+      if (!r.ok) return;
+      std::lock_guard<std::mutex> lock(s.mu);
+      store_shape(s, info->symbolName, r);
+      return;
+    }
+  }
   std::lock_guard<std::mutex> lock(s.mu);
   if (::getpid() != s.owner) return;  // a forked child
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
@@ -475,7 +506,6 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
     // their counts (run.cpp), and the graph launch is no launch of a kernel of that name.
     if (!info->symbolName || graph) return;
     ++s.launches[info->symbolName];
-    record_shape(s, id, info);
     // The discovery run: the first kernel launched that matches --kernel (mangled or demangled name).
     if (s.target == "*first*" && (!s.match || s.match->search(info->symbolName) || s.match->search(demangle(info->symbolName))))
       s.target = info->symbolName;
