@@ -369,7 +369,7 @@ struct GatherCompute {
 };
 
 // ---- Calibration of an indirect call's extra path (not validation shapes: `--set calibration`, the
-// call-path probe, scripts/gpu/probes/call-path.sh). The same call through a table of M callees whose
+// call-path calibration of stage scripts/gpu/50-attribute.sh, results/h200/call_path.json). The same call through a table of M callees whose
 // bodies are alike (N dependent FMAs each, constants apart so that no two are one function), so the
 // only cost the random order adds beyond the callees' instructions is the extra paths themselves: what
 // the estimate misses per extra path there is the cost of an indirect call's path (docs/attribute.md). ----

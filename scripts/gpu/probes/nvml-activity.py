@@ -4,8 +4,8 @@ say about co-tenants of different activity on this GPU: an idle one (a context a
 a faint one (divbench_cotenant, 20 us busy every 10 ms), a busy one, and divbench itself during a
 `--sweep k`. Polls every 50 ms for the whole probe and writes every sample with the phase it fell in:
 $OUT/results/<gpu>/probes/nvml-activity/{samples.jsonl, events.jsonl, summary.txt (JSON text: no schema of its own)}. Also runs
-`divbench --sweep k` beside the idle co-tenant and keeps its exit code and verdict (the case issue 36
-item 4 is about). Needs libnvidia-ml.so.1 and libcuda.so.1 (ctypes; nothing installed)."""
+`divbench --sweep k` beside the idle co-tenant and keeps its exit code and verdict (a co-tenant that holds
+the GPU without computing: is it seen as a disturbance?). Needs libnvidia-ml.so.1 and libcuda.so.1 (ctypes; nothing installed)."""
 import ctypes
 import json
 import os
