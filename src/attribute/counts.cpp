@@ -33,6 +33,15 @@ std::uint64_t count_of(const json& v, const std::string& where, const std::strin
 
 std::uint64_t add(std::uint64_t a, std::uint64_t b, const std::string& what);
 
+// Two records of one function's launches as one: launches and blocks summed (UsageError naming `what` when
+// a sum passes 2^64-1), the largest block, the fewest blocks an SM held (0: not recorded).
+void merge_shape(LaunchShape& into, const LaunchShape& more, const std::string& what) {
+  into.launches = add(into.launches, more.launches, what + ", launches");
+  into.blocks = add(into.blocks, more.blocks, what + ", blocks");
+  into.block_threads = std::max(into.block_threads, more.block_threads);
+  into.blocks_per_sm = into.blocks_per_sm == 0 ? more.blocks_per_sm : std::min(into.blocks_per_sm, more.blocks_per_sm);
+}
+
 }  // namespace
 
 double LaunchShape::resident_warps_per_sm(double sms) const {
@@ -216,11 +225,7 @@ RunCounts counts_from_json(const json& doc, const std::string& path) {
           if (!sh.contains(key)) throw UsageError(path + ": (" + at + ") has no \"" + key + "\"");
           *field = count_of(sh[key], path, at + "/" + key);
         }
-        LaunchShape& into = r.shapes[name];
-        into.launches = add(into.launches, one.launches, path + ": (" + at + "/launches)");
-        into.blocks = add(into.blocks, one.blocks, path + ": (" + at + "/blocks)");
-        into.block_threads = std::max(into.block_threads, one.block_threads);
-        into.blocks_per_sm = into.blocks_per_sm == 0 ? one.blocks_per_sm : std::min(into.blocks_per_sm, one.blocks_per_sm);
+        merge_shape(r.shapes[name], one, path + ": (" + at + ")");
       }
     }
     if (doc.contains("launches")) {
@@ -246,11 +251,7 @@ void merge_counts(RunCounts& into, const RunCounts& more) {
   for (const auto& [name, n] : more.launches)
     into.launches[name] = add(into.launches[name], n, "counts: launches of " + name + " in the merged runs");
   for (const auto& [name, sh] : more.shapes) {
-    LaunchShape& s = into.shapes[name];
-    s.launches = add(s.launches, sh.launches, "counts: launches of " + name + " in the merged runs");
-    s.blocks = add(s.blocks, sh.blocks, "counts: blocks of " + name + " in the merged runs");
-    s.block_threads = std::max(s.block_threads, sh.block_threads);
-    s.blocks_per_sm = s.blocks_per_sm == 0 ? sh.blocks_per_sm : std::min(s.blocks_per_sm, sh.blocks_per_sm);
+    merge_shape(into.shapes[name], sh, "counts: the launch shapes of " + name + " in the merged runs");
   }
   for (const auto& [name, n] : more.counted_launches)
     into.counted_launches[name] = add(into.counted_launches[name], n, "counts: counted launches of " + name + " in the merged runs");

@@ -66,13 +66,9 @@ std::pair<std::string, int> split_source(const std::string& where) {
   return {where.substr(0, colon), std::atoi(where.c_str() + colon + 1)};
 }
 
-const std::vector<std::string>& file_lines(const std::string& path, std::map<std::string, std::vector<std::string>>& cache) {
-  auto it = cache.find(path);
-  if (it != cache.end()) return it->second;
-  std::vector<std::string> lines;
-  std::ifstream in(path);
-  for (std::string line; in && std::getline(in, line) && lines.size() < 200000;) lines.push_back(line);
-  return cache.emplace(path, std::move(lines)).first->second;
+// A source file's lines for the view: at most 200,000 (a generated file is not shown whole).
+const std::vector<std::string>& file_lines(const std::string& path, text::SourceFiles& cache) {
+  return text::source_lines(path, cache, 200000);
 }
 
 // The heat of a share: red with opacity growing with the share (0 transparent, 0.5 and above full).
@@ -99,7 +95,7 @@ code,.code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12.5px;wh
 
 std::string html_view(const std::vector<KernelAttribution>& kernels, const std::vector<const sass::Function*>& functions,
                       const std::vector<std::vector<std::string>>& sources, const json& run) {
-  std::map<std::string, std::vector<std::string>> cache;
+  text::SourceFiles cache;
   std::ostringstream o;
   std::string program = run.contains("program") ? run["program"].value("command", "") : "";
   if (program.empty() && run.contains("collection") && run["collection"].value("recorded", json()).is_string())

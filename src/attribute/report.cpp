@@ -28,20 +28,13 @@ std::string short_name(const std::string& mangled, std::size_t width) {
 
 // The text of the line `where` ("file:line") names, trimmed; "" when the file is not readable here.
 // Each file is read once per report (`files` keeps its lines).
-std::string source_line_text(const std::string& where, std::map<std::string, std::vector<std::string>>& files) {
+std::string source_line_text(const std::string& where, text::SourceFiles& files) {
   const auto colon = where.rfind(':');
   if (colon == std::string::npos) return "";
-  const std::string file = where.substr(0, colon);
   const int n = std::atoi(where.c_str() + colon + 1);
-  auto it = files.find(file);
-  if (it == files.end()) {
-    std::vector<std::string> lines;
-    std::ifstream in(file);
-    for (std::string line; in && std::getline(in, line);) lines.push_back(line);
-    it = files.emplace(file, std::move(lines)).first;
-  }
-  if (n < 1 || static_cast<std::size_t>(n) > it->second.size()) return "";
-  const std::string& line = it->second[n - 1];
+  const auto& lines = text::source_lines(where.substr(0, colon), files);
+  if (n < 1 || static_cast<std::size_t>(n) > lines.size()) return "";
+  const std::string& line = lines[n - 1];
   const auto a = line.find_first_not_of(" \t");
   return a == std::string::npos ? "" : line.substr(a);
 }
@@ -160,7 +153,7 @@ std::string markdown_report(const std::vector<KernelAttribution>& kernels, const
     o << "\n";
   }
   o << "## By kernel and source line\n\n";
-  std::map<std::string, std::vector<std::string>> files;
+  text::SourceFiles files;
   for (const auto& k : kernels) {
     o << "### `" << short_name(k.table->name, 200) << "` (" << "sm_" << k.table->sm << ")\n\n";
     o << "Warps: " << k.warps << "; thread instructions per warp instruction: "

@@ -82,8 +82,8 @@ std::vector<PassTime> pass_times(const sass::Function& f, const FunctionCounts& 
   return out;
 }
 
-double sm_cycles(const std::vector<PassTime>& t, const FunctionCounts& counts, const sass::Function& f,
-                 const std::vector<double>& scale, const std::vector<double>& memory_ratio, const Machine& m) {
+SmBounds sm_bounds(const std::vector<PassTime>& t, const FunctionCounts& counts, const sass::Function& f,
+                   const std::vector<double>& scale, const std::vector<double>& memory_ratio, const Machine& m) {
   double warp_inst = 0, warp_inst_left = 0, issue = 0, wait = 0, contention = 0;
   for (std::size_t i = 0; i < t.size() && i < f.instructions.size(); ++i) {
     const PcCounts* c = counts_of(counts, f, i);
@@ -98,9 +98,13 @@ double sm_cycles(const std::vector<PassTime>& t, const FunctionCounts& counts, c
   }
   if (warp_inst > 0) contention *= warp_inst_left / warp_inst;
   const double sms = std::max(1.0, m.sms);
-  const double issue_bound = warp_inst_left / (double(std::max(1, m.schedulers_per_sm)) * sms);
-  const double residency = (issue + wait + contention) / (std::max(1.0, m.resident_warps_per_sm) * sms);
-  return std::max(issue_bound, residency);
+  return SmBounds{warp_inst_left / (double(std::max(1, m.schedulers_per_sm)) * sms),
+                  (issue + wait + contention) / (std::max(1.0, m.resident_warps_per_sm) * sms)};
+}
+
+double sm_cycles(const std::vector<PassTime>& t, const FunctionCounts& counts, const sass::Function& f,
+                 const std::vector<double>& scale, const std::vector<double>& memory_ratio, const Machine& m) {
+  return sm_bounds(t, counts, f, scale, memory_ratio, m).cycles();
 }
 
 void scale_region(const BranchCost& b, const FunctionCounts& counts, const sass::Function& f, std::vector<double>& scale,
@@ -154,14 +158,10 @@ KernelTime predict_time(const KernelAttribution& k, const sass::Function& f, con
   }
   const std::size_t n = f.instructions.size();
   const std::vector<double> ones(n, 1.0);
-  out.sm_cycles = sm_cycles(t, counts, f, ones, ones, m);
-  {
-    double w = 0;
-    for (std::size_t i = 0; i < n; ++i)
-      if (const PcCounts* c = counts_of(counts, f, i)) w += double(c->inst);
-    out.issue_bound_cycles = w / (double(std::max(1, m.schedulers_per_sm)) * std::max(1.0, m.sms));
-    out.residency_cycles = (out.issue + out.contention + out.wait) / (std::max(1.0, m.resident_warps_per_sm) * std::max(1.0, m.sms));
-  }
+  const SmBounds as_run = sm_bounds(t, counts, f, ones, ones, m);
+  out.sm_cycles = as_run.cycles();
+  out.issue_bound_cycles = as_run.issue_bound;
+  out.residency_cycles = as_run.residency;
   if (out.from_samples) {
     double s = 0;
     for (const auto& [pc, k2] : *sampled->samples) s += double(k2);

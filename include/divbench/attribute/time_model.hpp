@@ -73,8 +73,15 @@ struct Machine {
   int schedulers_per_sm = 4;
 };
 
-// SM cycles (summed over the kernel's launches) of the model with each instruction's passes scaled by
-// `f` (1 = as measured). The unit every prediction is made of.
+// The two bounds of an SM's cycles (summed over the kernel's launches) with each instruction's passes
+// scaled by `scale` (1 = as measured): the issue bound and the residency over the resident warps.
+struct SmBounds {
+  double issue_bound = 0, residency = 0;
+  double cycles() const { return issue_bound > residency ? issue_bound : residency; }
+};
+SmBounds sm_bounds(const std::vector<PassTime>& t, const FunctionCounts& counts, const sass::Function& f,
+                   const std::vector<double>& scale, const std::vector<double>& memory_ratio, const Machine& m);
+// Their larger: the unit every prediction is made of.
 double sm_cycles(const std::vector<PassTime>& t, const FunctionCounts& counts, const sass::Function& f,
                  const std::vector<double>& scale, const std::vector<double>& memory_ratio, const Machine& m);
 
