@@ -44,9 +44,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "injection_base.hpp"
+
 namespace {
 
 using json = nlohmann::json;
+using divbench::inject::debugf;
+constexpr const char* kTag = "inject";  // DIVBENCH_ATTRIBUTE_DEBUG=1 lines: "divbench inject: ..."
 
 // The metrics, in the order of a counts row after the pc. The last, the global-memory sectors each
 // instruction requested (the memory rule of attribute/run.cpp), is optional: a chip or CUPTI without it
@@ -60,7 +64,7 @@ constexpr int kRequiredMetrics = 5;
 
 struct State {
   std::mutex mu;
-  std::string dir;
+  divbench::inject::Process proc;  // the loading process and $DIVBENCH_ATTRIBUTE_DIR
   CUpti_SubscriberHandle subscriber = nullptr;
   std::map<std::uint64_t, int> metric_slot;    // metric id -> index in kMetrics
   std::map<std::uint32_t, bool> configured;    // device index -> SetConfig done
@@ -95,10 +99,8 @@ struct State {
   std::map<std::pair<std::uint32_t, std::string>, std::map<std::uint32_t, std::array<std::uint64_t, kMetricCount>>> counts;
   json device = json::object();
   std::uint64_t dropped = 0;
-  std::vector<std::string> errors;
+  divbench::inject::ErrorLog errors{"divbench attribute"};
   bool written = false;
-  pid_t owner = 0;  // the process that loaded the library: a child it forks inherits the state but never
-                    // collects or writes (CUDA is unusable after fork, and its counts file would be wrong)
 };
 
 State& state() {
@@ -122,46 +124,21 @@ T params(std::size_t size) {
   return p;
 }
 
-// DIVBENCH_ATTRIBUTE_DEBUG=1: each step on stderr.
-void debug(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-void debug(const char* fmt, ...) {
-  static const bool on = [] { const char* e = std::getenv("DIVBENCH_ATTRIBUTE_DEBUG"); return e && *e == '1'; }();
-  if (!on) return;
-  va_list ap;
-  va_start(ap, fmt);
-  std::fprintf(stderr, "divbench inject: ");
-  std::vfprintf(stderr, fmt, ap);
-  std::fprintf(stderr, "\n");
-  va_end(ap);
-}
-
 void note_error(State& s, const std::string& what, CUptiResult r) {
-  const char* text = nullptr;
-  cuptiGetResultString(r, &text);
   // After a kernel failed (note_kernel_failure put it first), CUPTI's reads fail as a consequence:
   // divbench says the failure in one line, so this one is kept in the errors file but not printed.
-  const bool explained = !s.errors.empty() && s.errors.front().rfind("kernel failed: ", 0) == 0;
-  s.errors.push_back(what + ": " + (text ? text : "CUPTI error " + std::to_string(static_cast<int>(r))));
-  if (!explained) std::fprintf(stderr, "divbench attribute: %s\n", s.errors.back().c_str());
+  const bool explained = !s.errors.empty() && s.errors.first().rfind("kernel failed: ", 0) == 0;
+  s.errors.add_cupti(what, r, !explained);
 }
-
-#define INJECT_TRY(s, call)                 \
-  do {                                      \
-    const CUptiResult r_ = (call);          \
-    if (r_ != CUPTI_SUCCESS) {              \
-      note_error(s, #call, r_);             \
-      return false;                         \
-    }                                       \
-  } while (0)
 
 bool configure_device(State& s, std::uint32_t device) {
   if (s.configured.count(device)) return s.configured[device];
   s.configured[device] = false;
   auto pi = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-  INJECT_TRY(s, cuptiProfilerInitialize(&pi));
+  DIVBENCH_CUPTI_TRY(s, cuptiProfilerInitialize(&pi));
   auto cn = params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
   cn.deviceIndex = device;
-  INJECT_TRY(s, cuptiDeviceGetChipName(&cn));
+  DIVBENCH_CUPTI_TRY(s, cuptiDeviceGetChipName(&cn));
   std::vector<CUpti_SassMetrics_Config> configs;
   for (int m = 0; m < kMetricCount; ++m) {
     auto gp = params<CUpti_SassMetrics_GetProperties_Params>(CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE);
@@ -169,11 +146,11 @@ bool configure_device(State& s, std::uint32_t device) {
     gp.pMetricName = kMetrics[m];
     if (m >= kRequiredMetrics) {
       if (cuptiSassMetricsGetProperties(&gp) != CUPTI_SUCCESS) {
-        debug("optional metric %s not available on %s", kMetrics[m], cn.pChipName ? cn.pChipName : "?");
+        debugf(kTag, "optional metric %s not available on %s", kMetrics[m], cn.pChipName ? cn.pChipName : "?");
         continue;
       }
     } else {
-      INJECT_TRY(s, cuptiSassMetricsGetProperties(&gp));
+      DIVBENCH_CUPTI_TRY(s, cuptiSassMetricsGetProperties(&gp));
     }
     s.metric_slot[gp.metric.metricId] = m;
     configs.push_back({gp.metric.metricId, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU});
@@ -184,14 +161,14 @@ bool configure_device(State& s, std::uint32_t device) {
   sc.deviceIndex = device;
   if (configs.size() > static_cast<std::size_t>(kRequiredMetrics) && cuptiSassMetricsSetConfig(&sc) != CUPTI_SUCCESS) {
     // The optional metrics refused together with the others: configure the required ones alone.
-    debug("SetConfig with the optional metrics failed; without them");
+    debugf(kTag, "SetConfig with the optional metrics failed; without them");
     configs.resize(kRequiredMetrics);
     for (auto it = s.metric_slot.begin(); it != s.metric_slot.end();)
       it = it->second >= kRequiredMetrics ? s.metric_slot.erase(it) : std::next(it);
     sc.numOfMetricConfig = configs.size();
-    INJECT_TRY(s, cuptiSassMetricsSetConfig(&sc));
+    DIVBENCH_CUPTI_TRY(s, cuptiSassMetricsSetConfig(&sc));
   } else if (configs.size() <= static_cast<std::size_t>(kRequiredMetrics)) {
-    INJECT_TRY(s, cuptiSassMetricsSetConfig(&sc));
+    DIVBENCH_CUPTI_TRY(s, cuptiSassMetricsSetConfig(&sc));
   }
   CUdevice dev = 0;
   char name[256] = {0};
@@ -219,14 +196,14 @@ bool configure_device(State& s, std::uint32_t device) {
 
 bool enable_context(State& s, CUcontext ctx) {
   std::uint32_t device = 0;
-  INJECT_TRY(s, cuptiGetDeviceId(ctx, &device));
+  DIVBENCH_CUPTI_TRY(s, cuptiGetDeviceId(ctx, &device));
   if (!configure_device(s, device)) return false;
   auto en = params<CUpti_SassMetricsEnable_Params>(CUpti_SassMetricsEnable_Params_STRUCT_SIZE);
   en.ctx = ctx;
   en.enableLazyPatching = 1;
-  INJECT_TRY(s, cuptiSassMetricsEnable(&en));
+  DIVBENCH_CUPTI_TRY(s, cuptiSassMetricsEnable(&en));
   s.enabled[ctx] = device;
-  debug("enabled on context %p (device %u)", static_cast<void*>(ctx), device);
+  debugf(kTag, "enabled on context %p (device %u)", static_cast<void*>(ctx), device);
   return true;
 }
 
@@ -235,8 +212,8 @@ bool enable_context(State& s, CUcontext ctx) {
 bool collect_records(State& s, CUcontext ctx) {
   auto dp = params<CUpti_SassMetricsGetDataProperties_Params>(CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE);
   dp.ctx = ctx;
-  INJECT_TRY(s, cuptiSassMetricsGetDataProperties(&dp));
-  debug("flush context %p: %zu records x %zu instances", static_cast<void*>(ctx), dp.numOfPatchedInstructionRecords, dp.numOfInstances);
+  DIVBENCH_CUPTI_TRY(s, cuptiSassMetricsGetDataProperties(&dp));
+  debugf(kTag, "flush context %p: %zu records x %zu instances", static_cast<void*>(ctx), dp.numOfPatchedInstructionRecords, dp.numOfInstances);
   if (dp.numOfPatchedInstructionRecords > 0 && dp.numOfInstances > 0) {
     std::vector<CUpti_SassMetrics_Data> data(dp.numOfPatchedInstructionRecords);
     std::vector<CUpti_SassMetrics_InstanceValue> values(dp.numOfPatchedInstructionRecords * dp.numOfInstances);
@@ -249,9 +226,9 @@ bool collect_records(State& s, CUcontext ctx) {
     fd.numOfPatchedInstructionRecords = data.size();
     fd.numOfInstances = dp.numOfInstances;
     fd.pMetricsData = data.data();
-    INJECT_TRY(s, cuptiSassMetricsFlushData(&fd));
+    DIVBENCH_CUPTI_TRY(s, cuptiSassMetricsFlushData(&fd));
     for (const auto& d : data) {
-      debug("record %u %s 0x%x", d.cubinCrc, d.functionName ? d.functionName : "?", d.pcOffset);
+      debugf(kTag, "record %u %s 0x%x", d.cubinCrc, d.functionName ? d.functionName : "?", d.pcOffset);
       auto& row = s.counts[{d.cubinCrc, d.functionName ? d.functionName : ""}][d.pcOffset];
       for (std::size_t k = 0; k < dp.numOfInstances; ++k) {
         const auto it = s.metric_slot.find(d.pInstanceValues[k].metricId);
@@ -275,8 +252,8 @@ void note_kernel_failure(State& s, CUcontext ctx) {
   const char* text = nullptr;
   cuGetErrorName(r, &name);
   cuGetErrorString(r, &text);
-  s.errors.insert(s.errors.begin(), std::string("kernel failed: ") + (name ? name : "CUresult " + std::to_string(r)) +
-                                        (text ? std::string(": ") + text : std::string()));
+  s.errors.add_first(std::string("kernel failed: ") + (name ? name : "CUresult " + std::to_string(r)) +
+                     (text ? std::string(": ") + text : std::string()));
 }
 
 // Collects what is left for `ctx` and ends collection on it.
@@ -288,7 +265,7 @@ bool flush_context(State& s, CUcontext ctx) {
   if (!ok) return false;
   auto di = params<CUpti_SassMetricsDisable_Params>(CUpti_SassMetricsDisable_Params_STRUCT_SIZE);
   di.ctx = ctx;
-  INJECT_TRY(s, cuptiSassMetricsDisable(&di));
+  DIVBENCH_CUPTI_TRY(s, cuptiSassMetricsDisable(&di));
   s.dropped += di.numOfDroppedRecords;
   return true;
 }
@@ -306,15 +283,15 @@ void save_cubin(State& s, const void* image, std::size_t size) {
   const auto crc = static_cast<std::uint32_t>(p.cubinCrc);
   if (s.cubins.count(crc)) return;
   const std::string rel = "cubins/" + std::to_string(crc) + ".cubin";
-  const std::string path = s.dir + "/" + rel;
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  if (FILE* f = std::fopen(tmp.c_str(), "wb")) {
-    const bool ok = std::fwrite(image, 1, size, f) == size;
-    if (std::fclose(f) == 0 && ok && std::rename(tmp.c_str(), path.c_str()) == 0) s.cubins[crc] = rel;
-    else std::remove(tmp.c_str());
-  }
+  if (divbench::inject::write_whole(s.proc.dir + "/" + rel, std::string(static_cast<const char*>(image), size)))
+    s.cubins[crc] = rel;
 }
 
+// GCC 12 warns (-Warray-bounds) in this function on nlohmann::json values holding strings, in whichever
+// form they are built: a false positive of the library's diagnostics mode (set_parents on a value that is
+// not an object), reported inside std::map's begin().
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
 void write_counts(State& s) {
   if (s.written) return;
   s.written = true;
@@ -360,44 +337,16 @@ void write_counts(State& s) {
     doc["launch_sampling"] = ls;
   }
   doc["target"] = s.target;
-  const std::string pid = std::to_string(::getpid());
-  const std::string path = s.dir + "/counts-" + pid + ".json";
-  const std::string tmp = path + ".tmp";
-  if (FILE* f = std::fopen(tmp.c_str(), "w")) {
-    const std::string text = doc.dump();
-    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    if (std::fclose(f) == 0 && ok) std::rename(tmp.c_str(), path.c_str());
-    else std::remove(tmp.c_str());
-  }
-  if (!s.errors.empty())
-    if (FILE* f = std::fopen((s.dir + "/errors-" + pid + ".txt").c_str(), "w")) {
-      for (const auto& e : s.errors) std::fprintf(f, "%s\n", e.c_str());
-      std::fclose(f);
-    }
+  divbench::inject::write_whole(s.proc.dir + "/counts-" + std::to_string(::getpid()) + ".json", doc.dump());
+  s.errors.write(s.proc.dir);
 }
+#pragma GCC diagnostic pop
 
 // Whether a launch goes into a stream being captured (it runs later, in its graph).
 bool capturing(CUpti_CallbackId id, const CUpti_CallbackData* info) {
-  CUstream stream = nullptr;
-  const void* p = info->functionParams;
-  if (!p) return false;
-  switch (id) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel: stream = static_cast<const cuLaunchKernel_params*>(p)->hStream; break;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: stream = static_cast<const cuLaunchKernel_ptsz_params*>(p)->hStream; break;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx: {
-      const CUlaunchConfig* c = static_cast<const cuLaunchKernelEx_params*>(p)->config;
-      if (c) stream = c->hStream;
-      break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
-      const CUlaunchConfig* c = static_cast<const cuLaunchKernelEx_ptsz_params*>(p)->config;
-      if (c) stream = c->hStream;
-      break;
-    }
-    default: return false;
-  }
+  const divbench::inject::LaunchParams p = divbench::inject::launch_params(id, info->functionParams);
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-  return cuStreamIsCapturing(stream, &status) == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE;
+  return p.ok && cuStreamIsCapturing(p.stream, &status) == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 // The grid, block and dynamic shared memory of a launch, and how many such blocks an SM holds at once.
@@ -412,40 +361,14 @@ struct ShapeRead {
 
 ShapeRead read_shape(CUpti_CallbackId id, const CUpti_CallbackData* info) {
   ShapeRead r;
-  const void* p = info->functionParams;
-  if (!p || !info->symbolName) return r;
-  CUfunction fn = nullptr;
-  unsigned gx = 0, gy = 0, gz = 0, bx = 0, by = 0, bz = 0, smem = 0;
-  const auto from = [&](const auto* q) {
-    fn = q->f;
-    gx = q->gridDimX, gy = q->gridDimY, gz = q->gridDimZ, bx = q->blockDimX, by = q->blockDimY, bz = q->blockDimZ;
-    smem = q->sharedMemBytes;
-  };
-  const auto from_config = [&](CUfunction f, const CUlaunchConfig* c) {
-    if (!c) return;
-    fn = f;
-    gx = c->gridDimX, gy = c->gridDimY, gz = c->gridDimZ, bx = c->blockDimX, by = c->blockDimY, bz = c->blockDimZ;
-    smem = c->sharedMemBytes;
-  };
-  switch (id) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel: from(static_cast<const cuLaunchKernel_params*>(p)); break;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: from(static_cast<const cuLaunchKernel_ptsz_params*>(p)); break;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx: {
-      const auto* q = static_cast<const cuLaunchKernelEx_params*>(p);
-      from_config(q->f, q->config);
-      break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
-      const auto* q = static_cast<const cuLaunchKernelEx_ptsz_params*>(p);
-      from_config(q->f, q->config);
-      break;
-    }
-    default: return r;
-  }
-  r.threads = bx * by * bz;
-  if (!fn || r.threads == 0) return r;
-  if (cuOccupancyMaxActiveBlocksPerMultiprocessor(&r.per_sm, fn, static_cast<int>(r.threads), smem) != CUDA_SUCCESS) return r;
-  r.blocks = std::uint64_t(gx) * gy * gz;
+  if (!info->symbolName) return r;
+  const divbench::inject::LaunchParams p = divbench::inject::launch_params(id, info->functionParams);
+  if (!p.ok || !p.function || p.block_threads == 0) return r;
+  r.threads = p.block_threads;
+  if (cuOccupancyMaxActiveBlocksPerMultiprocessor(&r.per_sm, p.function, static_cast<int>(r.threads), p.shared_bytes) !=
+      CUDA_SUCCESS)
+    return r;
+  r.blocks = p.blocks;
   r.ok = true;
   return r;
 }
@@ -463,7 +386,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     const auto* info = static_cast<const CUpti_CallbackData*>(data);
     if (info->callbackSite == CUPTI_API_EXIT) {  // the launch's shape, read before the lock (read_shape)
-      const ShapeRead r = ::getpid() == s.owner ? read_shape(id, info) : ShapeRead{};
+      const ShapeRead r = s.proc.owns() ? read_shape(id, info) : ShapeRead{};
       if (!r.ok) return;
       std::lock_guard<std::mutex> lock(s.mu);
       store_shape(s, info->symbolName, r);
@@ -471,7 +394,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
     }
   }
   std::lock_guard<std::mutex> lock(s.mu);
-  if (::getpid() != s.owner) return;  // a forked child
+  if (!s.proc.owns()) return;  // a forked child
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     // One collection range per launch: enabled as the launch enters (the context is current there;
     // enabling at context creation collects nothing) and, once the kernel has run, its records
@@ -482,7 +405,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
     // Every kernel ("*all*", CUPTI 13.4 and later: one range patches every function launched in it):
     // the range opens at the context's first launch, a graph's included, and stays open until the
     // context ends or the process exits.
-    const bool graph = id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
+    const bool graph = divbench::inject::is_graph_launch(id);
     bool open_range = s.target == "*all*" && !s.sample_closed;
     if (s.target == "*all*" && s.sample_first > 0 && info->context && !capturing(id, info)) {
       const std::string name = info->symbolName && !graph ? info->symbolName : "";
@@ -491,7 +414,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
         open_range = !s.sample_closed && (graph || !s.skip.count(name));  // opens at a function not yet counted
         if (open_range && !name.empty()) ++s.counted_launches[name];
       } else if (!name.empty() && s.counted_launches[name] >= s.sample_first) {
-        debug("launch %s past the sample of %llu: range closed", name.c_str(), static_cast<unsigned long long>(s.sample_first));
+        debugf(kTag, "launch %s past the sample of %llu: range closed", name.c_str(), static_cast<unsigned long long>(s.sample_first));
         flush_context(s, ctx);
         s.sample_closed = true;
         open_range = false;
@@ -518,7 +441,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
   }
   if (domain != CUPTI_CB_DOMAIN_RESOURCE) return;
   const auto* rd = static_cast<const CUpti_ResourceData*>(data);
-  debug("resource callback %u", static_cast<unsigned>(id));
+  debugf(kTag, "resource callback %u", static_cast<unsigned>(id));
   if (id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
     flush_context(s, rd->context);
   } else if (id == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
@@ -526,10 +449,10 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
     // CUPTI still knows the functions; the range stays open for what runs later. Measured on the H200
     // (CUPTI 13.4, results/h200/probes/nvrtc-unload): the unloaded module's own kernels have no records
     // here or later; run.cpp names them (collection.launched_without_counts).
-    if (s.enabled.count(rd->context) && !collect_records(s, rd->context)) debug("flush at module unload failed");
+    if (s.enabled.count(rd->context) && !collect_records(s, rd->context)) debugf(kTag, "flush at module unload failed");
   } else if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
     const auto* m = static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor);
-    debug("module loaded: %zu bytes", m ? m->cubinSize : 0);
+    debugf(kTag, "module loaded: %zu bytes", m ? m->cubinSize : 0);
     if (m) save_cubin(s, m->pCubin, m->cubinSize);
   }
 }
@@ -537,8 +460,8 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
 void at_exit() {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
-  if (::getpid() != s.owner) return;  // a forked child's exit
-  debug("at exit: %zu live context(s)", s.enabled.size());
+  if (!s.proc.owns()) return;  // a forked child's exit
+  debugf(kTag, "at exit: %zu live context(s)", s.enabled.size());
   std::vector<CUcontext> live;
   for (const auto& [ctx, dev] : s.enabled) live.push_back(ctx);
   for (CUcontext ctx : live) flush_context(s, ctx);
@@ -551,14 +474,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   if (s.subscriber) return 1;
-  const char* dir = std::getenv("DIVBENCH_ATTRIBUTE_DIR");
-  if (!dir || !*dir) {
-    std::fprintf(stderr, "divbench attribute: DIVBENCH_ATTRIBUTE_DIR is not set; the injection library does nothing\n");
-    return 0;
-  }
-  s.dir = dir;
-  s.owner = ::getpid();
-  ::mkdir((s.dir + "/cubins").c_str(), 0700);
+  if (!s.proc.start("injection library")) return 0;
+  ::mkdir((s.proc.dir + "/cubins").c_str(), 0700);
   CUptiResult r = cuptiSubscribe(&s.subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_callback), nullptr);
   if (r != CUPTI_SUCCESS) {
     note_error(s, "cuptiSubscribe", r);
@@ -569,14 +486,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   for (CUpti_CallbackId id : {CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
                               CUPTI_CBID_RESOURCE_MODULE_LOADED, CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING})
     if ((r = cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE, id)) != CUPTI_SUCCESS) note_error(s, "cuptiEnableCallback", r);
-  // Every driver entry that launches a kernel (the runtime's launches go through these).
-  for (CUpti_CallbackId id : {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-                              CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-                              CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-                              CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz, CUPTI_DRIVER_TRACE_CBID_cuLaunch,
-                              CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-                              CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz})
-    if ((r = cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id)) != CUPTI_SUCCESS) note_error(s, "cuptiEnableCallback", r);
+  divbench::inject::enable_launch_callbacks(s.subscriber, s.errors);
   if (const char* t = std::getenv("DIVBENCH_ATTRIBUTE_TARGET"); t && *t) s.target = t;
   if (const char* n = std::getenv("DIVBENCH_ATTRIBUTE_LAUNCHES"); n && *n) s.sample_first = std::strtoull(n, nullptr, 10);
   if (const char* k = std::getenv("DIVBENCH_ATTRIBUTE_SKIP"); k && *k) {

@@ -71,10 +71,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "injection_base.hpp"
+
 namespace {
 
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
+using divbench::inject::debugf;
+constexpr const char* kTag = "pcsample";  // DIVBENCH_ATTRIBUTE_DEBUG=1 lines: "divbench pcsample: ..."
 
 constexpr std::uint32_t kDefaultPeriodExponent = 14;
 constexpr std::size_t kDrainPcs = 4096;           // pcs per GetData
@@ -122,7 +126,7 @@ using Key = std::pair<std::uint32_t, std::string>;
 
 struct State {
   std::recursive_mutex mu;  // recursive: a CUPTI call made under it may call back on the same thread
-  std::string dir;
+  divbench::inject::Process proc;  // the loading process and $DIVBENCH_ATTRIBUTE_DIR
   CUpti_SubscriberHandle subscriber = nullptr;
   std::uint32_t period_exponent = kDefaultPeriodExponent;
   // CUPTI's buffers: the defaults above unless DIVBENCH_PCSAMPLE_HW_MIB / DIVBENCH_PCSAMPLE_SCRATCH_MIB
@@ -137,10 +141,9 @@ struct State {
   bool hardware_buffer_full = false;
   bool crc_wider_noted = false;
   std::set<char*> names;  // CUPTI's function-name strings, ours to free once every record is read
-  std::vector<std::pair<std::string, std::uint64_t>> errors;
+  divbench::inject::ErrorLog errors{"divbench attribute (pc sampling)"};
   json device = json::object();
   bool written = false;
-  pid_t owner = 0;  // the process that loaded the library: a child it forks never samples or writes
 };
 
 State& state() {
@@ -148,45 +151,9 @@ State& state() {
   return *s;
 }
 
-void debug(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-void debug(const char* fmt, ...) {
-  static const bool on = [] { const char* e = std::getenv("DIVBENCH_ATTRIBUTE_DEBUG"); return e && *e == '1'; }();
-  if (!on) return;
-  // Milliseconds since the library was loaded: where the sampling run's time goes.
-  static const auto t0 = std::chrono::steady_clock::now();
-  va_list ap;
-  va_start(ap, fmt);
-  std::fprintf(stderr, "divbench pcsample: %8.1f ms: ",
-               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  std::vfprintf(stderr, fmt, ap);
-  std::fprintf(stderr, "\n");
-  va_end(ap);
-}
+void note_line(State& s, const std::string& line) { s.errors.add(line); }
 
-void note_line(State& s, const std::string& line) {
-  for (auto& [text, n] : s.errors)
-    if (text == line) {
-      ++n;
-      return;
-    }
-  s.errors.emplace_back(line, 1);
-  std::fprintf(stderr, "divbench attribute (pc sampling): %s\n", line.c_str());
-}
-
-void note_error(State& s, const std::string& what, CUptiResult r) {
-  const char* text = nullptr;
-  cuptiGetResultString(r, &text);
-  note_line(s, what + ": " + (text ? text : "CUPTI error " + std::to_string(static_cast<int>(r))));
-}
-
-#define PCSAMPLE_TRY(s, call)      \
-  do {                             \
-    const CUptiResult r_ = (call); \
-    if (r_ != CUPTI_SUCCESS) {     \
-      note_error(s, #call, r_);    \
-      return false;                \
-    }                              \
-  } while (0)
+void note_error(State& s, const std::string& what, CUptiResult r) { s.errors.add_cupti(what, r); }
 
 template <class T>
 T params(std::size_t size, CUcontext ctx) {
@@ -242,7 +209,7 @@ void absorb(State& s, const Context& c, const CUpti_PCSamplingData& d) {
 void drain(State& s, Context& c, bool until_empty, const char* why) {
   if (!c.enabled) return;
   if (c.config.data.totalNumPcs > 0)  // expected only after Disable: the first GPU runs tell
-    debug("drain (%s): the configuration buffer holds %zu pcs before Disable", why, c.config.data.totalNumPcs);
+    debugf(kTag, "drain (%s): the configuration buffer holds %zu pcs before Disable", why, c.config.data.totalNumPcs);
   std::size_t pcs = 0;
   for (int round = 0; round < kMaxDrainRounds; ++round) {
     auto gd = params<CUpti_PCSamplingGetDataParams>(CUpti_PCSamplingGetDataParamsSize, c.ctx);
@@ -262,7 +229,7 @@ void drain(State& s, Context& c, bool until_empty, const char* why) {
     if (!until_empty || c.drain.data.totalNumPcs == 0 || c.drain.data.remainingNumPcs == 0) break;
   }
   c.last_drain = Clock::now();
-  debug("drain (%s) on context %p: %zu pcs; CUPTI still holds %zu", why, static_cast<void*>(c.ctx), pcs,
+  debugf(kTag, "drain (%s) on context %p: %zu pcs; CUPTI still holds %zu", why, static_cast<void*>(c.ctx), pcs,
         c.drain.data.remainingNumPcs);
 }
 
@@ -270,7 +237,7 @@ bool configure(State& s, Context& c) {
   size_t count = 0;
   auto nr = params<CUpti_PCSamplingGetNumStallReasonsParams>(CUpti_PCSamplingGetNumStallReasonsParamsSize, c.ctx);
   nr.numStallReasons = &count;
-  PCSAMPLE_TRY(s, cuptiPCSamplingGetNumStallReasons(&nr));
+  DIVBENCH_CUPTI_TRY(s, cuptiPCSamplingGetNumStallReasons(&nr));
   std::vector<std::uint32_t> indices(count ? count : 1);
   std::vector<std::vector<char>> text(count, std::vector<char>(CUPTI_STALL_REASON_STRING_SIZE, '\0'));
   std::vector<char*> names(count ? count : 1, nullptr);
@@ -279,7 +246,7 @@ bool configure(State& s, Context& c) {
   gr.numStallReasons = count;
   gr.stallReasonIndex = indices.data();
   gr.stallReasons = names.data();
-  PCSAMPLE_TRY(s, cuptiPCSamplingGetStallReasons(&gr));
+  DIVBENCH_CUPTI_TRY(s, cuptiPCSamplingGetStallReasons(&gr));
   c.reason_count = count;
   for (std::size_t i = 0; i < count; ++i) {
     text[i].back() = '\0';
@@ -288,7 +255,7 @@ bool configure(State& s, Context& c) {
     if (fresh) s.reasons.push_back(name);
     c.slot[indices[i]] = it->second;
   }
-  debug("context %p: %zu stall reasons", static_cast<void*>(c.ctx), count);
+  debugf(kTag, "context %p: %zu stall reasons", static_cast<void*>(c.ctx), count);
   c.config.init(kConfigPcs, count);
   c.drain.init(kDrainPcs, count);
 
@@ -330,14 +297,14 @@ void enable_context(State& s, CUcontext ctx, const char* where) {
   auto c = std::make_unique<Context>();
   c->ctx = ctx;
   if (const CUptiResult r = cuptiGetDeviceId(ctx, &c->device); r != CUPTI_SUCCESS) note_error(s, "cuptiGetDeviceId", r);
-  debug("enabling on context %p at %s", static_cast<void*>(ctx), where);
+  debugf(kTag, "enabling on context %p at %s", static_cast<void*>(ctx), where);
   auto en = params<CUpti_PCSamplingEnableParams>(CUpti_PCSamplingEnableParamsSize, ctx);
   if (const CUptiResult r = cuptiPCSamplingEnable(&en); r != CUPTI_SUCCESS) {
     note_error(s, "cuptiPCSamplingEnable", r);
     s.failed.insert(ctx);
     return;
   }
-  debug("cuptiPCSamplingEnable returned");
+  debugf(kTag, "cuptiPCSamplingEnable returned");
   // Every other PC sampling call needs sampling enabled on the context first.
   if (!configure(s, *c)) {
     auto di = params<CUpti_PCSamplingDisableParams>(CUpti_PCSamplingDisableParamsSize, ctx);
@@ -347,7 +314,7 @@ void enable_context(State& s, CUcontext ctx, const char* where) {
   }
   c->enabled = true;
   describe_device(s, c->device);
-  debug("enabled on context %p (device %u) at %s, period 2^%u cycles", static_cast<void*>(ctx), c->device, where,
+  debugf(kTag, "enabled on context %p (device %u) at %s, period 2^%u cycles", static_cast<void*>(ctx), c->device, where,
         s.period_exponent);
   s.contexts[ctx] = std::move(c);
 }
@@ -367,7 +334,7 @@ void finish_context(State& s, Context& c, const char* why) {
     return;
   }
   absorb(s, c, c.config.data);
-  debug("disabled on context %p (%s): the final flush held %zu pcs, %zu left over", static_cast<void*>(c.ctx), why,
+  debugf(kTag, "disabled on context %p (%s): the final flush held %zu pcs, %zu left over", static_cast<void*>(c.ctx), why,
         c.config.data.totalNumPcs, c.config.data.remainingNumPcs);
   if (c.config.data.remainingNumPcs > 0)
     note_line(s, std::to_string(c.config.data.remainingNumPcs) + " pc records discarded by cuptiPCSamplingDisable (the configuration buffer holds " +
@@ -420,7 +387,7 @@ void write_document(State& s) {
   json reasons = json::array();
   for (const auto& name : s.reasons) reasons.push_back(name);
   json errors = json::array();
-  for (const auto& [text, n] : s.errors) errors.push_back(n > 1 ? text + " (" + std::to_string(n) + " times)" : text);
+  for (const auto& line : s.errors.lines()) errors.push_back(line);
   const json doc{{"schema", "divbench.attribute_pcsamples/1"},
                  {"pid", ::getpid()},
                  {"hardware_buffer_mib", s.hardware_bytes >> 20},
@@ -438,55 +405,23 @@ void write_document(State& s) {
                  {"stall_reasons", reasons},
                  {"functions", functions},
                  {"errors", errors}};
-  debug("write: %llu samples (CUPTI: %llu total, %llu non-user, %llu dropped; records %llu all reasons, %llu without not_issued)",
+  debugf(kTag, "write: %llu samples (CUPTI: %llu total, %llu non-user, %llu dropped; records %llu all reasons, %llu without not_issued)",
         static_cast<unsigned long long>(total), static_cast<unsigned long long>(s.cupti_total),
         static_cast<unsigned long long>(s.non_user), static_cast<unsigned long long>(s.dropped),
         static_cast<unsigned long long>(sum_all), static_cast<unsigned long long>(sum_issued));
-  const std::string pid = std::to_string(::getpid());
-  const std::string path = s.dir + "/pcsamples-" + pid + ".json";
-  const std::string tmp = path + ".tmp";
-  if (FILE* f = std::fopen(tmp.c_str(), "w")) {
-    const std::string text = doc.dump(-1, ' ', false, json::error_handler_t::replace);
-    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    if (std::fclose(f) == 0 && ok) std::rename(tmp.c_str(), path.c_str());
-    else std::remove(tmp.c_str());
-  } else {
-    std::fprintf(stderr, "divbench attribute (pc sampling): cannot write %s\n", tmp.c_str());
-  }
-  if (!s.errors.empty())
-    if (FILE* f = std::fopen((s.dir + "/errors-" + pid + ".txt").c_str(), "w")) {
-      for (const auto& e : errors) std::fprintf(f, "%s\n", e.get<std::string>().c_str());
-      std::fclose(f);
-    }
-}
-
-bool is_launch(CUpti_CallbackId id) {
-  switch (id) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunch:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
-      return true;
-    default:
-      return false;
-  }
+  const std::string path = s.proc.dir + "/pcsamples-" + std::to_string(::getpid()) + ".json";
+  if (!divbench::inject::write_whole(path, doc.dump(-1, ' ', false, json::error_handler_t::replace)))
+    std::fprintf(stderr, "divbench attribute (pc sampling): cannot write %s\n", path.c_str());
+  s.errors.write(s.proc.dir);
 }
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
   State& s = state();
   std::lock_guard<std::recursive_mutex> lock(s.mu);
-  if (::getpid() != s.owner) return;  // a forked child
+  if (!s.proc.owns()) return;  // a forked child
   if (s.written) return;
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-    if (!is_launch(id)) return;
+    if (!divbench::inject::is_launch(id)) return;
     const auto* info = static_cast<const CUpti_CallbackData*>(data);
     if (!info->context) return;
     if (info->callbackSite == CUPTI_API_ENTER) {
@@ -512,7 +447,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
   }
   if (domain != CUPTI_CB_DOMAIN_RESOURCE) return;
   const auto* rd = static_cast<const CUpti_ResourceData*>(data);
-  debug("resource callback %u", static_cast<unsigned>(id));
+  debugf(kTag, "resource callback %u", static_cast<unsigned>(id));
   if (id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
     s.failed.erase(rd->context);  // a handle reused by a new context
     enable_context(s, rd->context, "context creation");
@@ -528,8 +463,8 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
 void at_exit() {
   State& s = state();
   std::lock_guard<std::recursive_mutex> lock(s.mu);
-  if (::getpid() != s.owner) return;  // a forked child's exit
-  debug("at exit: %zu context(s)", s.contexts.size());
+  if (!s.proc.owns()) return;  // a forked child's exit
+  debugf(kTag, "at exit: %zu context(s)", s.contexts.size());
   for (auto& [ctx, c] : s.contexts) finish_context(s, *c, "exit");
   write_document(s);
   for (char* name : s.names) std::free(name);  // CUPTI's strings: the caller frees them after the last record
@@ -542,13 +477,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   State& s = state();
   std::lock_guard<std::recursive_mutex> lock(s.mu);
   if (s.subscriber) return 1;
-  const char* dir = std::getenv("DIVBENCH_ATTRIBUTE_DIR");
-  if (!dir || !*dir) {
-    std::fprintf(stderr, "divbench attribute: DIVBENCH_ATTRIBUTE_DIR is not set; the PC sampling library does nothing\n");
-    return 0;
-  }
-  s.dir = dir;
-  s.owner = ::getpid();
+  if (!s.proc.start("PC sampling library")) return 0;
   if (const char* p = std::getenv("DIVBENCH_PCSAMPLE_PERIOD"); p && *p) {
     char* end = nullptr;
     const unsigned long k = std::strtoul(p, &end, 10);
@@ -563,7 +492,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
       if (*end == '\0' && mib >= 1 && mib <= 4096) *bytes = std::size_t{mib} << 20;
       else note_line(s, std::string(name) + "=" + v + " is not a size in MiB (1..4096): ignored");
     }
-  debug("loaded; hardware buffer %zu MiB, scratch buffer %zu MiB", s.hardware_bytes >> 20, s.scratch_bytes >> 20);
+  debugf(kTag, "loaded; hardware buffer %zu MiB, scratch buffer %zu MiB", s.hardware_bytes >> 20, s.scratch_bytes >> 20);
   CUptiResult r = cuptiSubscribe(&s.subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_callback), nullptr);
   if (r != CUPTI_SUCCESS) {
     note_error(s, "cuptiSubscribe", r);
@@ -574,15 +503,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   for (CUpti_CallbackId id : {CUPTI_CBID_RESOURCE_CONTEXT_CREATED, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
                               CUPTI_CBID_RESOURCE_MODULE_LOADED, CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING})
     if ((r = cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE, id)) != CUPTI_SUCCESS) note_error(s, "cuptiEnableCallback", r);
-  for (CUpti_CallbackId id : {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-                              CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-                              CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-                              CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-                              CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice, CUPTI_DRIVER_TRACE_CBID_cuLaunch,
-                              CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid, CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync,
-                              CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz})
-    if ((r = cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id)) != CUPTI_SUCCESS) note_error(s, "cuptiEnableCallback", r);
+  divbench::inject::enable_launch_callbacks(s.subscriber, s.errors);
   std::atexit(at_exit);
-  debug("subscribed; period 2^%u cycles", s.period_exponent);
+  debugf(kTag, "subscribed; period 2^%u cycles", s.period_exponent);
   return 1;
 }
