@@ -208,10 +208,9 @@ int run_predict_cubin(const PredictOptions& o) {
   if (!o.out_dir.empty() || !o.facts.empty() || !o.compare.empty())
     throw UsageError("kernels predict --cubin: --facts, --out-dir and --compare belong to the per-architecture form");
   sass::inspect_file(o.cubin);
-  std::string used, why;
-  const auto loaded = model::load_constants(o.constants, used, why);
-  if (!loaded) throw UsageError("kernels predict --cubin: no loop-cost constants (" + why + "); give --constants FILE");
-  const model::CostConstants constants = *loaded;
+  const auto loaded = model::load_constants(o.constants);
+  if (!loaded) throw UsageError("kernels predict --cubin: no loop-cost constants (" + loaded.error() + "); give --constants FILE");
+  const model::CostConstants constants = loaded->constants;
   const std::string nvdisasm = sass::find_nvdisasm(o.nvdisasm);
   TempDir tmp;
   const std::vector<sass::Cubin> cubins = sass::load_cubins(o.cubin, nvdisasm, tmp);

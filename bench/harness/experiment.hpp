@@ -137,7 +137,7 @@ std::vector<PointSpec> with_declared_axes(const std::string& experiment, const s
 
 template <class Config>
 Experiment make_experiment(ExperimentDef<Config> d) {
-  Experiment e{d.name, d.aliases, d.kind, d.help, nullptr, d.in_all, d.settings, {}, d.headline};
+  Experiment e{d.name, d.aliases, d.kind, d.help, nullptr, d.in_all, d.settings, {}, d.headline, nullptr};
   for (const auto& a : d.axes) e.axes.push_back(a.spec);
   check_declaration(e);
   e.prepare = [d](const SettingValues& o) {

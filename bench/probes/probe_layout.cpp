@@ -6,11 +6,10 @@
 namespace divbench {
 
 ProbeLayout probe_layout(const DeviceRecord& dev, const model::ArmBranch& branch) {
-  std::string why;
-  const std::optional<json>& facts = running_kernel_facts(why);
+  const Expected<json>& facts = running_kernel_facts();
   ProbeLayout l;
   if (!facts) {
-    l.arms.error = why;
+    l.arms.error = facts.error();
     l.source = "unknown";
     return l;
   }

@@ -61,8 +61,8 @@ CostConfig parse(const SettingValues& o) {
   c.sampling_given = o.has("--sampling");
   if (o.has("--reps")) c.reps_memory = c.timing.reps;
   if (o.has("--loop-cost")) {  // read now: a file that is not there or not constants is bad input (exit 2)
-    std::string used, why;
-    if (!model::load_constants(o.text("--loop-cost"), used, why)) throw UsageError("--loop-cost: " + why);
+    if (const auto loaded = model::load_constants(o.text("--loop-cost")); !loaded)
+      throw UsageError("--loop-cost: " + loaded.error());
     c.loop_cost = o.text("--loop-cost");
   }
   return c;

@@ -13,20 +13,24 @@ namespace divbench {
 LoopPrediction predict_loop_cost(const DeviceRecord& dev, Body body, const std::string& constants_file) {
   LoopPrediction p;
   const DeviceFacts df = running_facts_for_device(dev.cc_major, dev.cc_minor);
-  std::string used, why = df.why;
-  const auto constants = df ? model::load_constants(constants_file, used, why) : std::nullopt;
-  if (!df || !constants) {
-    p.detail = json{{"available", false}, {"why", why}};
+  if (!df) {
+    p.detail = json{{"available", false}, {"why", df.why}};
     return p;
   }
-  json b = model::predict_body(*df.facts, df.sm, body_name(body), *constants, model::kDefaultPredictionIters);
+  const auto loaded = model::load_constants(constants_file);
+  if (!loaded) {
+    p.detail = json{{"available", false}, {"why", loaded.error()}};
+    return p;
+  }
+  const model::CostConstants& constants = loaded->constants;
+  json b = model::predict_body(*df.facts, df.sm, body_name(body), constants, model::kDefaultPredictionIters);
   p.available = b["a"].is_number();
   if (p.available) p.a = b["a"].get<double>();
   b.erase("body");
   b["available"] = p.available;
   b["sm"] = df.sm;
-  b["model"] = model::model_json(*constants, df.sm);
-  b["constants_file"] = used;
+  b["model"] = model::model_json(constants, df.sm);
+  b["constants_file"] = loaded->file;
   p.detail = b;
   return p;
 }

@@ -325,9 +325,10 @@ Outcome run(const Request& q) {
   const NamePattern re = kernel_regex(q.kernel);
   std::vector<std::string> argv = q.argv;
   if (!argv.empty()) argv[0] = resolve_program(argv[0]);
-  std::string used, why;
-  auto constants = model::load_constants(q.constants, used, why);
-  if (!constants) throw UsageError("attribute: no loop-cost constants (" + why + "); give --constants FILE (divbench.loop_cost/1)");
+  const auto loaded = model::load_constants(q.constants);
+  if (!loaded) throw UsageError("attribute: no loop-cost constants (" + loaded.error() + "); give --constants FILE (divbench.loop_cost/1)");
+  std::string used = loaded->file;
+  std::optional<model::CostConstants> constants = loaded->constants;
   apply_memory(q.memory, *constants, used);
   apply_call_path(q.call_path, *constants, used);
   // Without B every branch would be priced at 0 cycles: refused, as kernels predict predicts no loop without it.
@@ -627,11 +628,10 @@ Outcome run(const Request& q) {
   if (q.from_counts.empty() && (q.calibrate || (device_sm && device_sm != constants->sm))) {
     if (sampling_run.valid()) sampling_run.wait();  // the timing sweep alone on the GPU
     calibration = calibrate(tmp.path() + "/calibration");
-    std::string cused, cwhy;
-    const auto c = model::load_constants(calibration["constants"].get<std::string>(), cused, cwhy);
-    if (!c || !c->taken_branch)
-      throw UsageError("attribute: the calibration's constants cannot be read (" + (c ? std::string("B not fitted") : cwhy) + ")");
-    constants = c;
+    const auto c = model::load_constants(calibration["constants"].get<std::string>());
+    if (!c || !c->constants.taken_branch)
+      throw UsageError("attribute: the calibration's constants cannot be read (" + (c ? std::string("B not fitted") : c.error()) + ")");
+    constants = c->constants;
     if (!q.memory.empty()) apply_memory(q.memory, *constants, "");  // --memory stands over the calibration's
     apply_call_path(q.call_path, *constants, "");                     // measured elsewhere: only when named
     used = "calibration on this GPU (" + calibration.value("command", std::string()) + ")";

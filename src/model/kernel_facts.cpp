@@ -334,33 +334,29 @@ int sm_of_cc(const std::string& cc) {
 
 namespace {
 
-std::optional<json> load_facts_file(const std::filesystem::path& path, std::string& why) {
+Expected<json> load_facts_file(const std::filesystem::path& path) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    why = path.string() + " not found (the build writes it with the kernel-facts step when nvdisasm is installed)";
-    return std::nullopt;
-  }
+  if (!std::filesystem::is_regular_file(path, ec))
+    return Expected<json>::failure(path.string() +
+                                   " not found (the build writes it with the kernel-facts step when nvdisasm is installed)");
   try {
     json doc = read_json_file(path.string());
     if (doc.is_object() && doc.value("schema", "") == kKernelFactsSchema && doc.contains("cubins")) return doc;
   } catch (...) {
   }
-  why = path.string() + " is not a " + std::string(kKernelFactsSchema) + " document";
-  return std::nullopt;
+  return Expected<json>::failure(path.string() + " is not a " + std::string(kKernelFactsSchema) + " document");
 }
 
 }  // namespace
 
-std::optional<json> load_kernel_facts(const std::string& dir, std::string& why) {
-  if (dir.empty()) {
-    why = "the running executable's directory is unknown";
-    return std::nullopt;
-  }
+Expected<json> find_kernel_facts(const std::string& dir) {
+  if (dir.empty()) return Expected<json>::failure("the running executable's directory is unknown");
   const std::string path = kernel_facts_path(dir);
-  auto facts = load_facts_file(path, why);
+  Expected<json> facts = load_facts_file(path);
   std::error_code ec;
   if (!facts && !std::filesystem::exists(path, ec))
-    why += "; nor is the installed " + (std::filesystem::path(installed_data_dir(dir)) / kKernelFactsFile).string();
+    return Expected<json>::failure(facts.error() + "; nor is the installed " +
+                                   (std::filesystem::path(installed_data_dir(dir)) / kKernelFactsFile).string());
   return facts;
 }
 
@@ -375,9 +371,8 @@ std::string kernel_facts_path(const std::string& dir) {
 }
 
 std::optional<json> load_kernel_facts(const std::string& dir, const std::string& file) {
-  std::string why;
   if (dir.empty()) return std::nullopt;
-  return load_facts_file(std::filesystem::path(dir) / file, why);
+  return load_facts_file(std::filesystem::path(dir) / file).optional();
 }
 
 std::vector<const json*> find_functions(const json& facts, int sm, const std::vector<std::string>& needles) {

@@ -164,27 +164,22 @@ void set_call_path(CostConstants& c, const std::string& path) {
   c.call_path_source = json{{"file", path}, {"device", m.value("device", json(nullptr))}, {"git", m.value("git", json(nullptr))}};
 }
 
-std::optional<CostConstants> load_constants(const std::string& path, std::string& used, std::string& why) {
+Expected<LoadedConstants> load_constants(const std::string& path) {
+  using Result = Expected<LoadedConstants>;
   const std::string exe_dir = own_executable_dir();
-  used = path.empty() ? default_constants_path(exe_dir) : path;
-  if (used.empty()) {
-    // Every place default_constants_path looked, in its order.
-    why = exe_dir.empty() ? std::string("no loop-cost constants: /proc/self/exe cannot be read, so there is no default (give the file)")
-                          : "no loop-cost constants: no loop_cost.json next to the executable (" + exe_dir + "/loop_cost.json), no " +
-                                kCommittedConstantsFile + " in " + exe_dir + " or any folder above it, no installed " +
-                                installed_data_dir(exe_dir) + "/loop_cost.json (give the file)";
-    return std::nullopt;
-  }
+  const std::string used = path.empty() ? default_constants_path(exe_dir) : path;
+  if (used.empty())  // every place default_constants_path looked, in its order
+    return Result::failure(
+        exe_dir.empty() ? std::string("no loop-cost constants: /proc/self/exe cannot be read, so there is no default (give the file)")
+                        : "no loop-cost constants: no loop_cost.json next to the executable (" + exe_dir + "/loop_cost.json), no " +
+                              kCommittedConstantsFile + " in " + exe_dir + " or any folder above it, no installed " +
+                              installed_data_dir(exe_dir) + "/loop_cost.json (give the file)");
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(used, ec)) {
-    why = used + ": no such file";
-    return std::nullopt;
-  }
+  if (!std::filesystem::is_regular_file(used, ec)) return Result::failure(used + ": no such file");
   try {
-    return constants_from_json(read_json_file(used), used);
+    return LoadedConstants{constants_from_json(read_json_file(used), used), used};
   } catch (const std::exception& e) {
-    why = e.what();
-    return std::nullopt;
+    return Result::failure(e.what());
   }
 }
 

@@ -134,18 +134,19 @@ std::vector<std::string> equal_shape_problems(const LoopShape& want, const LoopS
   return out;
 }
 
-const std::optional<json>& running_kernel_facts(std::string& why) {
+const Expected<json>& running_kernel_facts() {
   // Read once per process: experiments, predictions and probe layouts all ask for it (a few MB of JSON).
-  static std::string why_none;
-  static const std::optional<json> facts = model::load_kernel_facts(own_executable_dir(), why_none);
-  if (!facts) why = why_none;
+  static const Expected<json> facts = model::find_kernel_facts(own_executable_dir());
   return facts;
 }
 
 DeviceFacts running_facts_for_device(int cc_major, int cc_minor) {
   DeviceFacts d;
-  const std::optional<json>& facts = running_kernel_facts(d.why);
-  if (!facts) return d;
+  const Expected<json>& facts = running_kernel_facts();
+  if (!facts) {
+    d.why = facts.error();
+    return d;
+  }
   const std::optional<int> sm = cubin_sm_for_device(*facts, cc_major, cc_minor);
   if (!sm) {
     d.why = "the kernel facts hold no cubin this device runs (compute capability " + std::to_string(cc_major) + "." +

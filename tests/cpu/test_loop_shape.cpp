@@ -99,28 +99,29 @@ TEST(LoopShape, FactsAbsentSaysWhy) {
   // the tests next to divbench and its facts), then one whose file is not a kernels document.
   const auto dir = std::filesystem::temp_directory_path() / ("divbench-facts-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  std::string why;
-  EXPECT_FALSE(model::load_kernel_facts(dir.string(), why));
-  EXPECT_NE(why.find("kernel_facts.json not found"), std::string::npos) << why;
+  const auto absent = model::find_kernel_facts(dir.string());
+  EXPECT_FALSE(absent);
+  EXPECT_NE(absent.error().find("kernel_facts.json not found"), std::string::npos) << absent.error();
   std::ofstream(dir / "kernel_facts.json") << R"({"schema": "divbench.sass/1"})";
-  why.clear();
-  EXPECT_FALSE(model::load_kernel_facts(dir.string(), why));
-  EXPECT_NE(why.find("is not a divbench.kernels/1 document"), std::string::npos) << why;
+  const auto other = model::find_kernel_facts(dir.string());
+  EXPECT_FALSE(other);
+  EXPECT_NE(other.error().find("is not a divbench.kernels/1 document"), std::string::npos) << other.error();
   std::filesystem::remove_all(dir);
   // An install: <prefix>/bin has none beside it, <prefix>/share/divbench/kernel_facts.json is read.
   const auto prefix = std::filesystem::temp_directory_path() / ("divbench-facts-install-" + std::to_string(::getpid()));
   std::filesystem::create_directories(prefix / "bin");
   std::filesystem::create_directories(prefix / "share" / "divbench");
-  why.clear();
-  EXPECT_FALSE(model::load_kernel_facts((prefix / "bin").string(), why));
-  EXPECT_NE(why.find("nor is the installed " + (prefix / "share" / "divbench" / "kernel_facts.json").string()), std::string::npos) << why;
+  const auto none = model::find_kernel_facts((prefix / "bin").string());
+  EXPECT_FALSE(none);
+  EXPECT_NE(none.error().find("nor is the installed " + (prefix / "share" / "divbench" / "kernel_facts.json").string()),
+            std::string::npos)
+      << none.error();
   std::ofstream(prefix / "share" / "divbench" / "kernel_facts.json") << R"({"schema": "divbench.kernels/1", "cubins": []})";
-  why.clear();
-  EXPECT_TRUE(model::load_kernel_facts((prefix / "bin").string(), why)) << why;
+  const auto installed = model::find_kernel_facts((prefix / "bin").string());
+  EXPECT_TRUE(installed) << installed.error();
   std::filesystem::remove_all(prefix);
   // The running executable's facts: found, or absent with the reason.
-  why.clear();
-  if (!running_kernel_facts(why)) EXPECT_FALSE(why.empty());
+  if (const auto& running = running_kernel_facts(); !running) EXPECT_FALSE(running.error().empty());
 }
 
 TEST(LoopShape, EnclosingLoopIsTheWorkLoopsParent) {

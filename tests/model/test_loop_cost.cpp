@@ -409,21 +409,20 @@ TEST(LoopCost, ConstantsAreReadAtRunTimeFromTheCommittedFileOrTheOneNamed) {
   const std::string copied = tmp.path() + "/" + kCommittedConstantsFile;
   std::filesystem::copy_file(committed, copied);
   EXPECT_EQ(default_constants_path(tmp.path() + "/build/bin"), copied);
-  std::string used, why;
-  const auto c = load_constants(default_constants_path(tmp.path() + "/build/bin"), used, why);
-  ASSERT_TRUE(c) << why;
-  EXPECT_EQ(used, copied);
-  EXPECT_EQ(c->sm, file["sm"].get<int>());
-  EXPECT_EQ(c->taken_branch, file["taken_branch_cycles"].get<double>());
-  EXPECT_EQ(c->source, file["source"]);
+  const auto c = load_constants(default_constants_path(tmp.path() + "/build/bin"));
+  ASSERT_TRUE(c) << c.error();
+  EXPECT_EQ(c->file, copied);
+  EXPECT_EQ(c->constants.sm, file["sm"].get<int>());
+  EXPECT_EQ(c->constants.taken_branch, file["taken_branch_cycles"].get<double>());
+  EXPECT_EQ(c->constants.source, file["source"]);
   // loop_cost.json next to the binary (an install) comes first; a file the user names is read as named.
   json other = file;
   other["taken_branch_cycles"] = 6.5;
   write_json_atomic(tmp.path() + "/build/bin/loop_cost.json", other);
   EXPECT_EQ(default_constants_path(tmp.path() + "/build/bin"), tmp.path() + "/build/bin/loop_cost.json");
-  const auto named = load_constants(tmp.path() + "/build/bin/loop_cost.json", used, why);
-  ASSERT_TRUE(named) << why;
-  EXPECT_EQ(named->taken_branch, 6.5);
+  const auto named = load_constants(tmp.path() + "/build/bin/loop_cost.json");
+  ASSERT_TRUE(named) << named.error();
+  EXPECT_EQ(named->constants.taken_branch, 6.5);
   // Nothing to find, a missing file, a file of another format: nullopt and why.
   divbench::TempDir empty;  // no results/h200/loop_cost.json in it or above it
   EXPECT_EQ(default_constants_path(empty.path() + "/bin"), "");
@@ -431,11 +430,14 @@ TEST(LoopCost, ConstantsAreReadAtRunTimeFromTheCommittedFileOrTheOneNamed) {
   std::filesystem::create_directories(empty.path() + "/share/divbench");
   std::filesystem::copy_file(committed, empty.path() + "/share/divbench/loop_cost.json");
   EXPECT_EQ(default_constants_path(empty.path() + "/bin"), empty.path() + "/share/divbench/loop_cost.json");
-  EXPECT_FALSE(load_constants(tmp.path() + "/missing.json", used, why));
-  EXPECT_NE(why.find("no such file"), std::string::npos) << why;
+  const auto missing = load_constants(tmp.path() + "/missing.json");
+  EXPECT_FALSE(missing);
+  EXPECT_NE(missing.error().find("no such file"), std::string::npos) << missing.error();
+  EXPECT_THROW(missing.value(), std::logic_error);
   write_json_atomic(tmp.path() + "/other.json", json{{"schema", "divbench.kernels/1"}});
-  EXPECT_FALSE(load_constants(tmp.path() + "/other.json", used, why));
-  EXPECT_NE(why.find("not a divbench.loop_cost/1 document"), std::string::npos) << why;
+  const auto other_format = load_constants(tmp.path() + "/other.json");
+  EXPECT_FALSE(other_format);
+  EXPECT_NE(other_format.error().find("not a divbench.loop_cost/1 document"), std::string::npos) << other_format.error();
 }
 
 TEST(SlopePrediction, OneBodyAsTheCostSweepAsksForIt) {

@@ -8,6 +8,7 @@
 // after every build next to the divbench executable as kernel_facts.json, which experiments read
 // at run time (load_kernel_facts).
 #pragma once
+#include "divbench/core/expected.hpp"
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -73,9 +74,9 @@ json kernel_facts_document(const std::vector<CubinAnalysis>& cubins, const std::
 // kernel_facts.json (or `file`) in `dir` (the executable's directory); nullopt when absent,
 // unreadable or not "divbench.kernels/1". Throws nothing.
 std::optional<json> load_kernel_facts(const std::string& dir, const std::string& file = kKernelFactsFile);
-// The same for kernel_facts.json in `dir` (the executable's directory), else in an install's
-// <prefix>/share/divbench for a `dir` of <prefix>/bin (installed_data_dir), saying why in `why` when there is none.
-std::optional<json> load_kernel_facts(const std::string& dir, std::string& why);
+// kernel_facts.json in `dir` (the executable's directory), else in an install's <prefix>/share/divbench for a
+// `dir` of <prefix>/bin (installed_data_dir), or why there is none. Throws nothing.
+Expected<json> find_kernel_facts(const std::string& dir);
 // The kernel facts file of the executable in `dir`: `dir`/kernel_facts.json, else (when that does not
 // exist) the installed <prefix>/share/divbench/kernel_facts.json where there is one; the first otherwise.
 std::string kernel_facts_path(const std::string& dir);

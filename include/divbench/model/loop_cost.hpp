@@ -17,6 +17,7 @@
 //   * loops with more than one path per iteration, or without decoded control words.
 // Where the constants come from is recorded with them ("divbench.loop_cost/1").
 #pragma once
+#include "divbench/core/expected.hpp"
 #include <functional>
 #include <optional>
 #include <utility>
@@ -121,9 +122,13 @@ inline constexpr const char* kCommittedConstantsFile = "results/h200/loop_cost.j
 // for <prefix>/bin (installed_data_dir, core/process.hpp; docs/install.md). "" when there is none.
 // memory.json and call_path.json are read from beside the file found.
 std::string default_constants_path(const std::string& exe_dir);
-// The constants in `path` ("" = default_constants_path(own_executable_dir())), and in `used` the file
-// read. nullopt with `why` set when there is no such file or it is not a loop-cost document.
-std::optional<CostConstants> load_constants(const std::string& path, std::string& used, std::string& why);
+// The constants in `path` ("" = default_constants_path(own_executable_dir())) and the file read; the reason
+// when there is no such file or it is not a loop-cost document. Throws nothing.
+struct LoadedConstants {
+  CostConstants constants;
+  std::string file;
+};
+Expected<LoadedConstants> load_constants(const std::string& path);
 
 // Puts the curves of the `--sweep memory` result at `path` into `c` (memory_levels, and memory_source:
 // the file, its device and git); UsageError naming the file when it cannot be read or is not one.

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "divbench/core/expected.hpp"
 #include "divbench/core/json_io.hpp"
 
 namespace divbench {
@@ -53,10 +54,10 @@ LoopShape enclosing_loop_shape(const json& facts, int sm, const std::string& nee
 // placement its loop over paths and its work loop equal the divergent kernel's.)
 std::vector<std::string> equal_shape_problems(const LoopShape& want, const LoopShape& got, const std::string& what);
 
-// The kernel facts of the running executable: kernel_facts.json in its directory. nullopt with
-// `why` set when there is none or it is not a "divbench.kernels/1" document (model::load_kernel_facts).
-// Read on the first call; later calls return the same document.
-const std::optional<json>& running_kernel_facts(std::string& why);
+// The kernel facts of the running executable: kernel_facts.json in its directory, or why there is none or it
+// is not a "divbench.kernels/1" document (model::find_kernel_facts). Read on the first call; later calls
+// return the same document.
+const Expected<json>& running_kernel_facts();
 
 // Those facts and the cubin a device of compute capability major.minor runs from them (cubin_sm_for_device),
 // or why there are none: "no kernel facts ..." (running_kernel_facts) or "the kernel facts hold no cubin this
