@@ -1006,7 +1006,7 @@ def _disturbed_rows() -> list[Check]:
                      {c: next(iter(load(f"{H200}/disturbed/cases/every_sm_{c}_in_10ms.nvml.json")["points"][-1]
                                    ["conditions"]["processes"]["after"]["activity"]["pids"].values()))["samples"]
                       for c in ("0.1ms", "1ms", "20us")}))]),
-        Check("docs/timing.md", "and the 0.1 ms one here with it on ({}/{} points:",
+        Check("docs/timing.md", "0.1 ms one with the process list on ({}/{} points:",
               [DC("every_sm_0.1ms_in_10ms", "nvml", "disturbed_points"), DC("every_sm_0.1ms_in_10ms", "nvml", "points")]),
         Check("docs/timing.md", "the samples and the fit alone still flag all {}, the\n  faintest (20 µs of every 10 ms, s {}%)",
               [J(DIST, "counts.noproc.cases_disturbed"), DC("every_sm_20us_in_10ms", "noproc", "s_vs_quiet", 100)]),
