@@ -734,6 +734,22 @@ CHECKS: list[Check] = [
     Check("docs/dynamic.md", "(the overhead, {}–{} µs, is in both",
           [J(OCC, "summary.launch_overhead_ms_min", 1000), J(OCC, "summary.launch_overhead_ms_max", 1000)]),
     Check(R, "(the metrics stage re-run at {c},", [commit7(MC)]),
+    Check("docs/attribute.md", "(for_trips; unroll 2 and 8: +{}% to +{}%)",
+          [J(UNROLL, f"shapes[shape={n}].rel_err", 100) for n in ("for_unroll2", "for_unroll8")]),
+    Check("docs/attribute.md", "**Only {} of {} are out of sample** (set {}). The rules were fitted with the other {} in view.",
+          [J(VALIDATION, "summary.shapes_out_of_sample"), J(VALIDATION, "summary.shapes"),
+           F(VALIDATION, "the one held_out_set of the shapes whose sample is out_of_sample", lambda: (lambda sets: sets[0] if len(sets) == 1 else None)(
+               sorted({x["held_out_set"] for x in load(VALIDATION)["shapes"] if x["sample"] == "out_of_sample"}))),
+           F(VALIDATION, "shapes whose sample is in_sample", lambda: sum(1 for x in load(VALIDATION)["shapes"] if x["sample"] == "in_sample"))]),
+    # The constants attribute prices with (issue 50's audit: these were printed unchecked).
+    Check("docs/attribute.md", "fitted on the cost sweep: B = {}, W = {}, D_path = {} cycles\n   (the k = 1 → 2 step over its "
+          "control's, halved, median of {} series; range {}–{})",
+          [J(LOOP, "taken_branch_cycles"), J(LOOP, "variable_latency_cycles"), J(LOOP, "divergent_path_cycles"),
+           J(LOOP, "divergent_path.series"), J(LOOP, "divergent_path.min"), J(LOOP, "divergent_path.max")]),
+    Check("docs/attribute.md", "Measured at {}, {} and {} warps\n   per SM",
+          [F(f"{H200}/memory.json", f"warps per SM of its curves, {i}th", (lambda i=i: sorted(
+              {1} | {o["warps_per_sm"] for o in load(f"{H200}/memory.json")["summary"]["occupancy"]})[i]))
+           for i in range(3)]),
     Check("docs/attribute.md", "Estimate {} M warp-cycles: {} M D_path (`path_overhead_cycles`), {} M\n  instructions; truth {} M.",
           [SK("random", "ForTrips", "cycles_lost per launch, M", lambda k: k["cycles_lost"] / k["launches"] / 1e6),
            F(f"{H200}/attribute/shapes_random.json", "ForTrips pc 0x1d0 path_overhead_cycles per launch, M",
