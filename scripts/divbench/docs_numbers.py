@@ -741,6 +741,11 @@ CHECKS: list[Check] = [
            F(VALIDATION, "the one held_out_set of the shapes whose sample is out_of_sample", lambda: (lambda sets: sets[0] if len(sets) == 1 else None)(
                sorted({x["held_out_set"] for x in load(VALIDATION)["shapes"] if x["sample"] == "out_of_sample"}))),
            F(VALIDATION, "shapes whose sample is in_sample", lambda: sum(1 for x in load(VALIDATION)["shapes"] if x["sample"] == "in_sample"))]),
+    Check("docs/attribute.md", "the issue model alone: {}% to {}% on the five gathers and chases, {}% on coalesced_if.",
+          [F(VALIDATION, f"{w} of model_rel_err x 100 over the gathers and chases", (lambda w=w: 100 * w(
+              get(load(VALIDATION), f"shapes[shape={n}].model_rel_err")
+              for n in ("pointer_chase", "gather_loop", "gather_l2", "chase_if", "gather_compute")))) for w in (max, min)]
+          + [J(VALIDATION, "shapes[shape=coalesced_if].model_rel_err", 100)]),
     # The constants attribute prices with (issue 50's audit: these were printed unchecked).
     Check("docs/attribute.md", "fitted on the cost sweep: B = {}, W = {}, D_path = {} cycles\n   (the k = 1 → 2 step over its "
           "control's, halved, median of {} series; range {}–{})",
