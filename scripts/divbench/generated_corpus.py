@@ -27,7 +27,7 @@ from divbench.cli import ArgumentParser, tool_main
 from divbench.jsonio import InputError, write_json
 
 SCHEMA = "divbench.generated_manifest/1"
-VERSION = "1"
+VERSION = "2"
 ITEMS_PER_THREAD = 4
 WAVES = 4  # blocks = WAVES x SM count, one block per SM at a time
 OCCUPANCIES = (1, 8, 16, 32)  # warps per SM
@@ -358,6 +358,9 @@ Device device() {
   Device d;
   int dev = 0;
   CK(cudaGetDevice(&dev));
+  // The recursion sites' call depth is data (up to MAX_RECURSION frames), which ptxas cannot bound; the first
+  // run on the H200 faulted in a recursive kernel with the default stack (1 KiB a thread). 16 KiB a thread.
+  CK(cudaDeviceSetLimit(cudaLimitStackSize, 16 * 1024));
   cudaDeviceProp p{};
   CK(cudaGetDeviceProperties(&p, dev));
   d.name = p.name;
