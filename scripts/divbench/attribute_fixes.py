@@ -248,6 +248,23 @@ def summary_lines(doc: dict, ok: bool = True) -> list[str]:
     return lines
 
 
+def table(doc: dict) -> str:
+    """The markdown table docs/attribute.md shows ("fixes table" block; tests/python/test_attribute_docs.py
+    checks it is this rendering of results/h200/attribute/fixes.json): one row a fix, worst error last."""
+    out = ["| program | fix | the fix | predicted time saved | measured gain (range of 9) | error, points | within 5 |",
+           "|---|---|---|---|---|---|---|"]
+    def pct(v):
+        return "-" if v is None else f"{100 * v:+.1f}%"
+    rows = sorted(doc["fixes"], key=lambda r: (r["error_points"] is None, r["error_points"] or 0))
+    for r in rows:
+        lo, hi = (r.get("measured_gain_range") or [None, None])
+        kind = "changes the work" if r["fix_changes_work"] else "same work"
+        out.append(f"| {r['mode']}{' (headline)' if r['headline'] else ''} | {r['fix_description']} | {kind} | "
+                   f"{pct(r['predicted_time_saved_share'])} | {pct(r['measured_gain'])} ({pct(lo)} to {pct(hi)}) | "
+                   f"{_pts(r['error_points'])} | {'yes' if r['agrees'] else 'no' if r['agrees'] is False else '-'} |")
+    return "\n".join(out)
+
+
 main = folder_report("attribute_fixes", __doc__.splitlines()[0], report, summary_lines, "--summary")
 
 

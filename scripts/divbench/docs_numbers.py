@@ -746,6 +746,26 @@ CHECKS: list[Check] = [
               get(load(VALIDATION), f"shapes[shape={n}].model_rel_err")
               for n in ("pointer_chase", "gather_loop", "gather_l2", "chase_if", "gather_compute")))) for w in (max, min)]
           + [J(VALIDATION, "shapes[shape=coalesced_if].model_rel_err", 100)]),
+    Check("docs/attribute.md", "(stage 54 at {c}, the model frozen before the run;",
+          [F(f"{H200}/attribute/fixes.json", "provenance.git", lambda: load(f"{H200}/attribute/fixes.json")["provenance"]["git"])]),
+    Check("docs/attribute.md", "divbench predicts that removing the\ndivergence of `bfs_before` saves {}% of its time; relabelling "
+          "the vertices by degree made the kernel {}%\nslower. {} of {} fixes that keep the work agree within {} points, {} of {} "
+          "that change it.",
+          [J(f"{H200}/attribute/fixes.json", "summary.headline.predicted_time_saved_share", 100),
+           J(f"{H200}/attribute/fixes.json", "summary.headline.measured_gain", -100),
+           J(f"{H200}/attribute/fixes.json", "summary.same_work.agreeing"), J(f"{H200}/attribute/fixes.json", "summary.same_work.judged"),
+           J(f"{H200}/attribute/fixes.json", "summary.rule.within_points"),
+           J(f"{H200}/attribute/fixes.json", "summary.changes_work.agreeing"),
+           J(f"{H200}/attribute/fixes.json", "summary.changes_work.judged")]),
+    Check("docs/attribute.md", "the 120-kernel program `--launches 1` took {}× the plain program (the full run {}×), its cycles lost equal\nto the full run's; on the programs, {} of the {} kernels the full run counts were counted in {} runs",
+          [J(f"{H200}/probes/launch-sampling/verdict.json", "summary.overhead_sampled"), J(f"{H200}/probes/launch-sampling/verdict.json", "summary.overhead_full"),
+           J(f"{H200}/probes/launch-sampling/verdict.json", "summary.programs_kernels_sampled"), J(f"{H200}/probes/launch-sampling/verdict.json", "summary.programs_kernels_full"),
+           J(f"{H200}/probes/launch-sampling/verdict.json", "summary.programs_sampled_runs")]),
+    Check("docs/attribute.md", "(scripts/gpu/probes/launch-sampling.sh, its rule fixed before the run: at most {}× the plain\nprogram, cycles lost within {}% of the full run's",
+          [J(f"{H200}/probes/launch-sampling/verdict.json", "summary.max_overhead"), J(f"{H200}/probes/launch-sampling/verdict.json", "summary.max_estimate_diff", 100)]),
+    Check("docs/attribute.md", "misses kernels first launched after the range closes ({} of {} on tests/attribute/programs.cu)",
+          [F(f"{H200}/probes/launch-sampling/verdict.json", "programs_kernels_full - programs_kernels_sampled", lambda: load(f"{H200}/probes/launch-sampling/verdict.json")["summary"]["programs_kernels_full"] - load(f"{H200}/probes/launch-sampling/verdict.json")["summary"]["programs_kernels_sampled"]),
+           J(f"{H200}/probes/launch-sampling/verdict.json", "summary.programs_kernels_full")]),
     # The constants attribute prices with (issue 50's audit: these were printed unchecked).
     Check("docs/attribute.md", "fitted on the cost sweep: B = {}, W = {}, D_path = {} cycles\n   (the k = 1 → 2 step over its "
           "control's, halved, median of {} series; range {}–{})",
@@ -1068,7 +1088,7 @@ CHECKS += [
     Check("docs/attribute.md", "`recursion`\n(attribute {}% of ncu: {} fewer instructions",
           [PK("recursion", "recursion", "inst_issued / ncu - 1, %", lambda k: 100 * (k["inst_issued"] / k["inst_ncu"] - 1)),
            PK("recursion", "recursion", "ncu - inst_issued", lambda k: k["inst_ncu"] - k["inst_issued"])]),
-    Check("docs/attribute.md", "(scan {}%, unique +{}% of ncu, against ncu's own {}% and\n{}% between its two runs)",
+    Check("docs/attribute.md", "(scan {}%, unique +{}% of ncu, against ncu's own {}% and {}%\nbetween its two runs;",
           [PK("cub", "DeviceScanKernel", "inst_issued / ncu - 1, %", lambda k: 100 * (k["inst_issued"] / k["inst_ncu"] - 1)),
            PK("cub", "UniqueAgent", "inst_issued / ncu - 1, %", lambda k: 100 * (k["inst_issued"] / k["inst_ncu"] - 1)),
            PK("cub", "DeviceScanKernel", "ncu run to run, %", lambda k: 100 * k["ncu_run_to_run_inst_rel_diff"]),

@@ -67,3 +67,12 @@ def test_gate_excerpts_are_the_committed_files():
     block = doc.split("The stage's lines (results/h200/summary.txt)", 1)[1].split("```\n", 2)[1]
     for line in block.splitlines():
         assert line in summary, f"docs/attribute.md quotes a stage line results/h200/summary.txt lacks: {line}"
+
+
+def test_fixes_table_is_the_rendering_of_the_committed_fixes_result():
+    from divbench.attribute_fixes import table
+    doc = (ROOT / "docs" / "attribute.md").read_text()
+    m = re.search(r"<!-- fixes table: [^\n]*-->\n(.*?)\n<!-- end of fixes table -->", doc, re.S)
+    assert m, "docs/attribute.md lacks the fixes table block"
+    want = table(load_json(ROOT / "results" / "h200" / "attribute" / "fixes.json"))
+    assert m.group(1) == want, "docs/attribute.md's fixes table differs from results/h200/attribute/fixes.json; regenerate it"
