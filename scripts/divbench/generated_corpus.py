@@ -27,16 +27,21 @@ from divbench.cli import ArgumentParser, tool_main
 from divbench.jsonio import InputError, write_json
 
 SCHEMA = "divbench.generated_manifest/1"
-VERSION = "2"
+VERSION = "3"
 ITEMS_PER_THREAD = 4
 WAVES = 4  # blocks = WAVES x SM count, one block per SM at a time
 OCCUPANCIES = (1, 8, 16, 32)  # warps per SM
 MAX_RECURSION = 16
 
 # The site kinds (one divergent site each) and the body kinds; FEATURES is what a large draw must cover.
+# "recursion" (a __noinline__ function calling itself to a drawn depth) is not drawn since version 3: on the
+# H200 every kernel with a recursion site and no indirect call faulted ("operation not supported on
+# global/shared address space"; an illegal address under attribute), with the default stack and with 16 KiB
+# (seeds 3987980109 and 3601584371; the one kernel with recursion and an indirect call ran). Cause not found;
+# its code is kept (RECURSION_KINDS) so that a version that draws it again generates the same kernels.
+RECURSION_KINDS = ("recursion",)
 SITE_KINDS = ("nested_if", "loop", "loop_unroll4", "early_exit", "switch", "direct_call", "indirect_call",
-              "recursion", "uniform_loop", "shared_atomic", "global_atomic", "gather_l1", "gather_l2",
-              "gather_dram")
+              "uniform_loop", "shared_atomic", "global_atomic", "gather_l1", "gather_l2", "gather_dram")
 BODY_KINDS = ("sfu_body", "int_body")
 FEATURES = SITE_KINDS + BODY_KINDS
 GATHER_WORDS = {"gather_l1": 1 << 12, "gather_l2": 1 << 21, "gather_dram": 1 << 27}  # 16 KB, 8 MB, 512 MB
