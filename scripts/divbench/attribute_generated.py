@@ -297,6 +297,23 @@ def report(folder: Path) -> tuple[dict, bool]:
     return doc, summary["ok"]
 
 
+def table(doc: dict) -> str:
+    """The markdown table docs/attribute.md shows ("generated table" block; tests/python/test_attribute_docs.py
+    checks it is this rendering of results/h200/attribute/generated.json): one row per occupancy."""
+    out = ["| warps per SM | kernels judged | median error, points | p90 | largest | within 5 points | ncu's median | ncu's p90 | "
+           "cycles lost within 10% |", "|---|---|---|---|---|---|---|---|---|"]
+    def n(v, fmt="{:.1f}"):
+        return "-" if v is None else fmt.format(v)
+    for o in doc["summary"]["occupancies"]:
+        share = o.get("within_5_points_share")
+        cyc = o.get("cycles_within_10pct_share")
+        out.append(f"| {o['warps_per_sm']} | {o['judged']} | {n(o['median_abs_err_points'])} | {n(o['p90_abs_err_points'])} | "
+                   f"{n(o['max_abs_err_points'])} | {n(None if share is None else 100 * share, '{:.0f}%')} | "
+                   f"{n(o['ncu_median_abs_err_points'])} | {n(o['ncu_p90_abs_err_points'])} | "
+                   f"{n(None if cyc is None else 100 * cyc, '{:.0f}%')} |")
+    return "\n".join(out)
+
+
 def _pts(v) -> str:
     return "-" if v is None else f"{v:.2f}"
 

@@ -469,6 +469,20 @@ def _timing_median(prefix: str, source: str = ATIMING) -> Value:
     return F(source, f"median of {prefix}_*", f)
 
 
+def _gen_rows(w: int) -> list[dict]:
+    return [o for k in load(f"{H200}/attribute/generated.json")["kernels"] for o in k["occupancies"]
+            if o["warps_per_sm"] == w and o.get("predicted_time_saved_share") is not None and o.get("measured_gain") is not None]
+
+
+def _gen_signed(w: int) -> float:
+    """The median of 100 (predicted - measured) over the kernels judged at w warps per SM (generated.json)."""
+    return statistics.median(100 * (o["predicted_time_saved_share"] - o["measured_gain"]) for o in _gen_rows(w))
+
+
+def _gen_measured(w: int) -> float:
+    return statistics.median(100 * o["measured_gain"] for o in _gen_rows(w))
+
+
 def _gen_rule(pick: Callable[[dict], float], key: str) -> Value:
     """A number of the generated corpus's pass rule, read from the judge's code (attribute_generated.RULE)."""
     def f():
@@ -792,6 +806,27 @@ CHECKS: list[Check] = [
              _gen_rule(lambda r: r["median_max_points"], "median_max_points")]),
     Check("docs/attribute.md", "at one warp per SM,\nwarp-cycles lost within {}% of the summed-cycles truth for ≥ {}%.",
           [_gen_rule(lambda r: 100 * r["cycles_rel"], "cycles_rel x 100"), _gen_rule(lambda r: 100 * r["cycles_share_min"], "cycles_share_min x 100")]),
+    # The generated corpus's run (stage 53): the doc's sentences against generated.json.
+    Check("docs/attribute.md", "(seed {} drawn by the run, generator version {}, {} kernels for lack of device\ntime, model of {c};",
+          [J(f"{H200}/attribute/generated.json", "summary.seed"), J(f"{H200}/attribute/generated.json", "summary.generator_version"), J(f"{H200}/attribute/generated.json", "summary.kernels"),
+           J(f"{H200}/attribute/generated.json", "summary.model_commit")]),
+    Check("docs/attribute.md", "At one warp per SM the predicted time saved is within {} points of compaction's gain for {}% of the kernels;",
+          [J(f"{H200}/attribute/generated.json", "summary.rule.within_points"), J(f"{H200}/attribute/generated.json", "summary.occupancies[warps_per_sm=1].within_5_points_share", 100)]),
+    Check("docs/attribute.md", "Cycles\nlost are within {}% of the truth for {}% of the kernels at one warp per SM (goal {}%).",
+          [J(f"{H200}/attribute/generated.json", "summary.rule.cycles_rel", 100), J(f"{H200}/attribute/generated.json", "summary.occupancies[warps_per_sm=1].cycles_within_10pct_share", 100),
+           J(f"{H200}/attribute/generated.json", "summary.rule.cycles_share_min", 100)]),
+    Check("docs/attribute.md", "divbench over-predicts, by a median of +{}, +{}, +{} and +{} points at {}, {}, {} and {} warps per\nSM, "
+          "while compaction's measured gain falls from {}% to {}% (medians)",
+          [F(f"{H200}/attribute/generated.json", f"median of 100 (predicted - measured) at {w} warps per SM", (lambda w=w: _gen_signed(w))) for w in (1, 8, 16, 32)]
+          + [F(f"{H200}/attribute/generated.json", f"occupancy {i}", (lambda i=i: (1, 8, 16, 32)[i])) for i in range(4)]
+          + [F(f"{H200}/attribute/generated.json", f"median measured gain x 100 at {w} warps per SM", (lambda w=w: _gen_measured(w))) for w in (1, 32)]),
+    Check("docs/attribute.md", "ncu's columns are over the kernels it profiled ({} at 1, 8 and 32 warps per SM, all {} at 16)",
+          [J(f"{H200}/attribute/generated.json", "summary.occupancies[warps_per_sm=1].ncu_judged"), J(f"{H200}/attribute/generated.json", "summary.occupancies[warps_per_sm=16].ncu_judged")]),
+    Check(README, "`scripts/gpu/53-attribute-generated.sh`, {} kernels), against compaction's\nmeasured gain, its median error is {} points "
+          "at one warp per SM and {} points at {}, where it over-predicts\nand Nsight Compute's estimate ({}) is closer",
+          [J(f"{H200}/attribute/generated.json", "summary.kernels"), J(f"{H200}/attribute/generated.json", "summary.occupancies[warps_per_sm=1].median_abs_err_points"),
+           J(f"{H200}/attribute/generated.json", "summary.occupancies[warps_per_sm=32].median_abs_err_points"), J(f"{H200}/attribute/generated.json", "summary.occupancies[warps_per_sm=32].warps_per_sm"),
+           J(f"{H200}/attribute/generated.json", "summary.occupancies[warps_per_sm=32].ncu_median_abs_err_points")]),
     # The constants attribute prices with (issue 50's audit: these were printed unchecked).
     Check("docs/attribute.md", "fitted on the cost sweep: B = {}, W = {}, D_path = {} cycles\n   (the k = 1 → 2 step over its "
           "control's, halved, median of {} series; range {}–{})",

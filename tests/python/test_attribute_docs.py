@@ -76,3 +76,12 @@ def test_fixes_table_is_the_rendering_of_the_committed_fixes_result():
     assert m, "docs/attribute.md lacks the fixes table block"
     want = table(load_json(ROOT / "results" / "h200" / "attribute" / "fixes.json"))
     assert m.group(1) == want, "docs/attribute.md's fixes table differs from results/h200/attribute/fixes.json; regenerate it"
+
+
+def test_generated_table_is_the_rendering_of_the_committed_generated_result():
+    from divbench.attribute_generated import table
+    doc = (ROOT / "docs" / "attribute.md").read_text()
+    m = re.search(r"<!-- generated table: [^\n]*-->\n(.*?)\n<!-- end of generated table -->", doc, re.S)
+    assert m, "docs/attribute.md lacks the generated table block"
+    want = table(load_json(ROOT / "results" / "h200" / "attribute" / "generated.json"))
+    assert m.group(1) == want, "docs/attribute.md's generated table differs from results/h200/attribute/generated.json"
