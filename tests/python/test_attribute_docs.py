@@ -1,10 +1,14 @@
 """docs/attribute.md's validation and shapes tables and README's attribute summary are what
 results/h200/attribute/validation.json renders; README's excerpts of attribute reports are rows of the
 committed reports."""
+import importlib
 import re
 from pathlib import Path
 
+import pytest
+
 from divbench import attribute_validation as av
+from divbench.docs_unchecked import REPORT_EXCERPT
 from divbench.jsonio import load_json
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,7 +46,7 @@ def _readme_excerpts():
     """README's report excerpts: each table follows a line naming its report `(results/.../X.md)`."""
     text = (ROOT / "README.md").read_text()
     out = []
-    for m in re.finditer(r"\((results/[^)\s]+\.md)\):\n\n((?:\|.*\n)+)", text):
+    for m in re.finditer(REPORT_EXCERPT, text):
         rows = [r for r in m.group(2).splitlines()[2:]]
         out.append((m.group(1), rows))
     return out
@@ -69,19 +73,13 @@ def test_gate_excerpts_are_the_committed_files():
         assert line in summary, f"docs/attribute.md quotes a stage line results/h200/summary.txt lacks: {line}"
 
 
-def test_fixes_table_is_the_rendering_of_the_committed_fixes_result():
-    from divbench.attribute_fixes import table
+@pytest.mark.parametrize("block,result,render", [("fixes table", "fixes.json", "divbench.attribute_fixes"),
+                                                  ("generated table", "generated.json", "divbench.attribute_generated")])
+def test_result_tables_are_the_rendering_of_the_committed_results(block, result, render):
+    """docs/attribute.md's tables of stage 54 and stage 53 are table() of their committed result files."""
+    table = importlib.import_module(render).table
     doc = (ROOT / "docs" / "attribute.md").read_text()
-    m = re.search(r"<!-- fixes table: [^\n]*-->\n(.*?)\n<!-- end of fixes table -->", doc, re.S)
-    assert m, "docs/attribute.md lacks the fixes table block"
-    want = table(load_json(ROOT / "results" / "h200" / "attribute" / "fixes.json"))
-    assert m.group(1) == want, "docs/attribute.md's fixes table differs from results/h200/attribute/fixes.json; regenerate it"
-
-
-def test_generated_table_is_the_rendering_of_the_committed_generated_result():
-    from divbench.attribute_generated import table
-    doc = (ROOT / "docs" / "attribute.md").read_text()
-    m = re.search(r"<!-- generated table: [^\n]*-->\n(.*?)\n<!-- end of generated table -->", doc, re.S)
-    assert m, "docs/attribute.md lacks the generated table block"
-    want = table(load_json(ROOT / "results" / "h200" / "attribute" / "generated.json"))
-    assert m.group(1) == want, "docs/attribute.md's generated table differs from results/h200/attribute/generated.json"
+    m = re.search(rf"<!-- {block}: [^\n]*-->\n(.*?)\n<!-- end of {block} -->", doc, re.S)
+    assert m, f"docs/attribute.md lacks the {block} block"
+    want = table(load_json(ROOT / "results" / "h200" / "attribute" / result))
+    assert m.group(1) == want, f"docs/attribute.md's {block} differs from results/h200/attribute/{result}; regenerate it"
