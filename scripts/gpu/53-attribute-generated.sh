@@ -35,16 +35,16 @@ case "$PART" in
   ncu) [ -n "${DIVBENCH_GENERATED_SEED:-}" ] || { echo "DIVBENCH_GENERATED_PART=ncu needs DIVBENCH_GENERATED_SEED (the measure part's seed)" >&2; exit 2; } ;;
   *) echo "DIVBENCH_GENERATED_PART: all, measure or ncu, not '$PART'" >&2; exit 2 ;;
 esac
-rm -rf "$P"
-mkdir -p "$P"
-SEED="${DIVBENCH_GENERATED_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}"
-RUNTXT="$P/run.txt"
-[ "$PART" = ncu ] && RUNTXT="$P/run_ncu.txt"  # beside the measure part's run.txt when the folders are merged
 # DIVBENCH_GENERATED_KERNELS: fewer kernels when device time is short (default 200); ncu's subset is at most 50.
 KERNELS="${DIVBENCH_GENERATED_KERNELS:-200}"
 case "$KERNELS" in ''|*[!0-9]*) echo "DIVBENCH_GENERATED_KERNELS: a count of kernels (1..1000), not '$KERNELS'" >&2; exit 2 ;; esac
 if [ "$KERNELS" -lt 1 ] || [ "$KERNELS" -gt 1000 ]; then echo "DIVBENCH_GENERATED_KERNELS: 1..1000, not $KERNELS" >&2; exit 2; fi
 SUBSET=$(( KERNELS < 50 ? KERNELS : 50 ))
+rm -rf "$P"
+mkdir -p "$P"
+SEED="${DIVBENCH_GENERATED_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}"
+RUNTXT="$P/run.txt"
+[ "$PART" = ncu ] && RUNTXT="$P/run_ncu.txt"  # beside the measure part's run.txt when the folders are merged
 {
   echo "seed=$SEED"
   if [ -n "${DIVBENCH_GENERATED_SEED:-}" ]; then echo "seed_source=DIVBENCH_GENERATED_SEED"; else echo "seed_source=/dev/urandom"; fi

@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 
+import pytest
 import yaml
 
 from conftest import ROOT
@@ -97,3 +98,23 @@ def test_entry_runs_every_stage_and_checks_the_folder(tmp_path):
     r = subprocess.run(["bash", "scripts/run_on_gpu.sh"], cwd=repo, env=env, capture_output=True, text=True)
     assert r.returncode == 1
     assert "40-bitflip: bitflip-8warps.json missing" in r.stdout
+
+
+@pytest.mark.parametrize("env,line", [
+    ({"DIVBENCH_GENERATED_KERNELS": "abc"}, "DIVBENCH_GENERATED_KERNELS: a count of kernels (1..1000), not 'abc'"),
+    ({"DIVBENCH_GENERATED_KERNELS": "0"}, "DIVBENCH_GENERATED_KERNELS: 1..1000, not 0"),
+    ({"DIVBENCH_GENERATED_KERNELS": "1001"}, "DIVBENCH_GENERATED_KERNELS: 1..1000, not 1001"),
+    ({"DIVBENCH_GENERATED_PART": "bogus"}, "DIVBENCH_GENERATED_PART: all, measure or ncu, not 'bogus'"),
+    ({"DIVBENCH_GENERATED_PART": "ncu"}, "DIVBENCH_GENERATED_PART=ncu needs DIVBENCH_GENERATED_SEED (the measure part's seed)"),
+])
+def test_generated_stage_refuses_bad_settings_before_touching_results(tmp_path, env, line):
+    """Stage 53's settings: one line, exit 2, and an earlier run's folder left as it was (nothing run, nothing removed)."""
+    kept = tmp_path / "attribute" / "generated" / "keep"
+    kept.parent.mkdir(parents=True)
+    kept.write_text("earlier run")
+    full = {k: v for k, v in os.environ.items() if not k.startswith("DIVBENCH_GENERATED_")}
+    full.update(env, GPU_RESULTS=str(tmp_path), RESULTS=str(tmp_path))
+    r = subprocess.run(["bash", str(ROOT / "scripts" / "gpu" / "53-attribute-generated.sh")], env=full,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and r.stderr.strip() == line, (r.returncode, r.stderr)
+    assert kept.read_text() == "earlier run" and sorted(p.name for p in tmp_path.rglob("*")) == ["attribute", "generated", "keep"]
