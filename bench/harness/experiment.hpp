@@ -11,7 +11,8 @@
 // loop), the accepted options and --axis NAME=VALUES all come from that declaration; plan() gives each
 // point its coordinates, never a hand-built label.
 // One folder per experiment, experiments/<name>/ (docs/dynamic.md "Adding an experiment"): its
-// experiment.cpp registers itself with DIVBENCH_REGISTER_EXPERIMENT.
+// experiment.cpp returns its ExperimentDef from a factory and registers it in one line,
+// DIVBENCH_REGISTER_EXPERIMENT(factory) (CUB's bench/<family>/<variant>.cu: a variant over a shared base).
 #pragma once
 #include <functional>
 #include <map>
@@ -120,6 +121,7 @@ struct ExperimentDef {
   std::vector<SettingSpec> settings;
   std::vector<SummaryField> headline;  // what its summary leads with: key, unit, help
   bool in_all = true;  // run by --all; false for the validation sweeps that run alone
+  std::function<std::string(const std::string& body, int placement)> kernel_needle;  // Experiment::kernel_needle
 };
 
 // The declared axes with the values of one configuration.
@@ -137,7 +139,7 @@ std::vector<PointSpec> with_declared_axes(const std::string& experiment, const s
 
 template <class Config>
 Experiment make_experiment(ExperimentDef<Config> d) {
-  Experiment e{d.name, d.aliases, d.kind, d.help, nullptr, d.in_all, d.settings, {}, d.headline, nullptr};
+  Experiment e{d.name, d.aliases, d.kind, d.help, nullptr, d.in_all, d.settings, {}, d.headline, d.kernel_needle};
   for (const auto& a : d.axes) e.axes.push_back(a.spec);
   check_declaration(e);
   e.prepare = [d](const SettingValues& o) {
@@ -183,8 +185,12 @@ Selection select_experiments(const SettingValues& harness);
 // an experiment is checked against its declaration here (UsageError naming the option).
 std::vector<SettingValues> resolve_settings(const Selection& sel, const CommandLine& cl, std::vector<std::string>& notes);
 
+// An experiment file's one registration line, DIVBENCH_REGISTER_EXPERIMENT(factory): the factory returns
+// its ExperimentDef (made into an Experiment here, by make_experiment) or a finished Experiment.
 struct ExperimentRegistrar {
   explicit ExperimentRegistrar(Experiment e) { experiment_registry().push_back(std::move(e)); }
+  template <class Config>
+  explicit ExperimentRegistrar(ExperimentDef<Config> d) : ExperimentRegistrar(make_experiment<Config>(std::move(d))) {}
 };
 
 }  // namespace divbench

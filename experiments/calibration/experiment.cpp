@@ -98,11 +98,13 @@ void finalize(const CalibrationConfig&, ResultRecord& r) {
   }
 }
 
-Experiment calibration_experiment() {
+ExperimentDef<CalibrationConfig> calibration_experiment() {
   ExperimentDef<CalibrationConfig> d{
       "calibration", {}, "sweep",
       "counter calibration: kernels of known divergence, k = 1,2,4,8,16,32 (use with --metrics)", parse, to_json,
       nullptr, plan, finalize, nullptr};
+  d.headline = {{"max_abs_region_rel_err", "of the truth", "the counters' largest error on the region, against the kernels' known divergence"},
+                {"max_abs_whole_rel_err", "of the truth", "the same for the whole kernel"}};
   d.axes = {{k_axis(), [](const CalibrationConfig& c) { return json(c.ks); }}};
   // Its own --k (the built calibration kernels; under --all --k is the k sweep's list and does not reach
   // it); untimed: one checked launch per point (no --reps, --warmup, --sampling).
@@ -111,9 +113,7 @@ Experiment calibration_experiment() {
   SettingSpec ks{"--k", SettingType::list, built, "paths", "the calibration kernels' k: a list of " + built + " (the built ones)"};
   ks.parse = [](const std::string& t) { return json(parse_k_list(t)); };
   d.settings = {ks, iters_setting()};
-  d.headline = {{"max_abs_region_rel_err", "of the truth", "the counters' largest error on the region, against the kernels' known divergence"},
-                {"max_abs_whole_rel_err", "of the truth", "the same for the whole kernel"}};
-  return make_experiment<CalibrationConfig>(d);
+  return d;
 }
 
 }  // namespace

@@ -241,10 +241,14 @@ json merged(std::vector<T> a, const std::vector<T>& b) {
   return json(a);
 }
 
-Experiment cost_experiment() {
+ExperimentDef<CostConfig> cost_experiment() {
   ExperimentDef<CostConfig> d{"cost", {}, "sweep",
                               "cost decomposition T(k,n) = k*(a*n + b) + c per body and code placement", parse,
                               to_json, nullptr, plan, finalize, nullptr};
+  d.headline = {{"a_cycles_per_iter", "cycles/iteration", "a of T(k,n) = k*(a*n + b) + c, median over placements"},
+                {"b_cycles_per_path", "cycles/path", "b, the cost of a path beyond its iterations"},
+                {"c_cycles", "cycles", "c, the fixed cost of the region"}};
+  d.in_all = false;
   AxisSpec placement = placement_axis();
   placement.label = AxisLabel::keyed;
   d.axes = {{body_axis(), [](const CostConfig& c) { return axis_names(c.bodies, body_name); }},
@@ -266,11 +270,7 @@ Experiment cost_experiment() {
                  "results/h200/loop_cost.json, found from the executable)"}};
   for (const auto& s : timing_settings()) d.settings.push_back(s);
   d.inputs = [](const CostConfig& c) { return c.loop_cost.empty() ? std::vector<std::string>{} : std::vector<std::string>{c.loop_cost}; };
-  d.in_all = false;
-  d.headline = {{"a_cycles_per_iter", "cycles/iteration", "a of T(k,n) = k*(a*n + b) + c, median over placements"},
-                {"b_cycles_per_path", "cycles/path", "b, the cost of a path beyond its iterations"},
-                {"c_cycles", "cycles", "c, the fixed cost of the region"}};
-  return make_experiment<CostConfig>(d);
+  return d;
 }
 
 }  // namespace

@@ -74,21 +74,21 @@ void finalize(const KwayConfig&, ResultRecord& r) {
   add_quality_summary(r);
 }
 
-Experiment kway_experiment() {
+ExperimentDef<KwayConfig> kway_experiment() {
   ExperimentDef<KwayConfig> d{"kway",
                               {"k"},
                               "sweep",
                               "k-way divergence: one warp, k equal paths, T(k) = s*k + c (the paper's Figure 1)",
                               parse, to_json, result_name, plan, finalize, nullptr};
-  d.axes = {{placement_axis(), [](const KwayConfig& c) { return json(c.placements); }},
-            {k_axis(), [](const KwayConfig& c) { return json(c.ks); }}};
-  d.settings = {placements_setting(), paths_setting()};
-  for (const auto& v : {work_settings(), timing_settings()}) d.settings.insert(d.settings.end(), v.begin(), v.end());
   d.headline = {{"s_cycles_per_path", "cycles/path", "the slope of T(k) = s*k + c, median over code placements"},
                 {"c_cycles", "cycles", "the intercept c"},
                 {"ratio_32_over_1", "x", "T(32) / T(1), measured"},
                 {"s_layout_spread_rel", "of s", "(max - min) / median of s over the code placements"}};
-  return make_experiment<KwayConfig>(d);
+  d.axes = {{placement_axis(), [](const KwayConfig& c) { return json(c.placements); }},
+            {k_axis(), [](const KwayConfig& c) { return json(c.ks); }}};
+  d.settings = {placements_setting(), paths_setting()};
+  for (const auto& v : {work_settings(), timing_settings()}) d.settings.insert(d.settings.end(), v.begin(), v.end());
+  return d;
 }
 
 }  // namespace

@@ -162,17 +162,17 @@ void finalize(const LockConfig&, ResultRecord& r) {
   }
 }
 
-Experiment lock_experiment() {
+ExperimentDef<LockConfig> lock_experiment() {
   ExperimentDef<LockConfig> d{
       "lock", {}, "probe", "32 lanes contend for one spin lock (release in the acquiring branch, and the classic form)",
       parse, to_json, nullptr, plan, finalize, [](const LockConfig& c) { return probe_notes(c.runs); }};
-  d.axes = {{{"form", AxisType::string, "", "", "where the lock is released", AxisLabel::bare},
-             [](const LockConfig&) { return json{"release_in_branch", "release_after_loop"}; }}};
-  d.settings = probe_settings();
   d.headline = {{"completed", "", "every lane got the lock within the caps"},
                 {"lanes_served", "lanes", "lanes that got it"},
                 {"cap_reached", "", "a wait ran into its cap (the probe's bound, not a hang)"}};
-  return make_experiment<LockConfig>(d);
+  d.axes = {{{"form", AxisType::string, "", "", "where the lock is released", AxisLabel::bare},
+             [](const LockConfig&) { return json{"release_in_branch", "release_after_loop"}; }}};
+  d.settings = probe_settings();
+  return d;
 }
 
 }  // namespace

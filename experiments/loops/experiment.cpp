@@ -83,11 +83,14 @@ void finalize(const LoopsConfig& c, ResultRecord& r) {
   add_quality_summary(r);
 }
 
-Experiment loops_experiment() {
+ExperimentDef<LoopsConfig> loops_experiment() {
   ExperimentDef<LoopsConfig> d{"loops", {}, "sweep",
                                "the loop-cost model's validation loops: a per body and code placement by differencing "
                                "two iteration counts",
                                parse, to_json, nullptr, plan, finalize, nullptr};
+  d.headline = {{"max_cv", "", "the largest coefficient of variation of a point's samples"}};
+  d.in_all = false;
+  d.kernel_needle = validation_kernel_needle;  // `kernels fit --validation` finds the loops' kernels through it
   AxisSpec body("body", AxisType::string, "", "", "a validation loop body (experiments/loops/bodies.cuh)",
                 AxisLabel::bare);
   AxisSpec placement = placement_axis();
@@ -98,11 +101,7 @@ Experiment loops_experiment() {
   d.settings = {placements_setting().with_default(std::to_string(kPlacements)),
                 iterations_setting().with_default("1000,5000")};
   for (const auto& s : timing_settings()) d.settings.push_back(s);
-  d.in_all = false;
-  d.headline = {{"max_cv", "", "the largest coefficient of variation of a point's samples"}};
-  Experiment e = make_experiment<LoopsConfig>(d);
-  e.kernel_needle = validation_kernel_needle;  // `kernels fit --validation` finds the loops' kernels through it
-  return e;
+  return d;
 }
 
 }  // namespace

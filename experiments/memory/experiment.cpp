@@ -125,7 +125,7 @@ void finalize(const MemoryConfig& c, ResultRecord& r) {
   add_quality_summary(r);
 }
 
-Experiment memory_experiment() {
+ExperimentDef<MemoryConfig> memory_experiment() {
   ExperimentDef<MemoryConfig> d{"memory", {}, "sweep",
                                 "cycles of a dependent global load against the lanes (sectors) it fetches, per memory "
                                 "level: the memory rule of divbench attribute",
@@ -138,6 +138,9 @@ Experiment memory_experiment() {
                                         "co-tenants and throttling, not for their spread (repeat the sweep and compare)");
                                   return notes;
                                 }};
+  d.headline = {{"noise_check", "", "how the points' spread was judged"},
+                {"max_cv", "", "the largest coefficient of variation of a point's samples"}};
+  d.in_all = false;
   AxisSpec level("level", AxisType::string, "", "", "the memory level the table's size puts the loads in (dram, l2, l1)",
                  AxisLabel::bare);
   AxisSpec lanes("lanes", AxisType::integer, "lanes", "", "active lanes of the warp, each on its own chain");
@@ -149,10 +152,7 @@ Experiment memory_experiment() {
   d.settings = {iterations_setting().with_default("64,320").with_help(
       "Dependent loads per lane: two counts, differenced (at most 4096, the L1 table's size)")};
   for (const auto& s : timing_settings()) d.settings.push_back(s);
-  d.in_all = false;
-  d.headline = {{"noise_check", "", "how the points' spread was judged"},
-                {"max_cv", "", "the largest coefficient of variation of a point's samples"}};
-  return make_experiment<MemoryConfig>(d);
+  return d;
 }
 
 }  // namespace

@@ -170,12 +170,15 @@ void finalize(const OccupancyConfig&, ResultRecord& r) {
   add_quality_summary(r);
 }
 
-Experiment occupancy_experiment() {
+ExperimentDef<OccupancyConfig> occupancy_experiment() {
   ExperimentDef<OccupancyConfig> d{
       "occupancy", {}, "sweep",
       "k-way penalty T(32)/T(1) vs. warps per SM (1..max on every SM, then 2 and 4 waves) from launch-overhead-"
       "corrected kernel times (Figure 3)",
       parse, to_json, nullptr, plan, finalize, nullptr};
+  d.headline = {{"penalty_min", "x", "T(k)/T(1) of whole kernels, the smallest over the residencies"},
+                {"penalty_max", "x", "the largest"},
+                {"launch_overhead_ms", "ms", "an empty kernel's time, subtracted from each kernel's"}};
   d.axes = {{{"series", AxisType::string, "", "", "resident (one wave) or oversubscribed (several waves)",
               AxisLabel::bare},
              [](const OccupancyConfig&) { return json{"resident", "oversubscribed"}; }},
@@ -195,10 +198,7 @@ Experiment occupancy_experiment() {
   d.settings = work_settings();
   for (const auto& s : {k, reps_setting().with_default(std::to_string(kDefaultOccupancyLaunches)), warmup_setting()})
     d.settings.push_back(s);
-  d.headline = {{"penalty_min", "x", "T(k)/T(1) of whole kernels, the smallest over the residencies"},
-                {"penalty_max", "x", "the largest"},
-                {"launch_overhead_ms", "ms", "an empty kernel's time, subtracted from each kernel's"}};
-  return make_experiment<OccupancyConfig>(d);
+  return d;
 }
 
 }  // namespace

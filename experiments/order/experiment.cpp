@@ -254,13 +254,15 @@ void finalize(const OrderConfig&, ResultRecord& r) {
   r.summary["points_taken_below"] = below;
 }
 
-Experiment order_experiment() {
+ExperimentDef<OrderConfig> order_experiment() {
   ExperimentDef<OrderConfig> d{
       "order", {}, "probe",
       "which side of a two-sided branch runs first: lane groups of 1..31 lanes on the fall-through and the taken "
       "side, two reconvergence forms, the taken side above or below the fall-through side; the fitted rule and "
       "where ties go",
       parse, to_json, nullptr, plan, finalize, [](const OrderConfig& c) { return probe_notes(c.runs); }};
+  d.headline = {{"rule", "", "the fitted rule: which side of a two-sided branch runs first"},
+                {"layout_verified", "", "every point's branch layout read from this binary's SASS"}};
   d.axes = {{{"form", AxisType::string, "", "", "the kernel: reconvergence form and layout (intended)", AxisLabel::bare},
              [](const OrderConfig& c) { return axis_names(c.forms, order_form_name); }},
             {{"group_size", AxisType::integer, "lanes", "--k", "lanes in the group", AxisLabel::keyed, "g"},
@@ -273,9 +275,7 @@ Experiment order_experiment() {
   groups.parse = [](const std::string& t) { return json(parse_k_list(t)); };
   d.settings = probe_settings();
   d.settings.push_back(groups);
-  d.headline = {{"rule", "", "the fitted rule: which side of a two-sided branch runs first"},
-                {"layout_verified", "", "every point's branch layout read from this binary's SASS"}};
-  return make_experiment<OrderConfig>(d);
+  return d;
 }
 
 }  // namespace

@@ -97,18 +97,18 @@ void finalize(const PeerWaitConfig&, ResultRecord& r) {
   }
 }
 
-Experiment peer_wait_experiment() {
+ExperimentDef<PeerWaitConfig> peer_wait_experiment() {
   ExperimentDef<PeerWaitConfig> d{
       "peer_wait", {"peer-wait"}, "probe",
       "bounded deadlock probe: two arms of one branch wait for each other in turn (capped)", parse, to_json, nullptr,
       plan, finalize, [](const PeerWaitConfig& c) { return probe_notes(c.runs); }};
-  d.axes = {{{"rounds", AxisType::integer, "rounds", "", "hand-offs between the two arms"},
-             [](const PeerWaitConfig& c) { return json{c.rounds}; }}};
-  d.settings = probe_settings();
   d.headline = {{"completed", "", "the two sides met every round within the caps"},
                 {"rounds", "rounds", "rounds completed"},
                 {"first", "", "which side ran first"}};
-  return make_experiment<PeerWaitConfig>(d);
+  d.axes = {{{"rounds", AxisType::integer, "rounds", "", "hand-offs between the two arms"},
+             [](const PeerWaitConfig& c) { return json{c.rounds}; }}};
+  d.settings = probe_settings();
+  return d;
 }
 
 }  // namespace

@@ -109,12 +109,15 @@ void finalize(const PredicationConfig&, ResultRecord& r) {
   add_quality_summary(r);
 }
 
-Experiment predication_experiment() {
+ExperimentDef<PredicationConfig> predication_experiment() {
   ExperimentDef<PredicationConfig> d{
       "predication", {}, "sweep",
       "two-way branch vs. predicated select vs. one path, equal loop shapes, per-iteration cost at every code "
       "placement; k-arm predicated forms (Section IV-C)",
       parse, to_json, nullptr, plan, finalize, nullptr};
+  d.headline = {{"ratio_branchy_over_single", "x", "a two-way branch's cost per iteration over the single path's"},
+                {"ratio_predicated_over_single", "x", "the predicated select's over the single path's"},
+                {"loop_shapes_equal", "", "the variants' work loops equal but for the work (the comparison's premise)"}};
   d.axes = {{placement_axis(), [](const PredicationConfig& c) { return json(c.placements); }},
             {{"variant", AxisType::string, "", "", "single path, two-way branch, or predicated select",
               AxisLabel::bare},
@@ -128,10 +131,7 @@ Experiment predication_experiment() {
   d.settings = {placements_setting().with_default(std::to_string(kPlacements)), arms,
                 iterations_setting().with_default("1000,10000")};
   for (const auto& s : timing_settings()) d.settings.push_back(s);
-  d.headline = {{"ratio_branchy_over_single", "x", "a two-way branch's cost per iteration over the single path's"},
-                {"ratio_predicated_over_single", "x", "the predicated select's over the single path's"},
-                {"loop_shapes_equal", "", "the variants' work loops equal but for the work (the comparison's premise)"}};
-  return make_experiment<PredicationConfig>(d);
+  return d;
 }
 
 }  // namespace

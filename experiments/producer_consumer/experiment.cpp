@@ -249,12 +249,13 @@ void finalize(const ProducerConsumerConfig&, ResultRecord& r) {
   r.summary["conclusion"] = conclusion(r.points_extra);
 }
 
-Experiment producer_consumer_experiment() {
+ExperimentDef<ProducerConsumerConfig> producer_consumer_experiment() {
   ExperimentDef<ProducerConsumerConfig> d{
       "producer_consumer", {"producer-consumer"}, "probe",
       "producers work W iterations and publish, consumers spin on them (1 producer / 31 consumers, and 31 / 1); "
       "both structural orders",
       parse, to_json, nullptr, plan, finalize, [](const ProducerConsumerConfig& c) { return probe_notes(c.runs); }};
+  d.headline = {{"completed", "", "every variant's consumer got the producer's value within the caps"}};
   d.axes = {{{"variant", AxisType::string, "", "", "which lanes produce", AxisLabel::bare},
              [](const ProducerConsumerConfig&) { return axis_names(pc_variants(), [](const auto& v) { return v.name; }); }},
             {{"producer_arm", AxisType::string, "", "", "the branch arm the producers take (then or else)"},
@@ -263,8 +264,7 @@ Experiment producer_consumer_experiment() {
               "W"},
              [](const ProducerConsumerConfig& c) { return json(c.works); }}};
   d.settings = probe_settings();
-  d.headline = {{"completed", "", "every variant's consumer got the producer's value within the caps"}};
-  return make_experiment<ProducerConsumerConfig>(d);
+  return d;
 }
 
 }  // namespace

@@ -140,10 +140,13 @@ void finalize(const SamplingConfig& c, ResultRecord& r) {
   add_quality_summary(r);
 }
 
-Experiment sampling_experiment() {
+ExperimentDef<SamplingConfig> sampling_experiment() {
   ExperimentDef<SamplingConfig> d{"sampling", {}, "sweep",
                                   "single vs warp-per-SM sampling: equal medians? (validates the default mode)",
                                   parse, to_json, nullptr, plan, finalize, nullptr};
+  d.headline = {{"max_rel_diff_compute", "of the median", "the largest difference between the sampling modes, compute bodies"},
+                {"max_rel_diff_memory", "of the median", "the same, bodies that touch memory"}};
+  d.in_all = false;
   d.axes = {{body_axis(), [](const SamplingConfig& c) { return axis_names(c.bodies, body_name); }},
             {map_axis(), [](const SamplingConfig& c) { return axis_names(c.maps, lane_map_name); }},
             {k_axis(), [](const SamplingConfig& c) { return json(c.ks); }},
@@ -152,10 +155,7 @@ Experiment sampling_experiment() {
              [](const SamplingConfig&) { return json{"single", "warp-per-sm"}; }}};
   d.settings = {body_setting(), map_setting(), paths_setting().with_default("1,2,8,32"), iters_setting(), seed_setting(),
                 reps_setting(), warmup_setting(), no_samples_setting()};
-  d.in_all = false;
-  d.headline = {{"max_rel_diff_compute", "of the median", "the largest difference between the sampling modes, compute bodies"},
-                {"max_rel_diff_memory", "of the median", "the same, bodies that touch memory"}};
-  return make_experiment<SamplingConfig>(d);
+  return d;
 }
 
 }  // namespace
