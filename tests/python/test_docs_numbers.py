@@ -97,3 +97,24 @@ def test_the_disturbed_table_renders_as_the_doc_prints_it():
     text = dn.load("docs/timing.md")
     for row in dn.render_disturbed_table().splitlines():
         assert row in text, row
+
+
+# Issue 50's audit listed numbers the docs printed that no check saw. Each is checked now: changing it in
+# its document (the rest of the text as committed) makes its check fail.
+AUDITED = [("docs/attribute.md", "D_path = 17.0", "D_path = 17.5"),
+           ("docs/attribute.md", "B = 5.00, W = 17.00", "B = 5.00, W = 17.50"),
+           ("docs/attribute.md", "range 14.25–18.5", "range 14.5–18.5"),
+           ("results/h200/README.md", "measurement: 16 of 19 within 10%", "measurement: 17 of 19 within 10%"),
+           ("results/h200/README.md", "replaced (16 of 19 shapes)", "replaced (16 of 18 shapes)"),
+           ("docs/history.md", "16 of 19 shapes within 10%", "17 of 19 shapes within 10%")]
+
+
+@pytest.mark.parametrize("doc,printed,changed", AUDITED, ids=[f"{d}:{p}" for d, p, _ in AUDITED])
+def test_an_audited_number_changed_in_its_document_fails(monkeypatch, doc, printed, changed):
+    original = dn.load
+    assert original(doc).count(printed) == 1, f"{printed!r} is not in {doc} once"
+    monkeypatch.setattr(dn, "load", lambda rel: original(rel).replace(printed, changed) if rel == doc else original(rel))
+    checks = [c for c in dn.CHECKS if c.doc == doc]
+    assert all(r.ok for r in dn.run(checks)) is False
+    monkeypatch.setattr(dn, "load", original)
+    assert all(r.ok for r in dn.run(checks)), "the committed text passes"
