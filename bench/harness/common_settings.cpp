@@ -157,6 +157,12 @@ std::vector<SettingSpec> timing_settings() {
   return {reps_setting(), warmup_setting(), sampling_setting(), no_samples_setting()};
 }
 
+std::vector<SettingSpec> joined(std::initializer_list<std::vector<SettingSpec>> parts) {
+  std::vector<SettingSpec> all;
+  for (const auto& p : parts) all.insert(all.end(), p.begin(), p.end());
+  return all;
+}
+
 std::vector<SettingSpec> work_settings() { return {body_setting(), map_setting(), iters_setting(), seed_setting()}; }
 
 }  // namespace divbench

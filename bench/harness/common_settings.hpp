@@ -3,6 +3,7 @@
 // iteration lists, placements). An experiment lists the ones it reads, with its own default where it
 // differs (reps_setting().with_default("100")).
 #pragma once
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -34,5 +35,7 @@ const std::vector<SettingSpec>& shared_settings();
 std::vector<SettingSpec> timing_settings();
 // The work settings of a k-way path (parse_work): --body, --map, --iters, --seed.
 std::vector<SettingSpec> work_settings();
+// An experiment's settings from its own and shared lists, in order: joined({{own...}, timing_settings()}).
+std::vector<SettingSpec> joined(std::initializer_list<std::vector<SettingSpec>> parts);
 
 }  // namespace divbench

@@ -263,12 +263,12 @@ ExperimentDef<CostConfig> cost_experiment() {
              [](const CostConfig&) {
                return json::array({"divergent", "control", "control_slot_q", "control_slot_0"});
              }}};
-  d.settings = {body_setting(), placements_setting().with_default(std::to_string(kPlacements)),
-                iterations_setting().with_default("0,1000,3000,10000"), paths_setting(),
-                {"--loop-cost", SettingType::text, "", "",
-                 "Loop-cost constants (divbench.loop_cost/1) for the cost sweep's a_predicted (default: the committed "
-                 "results/h200/loop_cost.json, found from the executable)"}};
-  for (const auto& s : timing_settings()) d.settings.push_back(s);
+  SettingSpec loop_cost{"--loop-cost", SettingType::text, "", "",
+                        "Loop-cost constants (divbench.loop_cost/1) for the cost sweep's a_predicted (default: the "
+                        "committed results/h200/loop_cost.json, found from the executable)"};
+  d.settings = joined({{body_setting(), placements_setting().with_default(std::to_string(kPlacements)),
+                        iterations_setting().with_default("0,1000,3000,10000"), paths_setting(), loop_cost},
+                       timing_settings()});
   d.inputs = [](const CostConfig& c) { return c.loop_cost.empty() ? std::vector<std::string>{} : std::vector<std::string>{c.loop_cost}; };
   return d;
 }

@@ -86,8 +86,7 @@ ExperimentDef<KwayConfig> kway_experiment() {
                 {"s_layout_spread_rel", "of s", "(max - min) / median of s over the code placements"}};
   d.axes = {{placement_axis(), [](const KwayConfig& c) { return json(c.placements); }},
             {k_axis(), [](const KwayConfig& c) { return json(c.ks); }}};
-  d.settings = {placements_setting(), paths_setting()};
-  for (const auto& v : {work_settings(), timing_settings()}) d.settings.insert(d.settings.end(), v.begin(), v.end());
+  d.settings = joined({{placements_setting(), paths_setting()}, work_settings(), timing_settings()});
   return d;
 }
 

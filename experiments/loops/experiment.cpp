@@ -98,9 +98,9 @@ ExperimentDef<LoopsConfig> loops_experiment() {
   d.axes = {{body, [](const LoopsConfig& c) { return json(c.bodies); }},
             {placement, [](const LoopsConfig& c) { return json(c.placements); }},
             {n_axis("--n"), [](const LoopsConfig& c) { return json(c.ns); }}};
-  d.settings = {placements_setting().with_default(std::to_string(kPlacements)),
-                iterations_setting().with_default("1000,5000")};
-  for (const auto& s : timing_settings()) d.settings.push_back(s);
+  d.settings = joined({{placements_setting().with_default(std::to_string(kPlacements)),
+                        iterations_setting().with_default("1000,5000")},
+                       timing_settings()});
   return d;
 }
 

@@ -149,9 +149,9 @@ ExperimentDef<MemoryConfig> memory_experiment() {
             {lanes, [](const MemoryConfig& c) { return json(c.lanes); }},
             {n_axis("--n"), [](const MemoryConfig& c) { return json(c.ns); }},
             {warps, [](const MemoryConfig& c) { return json(c.warps); }}};
-  d.settings = {iterations_setting().with_default("64,320").with_help(
-      "Dependent loads per lane: two counts, differenced (at most 4096, the L1 table's size)")};
-  for (const auto& s : timing_settings()) d.settings.push_back(s);
+  d.settings = joined({{iterations_setting().with_default("64,320").with_help(
+                           "Dependent loads per lane: two counts, differenced (at most 4096, the L1 table's size)")},
+                       timing_settings()});
   return d;
 }
 

@@ -195,9 +195,7 @@ ExperimentDef<OccupancyConfig> occupancy_experiment() {
              [](const OccupancyConfig& c) { return json{1, c.k_divergent}; }}};
   SettingSpec k{"--k", SettingType::list, "32", "paths", "the divergent k, one value 2..32 (its penalty is T(k)/T(1))"};
   k.parse = [](const std::string& t) { return json(parse_k_list(t)); };
-  d.settings = work_settings();
-  for (const auto& s : {k, reps_setting().with_default(std::to_string(kDefaultOccupancyLaunches)), warmup_setting()})
-    d.settings.push_back(s);
+  d.settings = joined({work_settings(), {k, reps_setting().with_default(std::to_string(kDefaultOccupancyLaunches)), warmup_setting()}});
   return d;
 }
 

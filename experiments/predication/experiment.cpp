@@ -128,9 +128,9 @@ ExperimentDef<PredicationConfig> predication_experiment() {
             {n_axis("--n"), [](const PredicationConfig& c) { return json(c.ns); }}};
   SettingSpec arms{"--k", SettingType::list, "", "arms", "the predicated arm counts: a list of 1,2,4,8,16,32 (default all)"};
   arms.parse = [](const std::string& t) { return json(parse_k_list(t)); };
-  d.settings = {placements_setting().with_default(std::to_string(kPlacements)), arms,
-                iterations_setting().with_default("1000,10000")};
-  for (const auto& s : timing_settings()) d.settings.push_back(s);
+  d.settings = joined({{placements_setting().with_default(std::to_string(kPlacements)), arms,
+                        iterations_setting().with_default("1000,10000")},
+                       timing_settings()});
   return d;
 }
 
