@@ -1,4 +1,4 @@
-// Ground truth by compaction for `divbench attribute` (docs/attribute.md "Validation: shapes"):
+// Ground truth by compaction for `divbench attribute` (docs/attribute.md "Shapes: ground truth by compaction"):
 // kernels written for the test, one per shape of divergence, each run over the same items in two
 // orders with identical per-thread work: random (a warp's lanes get unrelated items: they diverge)
 // and sorted by each item's work (a warp's lanes get alike items: they do not, up to the few warps
