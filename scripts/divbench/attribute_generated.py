@@ -244,6 +244,24 @@ def occupancy_summary(rows: list[dict], w: int) -> dict:
     return s
 
 
+def by_feature(rows: list[dict]) -> list[dict]:
+    """Where the errors lie, not a rule (nothing here is judged): per feature the generator drew and per
+    occupancy, the kernels with that feature and a prediction, the median signed error (predicted - measured,
+    points: > 0 over-predicts) and the median measured gain. A kernel has several features, so rows overlap."""
+    out = []
+    for f in sorted({f for k in rows for f in k["features"]}):
+        row = {"feature": f, "occupancies": []}
+        for w in OCCUPANCIES:
+            rs = [o for k in rows if f in k["features"] for o in k["occupancies"]
+                  if o["warps_per_sm"] == w and o["status"] == "ok" and o["predicted_time_saved_share"] is not None]
+            row["occupancies"].append({
+                "warps_per_sm": w, "kernels": len(rs),
+                "median_signed_err_points": _median([100 * (o["predicted_time_saved_share"] - o["measured_gain"]) for o in rs]),
+                "median_measured_gain": _median([o["measured_gain"] for o in rs])})
+        out.append(row)
+    return out
+
+
 def _run_txt(folder: Path) -> dict:
     p = folder / "run.txt"
     if not p.is_file():
@@ -293,7 +311,8 @@ def report(folder: Path) -> tuple[dict, bool]:
     judged = [s for s in occ if s["passes"] is not None]
     summary["ok"] = bool(judged) and all(s["passes"] for s in judged)
     doc = {"schema": SCHEMA, "provenance": first.get("provenance", {}), "device": (measure or {}).get("device", {}),
-           "summary": summary, "attribute_runs": attr_runs, "ncu_files": ncu_files, "kernels": rows, "misses": misses}
+           "summary": summary, "attribute_runs": attr_runs, "ncu_files": ncu_files, "kernels": rows, "misses": misses,
+           "by_feature": by_feature(rows)}
     return doc, summary["ok"]
 
 
@@ -311,6 +330,17 @@ def table(doc: dict) -> str:
                    f"{n(o['max_abs_err_points'])} | {n(None if share is None else 100 * share, '{:.0f}%')} | "
                    f"{n(o['ncu_median_abs_err_points'])} | {n(o['ncu_p90_abs_err_points'])} | "
                    f"{n(None if cyc is None else 100 * cyc, '{:.0f}%')} |")
+    return "\n".join(out)
+
+
+def feature_table(doc: dict) -> str:
+    """docs/attribute.md's "generated features table": the median signed error per feature and occupancy
+    (by_feature), with the kernels counted at one warp per SM."""
+    ws = [o["warps_per_sm"] for o in doc["by_feature"][0]["occupancies"]] if doc.get("by_feature") else []
+    out = ["| feature | kernels | " + " | ".join(f"{w} warps/SM" for w in ws) + " |", "|---|---|" + "---|" * len(ws)]
+    for r in doc.get("by_feature", []):
+        cells = ["-" if o["median_signed_err_points"] is None else f"{o['median_signed_err_points']:+.1f}" for o in r["occupancies"]]
+        out.append(f"| {r['feature']} | {r['occupancies'][0]['kernels']} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 

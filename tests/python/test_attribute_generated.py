@@ -143,3 +143,17 @@ def test_cli_writes_the_document_and_refuses_a_bad_folder(tmp_path, capsys):
     with pytest.raises(InputError):
         ag.report(f)
     assert ag.main([str(f)]) == 2
+
+
+def test_by_feature_is_the_median_signed_error_per_feature_and_occupancy(tmp_path):
+    # Every kernel over-predicts by 1 point (0.31 against 0.30); gen_002 gives no prediction and is left out,
+    # gen_003's outputs differ (no truth) and is left out.
+    doc, _ = ag.report(_folder(tmp_path, skip=("gen_002",), failed=("gen_003",)))
+    rows = {r["feature"]: r for r in doc["by_feature"]}
+    assert set(rows) == {"switch", "int_body"}
+    for o in rows["switch"]["occupancies"]:
+        assert o["kernels"] == 8
+        assert o["median_signed_err_points"] == pytest.approx(+1.0) and o["median_measured_gain"] == pytest.approx(0.30)
+    table = ag.feature_table(doc).splitlines()
+    assert table[0] == "| feature | kernels | 1 warps/SM | 8 warps/SM | 16 warps/SM | 32 warps/SM |"
+    assert "| switch | 8 | +1.0 | +1.0 | +1.0 | +1.0 |" in table
