@@ -33,6 +33,9 @@ H200 = "results/h200"
 VALIDATION = f"{H200}/attribute/validation.json"
 CALL_PATH = f"{H200}/call_path.json"
 UNROLL = f"{H200}/probes/unroll/unroll.json"
+LAUNCH_SAMPLING = f"{H200}/probes/launch-sampling/verdict.json"
+# The 50-attribute stage at 3af4ba5, kept as earlier-3af4ba5/ (its "16 of 19").
+EARLIER_3AF4BA5 = f"{H200}/earlier-3af4ba5/validation.json"
 # The validation shapes that call (direct, indirect or virtual): the control of the call costs.
 CALL_SHAPES = ("indirect_call", "indirect_two_sites", "virtual_call", "indirect_call_8", "indirect_in_loop", "call_in_if",
                "direct_call_in_loop", "indirect_in_if", "nested_call_in_if", "calls_in_if_else", "call_in_break_loop")
@@ -558,18 +561,18 @@ CHECKS: list[Check] = [
            F(f"{H200}/sampling.json", "max of summary.by_body[compute bodies].c_offset_cycles",
              lambda: max(max(v["c_offset_cycles"]) for k, v in get(load(f"{H200}/sampling.json"), "summary.by_body").items()
                          if k != "mem_divergent"))], tol=0.5, note="whole cycles"),
-    # The stage at 3af4ba5, kept as earlier-3af4ba5/ (issue 50's audit: "16 of 19" was printed unchecked).
+    # Issue 50's audit: "16 of 19" was printed unchecked.
     Check("results/h200/README.md", "The shapes' third\n  measurement: {} of {} within 10%, held-out set 2 {} of {}.",
-          [J(f"{H200}/earlier-3af4ba5/validation.json", "summary.shapes_within_goal"),
-           J(f"{H200}/earlier-3af4ba5/validation.json", "summary.shapes"),
-           J(f"{H200}/earlier-3af4ba5/validation.json", "summary.shapes_held_out_latest_within_goal"),
-           J(f"{H200}/earlier-3af4ba5/validation.json", "summary.shapes_held_out_latest")]),
+          [J(EARLIER_3AF4BA5, "summary.shapes_within_goal"),
+           J(EARLIER_3AF4BA5, "summary.shapes"),
+           J(EARLIER_3AF4BA5, "summary.shapes_held_out_latest_within_goal"),
+           J(EARLIER_3AF4BA5, "summary.shapes_held_out_latest")]),
     Check("docs/history.md", "superseded: {} of {} shapes within 10% (stages at 9462a63, 3af4ba5)",
-          [J(f"{H200}/earlier-3af4ba5/validation.json", "summary.shapes_within_goal"),
-           J(f"{H200}/earlier-3af4ba5/validation.json", "summary.shapes")]),
+          [J(EARLIER_3AF4BA5, "summary.shapes_within_goal"),
+           J(EARLIER_3AF4BA5, "summary.shapes")]),
     Check("results/h200/README.md", "`earlier-3af4ba5/validation.json` is the validation of the stage these replaced ({} of {} shapes)",
-          [J(f"{H200}/earlier-3af4ba5/validation.json", "summary.shapes_within_goal"),
-           J(f"{H200}/earlier-3af4ba5/validation.json", "summary.shapes")]),
+          [J(EARLIER_3AF4BA5, "summary.shapes_within_goal"),
+           J(EARLIER_3AF4BA5, "summary.shapes")]),
     Check("results/h200/README.md", "an offset of {}–{} cycles at every k where the committed run\nhas {}–{}",
           [*(F(f"{H200}/earlier-4133d6d/sampling.json", f"{name} of summary.by_body[compute bodies].c_offset_cycles",
                (lambda agg: lambda: agg(agg(v["c_offset_cycles"]) for k, v in
@@ -753,14 +756,14 @@ CHECKS: list[Check] = [
            J(f"{H200}/attribute/fixes.json", "summary.changes_work.agreeing"),
            J(f"{H200}/attribute/fixes.json", "summary.changes_work.judged")]),
     Check("docs/attribute.md", "`--launches 1` took {}× the plain 120-kernel program (the full run {}×) with equal cycles lost, and\nit counted {} of the {} kernels of tests/attribute/programs.cu in {} runs (binary of {c}). The plain\nprogram's three runs took {}–{} ms",
-          [J(f"{H200}/probes/launch-sampling/verdict.json", "summary.overhead_sampled"), J(f"{H200}/probes/launch-sampling/verdict.json", "summary.overhead_full"),
-           J(f"{H200}/probes/launch-sampling/verdict.json", "summary.programs_kernels_sampled"), J(f"{H200}/probes/launch-sampling/verdict.json", "summary.programs_kernels_full"),
-           J(f"{H200}/probes/launch-sampling/verdict.json", "summary.programs_sampled_runs"),
+          [J(LAUNCH_SAMPLING, "summary.overhead_sampled"), J(LAUNCH_SAMPLING, "summary.overhead_full"),
+           J(LAUNCH_SAMPLING, "summary.programs_kernels_sampled"), J(LAUNCH_SAMPLING, "summary.programs_kernels_full"),
+           J(LAUNCH_SAMPLING, "summary.programs_sampled_runs"),
            commit7(f"{H200}/probes/launch-sampling/many_sampled.json", "provenance.git"),
-           F(f"{H200}/probes/launch-sampling/verdict.json", "min of timings_ms.plain", lambda: min(get(load(f"{H200}/probes/launch-sampling/verdict.json"), "timings_ms.plain"))),
-           F(f"{H200}/probes/launch-sampling/verdict.json", "max of timings_ms.plain", lambda: max(get(load(f"{H200}/probes/launch-sampling/verdict.json"), "timings_ms.plain")))]),
+           F(LAUNCH_SAMPLING, "min of timings_ms.plain", lambda: min(get(load(LAUNCH_SAMPLING), "timings_ms.plain"))),
+           F(LAUNCH_SAMPLING, "max of timings_ms.plain", lambda: max(get(load(LAUNCH_SAMPLING), "timings_ms.plain")))]),
     Check("docs/attribute.md", "(scripts/gpu/probes/launch-sampling.sh; rule: at most {}× the plain program, cycles lost\nwithin {}% of the full run's)",
-          [J(f"{H200}/probes/launch-sampling/verdict.json", "summary.max_overhead"), J(f"{H200}/probes/launch-sampling/verdict.json", "summary.max_estimate_diff", 100)]),
+          [J(LAUNCH_SAMPLING, "summary.max_overhead"), J(LAUNCH_SAMPLING, "summary.max_estimate_diff", 100)]),
     Check(README, "predicts that {}% of `bfs_before`'s time goes to lanes idling there.",
           [J(f"{H200}/attribute/fixes.json", "fixes[fix_description=vertices relabelled by degree (degree-sorted ids)].top_branches[0].predicted_time_saved_share", 100)]),
     Check(README, "| a warp per frontier vertex (changes the work) | {}% | {}% faster |",
@@ -835,8 +838,8 @@ CHECKS: list[Check] = [
           [J(f"{H200}/earlier-d4bd0a2/validation.json", "shapes[shape=indirect_call].rel_err", -100),
            J(f"{H200}/earlier-d4bd0a2/validation.json", "shapes[shape=indirect_two_sites].rel_err", 100)]),
     Check("docs/history.md", "at 3af4ba5 indirect_call −{}%, indirect_two_sites +{}% (a double count)",
-          [J(f"{H200}/earlier-3af4ba5/validation.json", "shapes[shape=indirect_call].rel_err", -100),
-           J(f"{H200}/earlier-3af4ba5/validation.json", "shapes[shape=indirect_two_sites].rel_err", 100)]),
+          [J(EARLIER_3AF4BA5, "shapes[shape=indirect_call].rel_err", -100),
+           J(EARLIER_3AF4BA5, "shapes[shape=indirect_two_sites].rel_err", 100)]),
     Check("docs/attribute.md", "D_call is **{} cycles** (median of its four shapes, {}–{})",
           [J(CALL_PATH, "summary.divergent_call_path_cycles"), J(CALL_PATH, "summary.min"), J(CALL_PATH, "summary.max")]),
     Check("docs/history.md", "Set 4 at f584a11: virtual_call +{}%, indirect_call_8 +{}%,\n"
